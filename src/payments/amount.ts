@@ -1,0 +1,51 @@
+import Big from 'big.js';
+
+/** The grammar of a JSON number (RFC 8259 §6), which is also what the service may send as text. */
+const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Longest amount accepted, in characters of plain notation. A balance needs a few dozen digits at
+ * most; anything longer is a broken answer, and expanding `1e999999999` would exhaust memory.
+ */
+export const MAX_AMOUNT_LENGTH = 200;
+
+/**
+ * An exact decimal amount, never a JS `number`.
+ *
+ * `toString()` gives the digits exactly as the service sent them (`1.50` stays `1.50`, integers
+ * above 2^53 keep every digit); exponent notation such as `1e-7` is expanded to plain notation
+ * (`0.0000001`) because people read amounts, not floats. Comparisons go through big.js, so
+ * they are exact too.
+ */
+export class Amount {
+  readonly #value: Big;
+  readonly #text: string;
+
+  private constructor(value: Big, text: string) {
+    this.#value = value;
+    this.#text = text;
+  }
+
+  /** Parses a decimal in JSON number syntax; `undefined` when it is not one or is absurdly long. */
+  static parse(raw: string): Amount | undefined {
+    if (raw.length > MAX_AMOUNT_LENGTH || !DECIMAL.test(raw)) return undefined;
+    const exponentAt = raw.search(/[eE]/);
+    if (exponentAt === -1) return new Amount(new Big(raw), raw);
+    // Bound the expansion before big.js performs it: the plain form is about |exponent| + digits long.
+    if (Math.abs(Number(raw.slice(exponentAt + 1))) + exponentAt > MAX_AMOUNT_LENGTH) return undefined;
+    const value = new Big(raw);
+    return new Amount(value, value.toFixed());
+  }
+
+  isZero(): boolean {
+    return this.#value.eq(0);
+  }
+
+  toString(): string {
+    return this.#text;
+  }
+
+  toJSON(): string {
+    return this.#text;
+  }
+}

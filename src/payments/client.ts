@@ -1,0 +1,205 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parse as parseJson } from 'lossless-json';
+import { type Dispatcher, request } from 'undici';
+import type { z } from 'zod';
+import { createRedactor } from '../redact.js';
+import {
+  errorFromAnswer,
+  InvalidInvoiceIdError,
+  type Operation,
+  type PaymentError,
+  PaymentTimeoutError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  UnexpectedResponseError,
+} from './errors.js';
+import { parseInvoiceId } from './invoice-id.js';
+import { type BalanceEntry, balanceResponseSchema, type Invoice, invoiceSchema } from './schemas.js';
+import { SingleFlight } from './single-flight.js';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** Backoff before retry n (0-based) is random in [0, min(maxDelayMs, baseDelayMs * 2^n)). */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 2000 };
+export const DEFAULT_TIMEOUT_MS = 8000;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const SNIPPET_LENGTH = 200;
+
+export interface PaymentsClientOptions {
+  /** The service's `{base_url}`; paths `/api/v2/...` are appended to it. */
+  baseUrl: string;
+  apiKey: string;
+  /** The keep-alive pool requests go through; its owner closes it at shutdown. */
+  dispatcher: Dispatcher;
+  userAgent: string;
+  /** One deadline per call, covering connect, headers, body and retries. */
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  maxBodyBytes?: number;
+  logger?: { warn(fields: object, message: string): void };
+}
+
+export interface PaymentsClient {
+  /** The merchant's balance per cryptocurrency, summed over all projects. */
+  getBalance(): Promise<readonly BalanceEntry[]>;
+  /** One invoice. Rejects with `InvalidInvoiceIdError`, before any request, when `id` is not one. */
+  getInvoice(id: string): Promise<Invoice>;
+}
+
+interface Answer {
+  status: number;
+  retryAfter: string | undefined;
+  body: string;
+}
+
+class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+}
+
+export function createPaymentsClient(options: PaymentsClientOptions): PaymentsClient {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retry = options.retry ?? DEFAULT_RETRY;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const redact = createRedactor([options.apiKey]);
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const headers = {
+    authorization: `Token ${options.apiKey}`,
+    accept: 'application/json',
+    'user-agent': options.userAgent,
+  };
+  const balanceFlight = new SingleFlight<readonly BalanceEntry[]>();
+  const invoiceFlight = new SingleFlight<Invoice>();
+
+  async function fetchOnce(path: string, signal: AbortSignal): Promise<Answer> {
+    const response = await request(`${base}${path}`, {
+      method: 'GET',
+      headers,
+      signal,
+      dispatcher: options.dispatcher,
+    });
+    const retryAfter = response.headers['retry-after'];
+    return {
+      status: response.statusCode,
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      body: await readText(response.body, maxBodyBytes),
+    };
+  }
+
+  /** GET with the deadline and the retry policy; resolves with a 2xx answer or rejects with a PaymentError. */
+  async function get(path: string, operation: Operation, invoiceId?: string): Promise<Answer> {
+    const startedAt = performance.now();
+    const deadline = AbortSignal.timeout(timeoutMs);
+    for (let attempt = 0; ; attempt += 1) {
+      let failure: PaymentError;
+      try {
+        const answer = await fetchOnce(path, deadline);
+        if (answer.status >= 200 && answer.status < 300) return answer;
+        failure = errorFromAnswer({ ...answer, operation, invoiceId, redact });
+      } catch (error) {
+        if (deadline.aborted) throw new PaymentTimeoutError(timeoutMs, { cause: error });
+        if (error instanceof BodyTooLargeError) {
+          throw new UnexpectedResponseError(error.message, [], '', { cause: error });
+        }
+        failure = new ServiceUnavailableError(redact(describeNetworkError(error)), { cause: error });
+      }
+      const remainingMs = timeoutMs - (performance.now() - startedAt);
+      const delayMs = retryDelay(failure, attempt, retry);
+      if (delayMs === undefined || delayMs >= remainingMs) throw failure;
+      options.logger?.warn(
+        {
+          operation,
+          attempt: attempt + 1,
+          code: failure.code,
+          status: failure.status,
+          delayMs: Math.round(delayMs),
+        },
+        'payment service call failed, retrying',
+      );
+      try {
+        await sleep(delayMs, undefined, { signal: deadline });
+      } catch (error) {
+        throw new PaymentTimeoutError(timeoutMs, { cause: error });
+      }
+    }
+  }
+
+  function decode<S extends z.ZodType>(schema: S, answer: Answer): z.output<S> {
+    const snippet = redact(answer.body.slice(0, SNIPPET_LENGTH));
+    let json: unknown;
+    try {
+      json = parseJson(answer.body);
+    } catch (error) {
+      throw new UnexpectedResponseError('the body is not JSON', [], snippet, {
+        status: answer.status,
+        cause: error,
+      });
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issues = parsed.error.issues
+        .slice(0, 10)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+      throw new UnexpectedResponseError('the body does not match the API document', issues, snippet, {
+        status: answer.status,
+      });
+    }
+    return parsed.data;
+  }
+
+  return {
+    getBalance() {
+      return balanceFlight.run('balance', async () => {
+        const answer = await get('/api/v2/balance', 'balance');
+        return decode(balanceResponseSchema, answer).result;
+      });
+    },
+
+    getInvoice(id) {
+      const invoiceId = parseInvoiceId(id);
+      if (invoiceId === undefined) return Promise.reject(new InvalidInvoiceIdError(id));
+      return invoiceFlight.run(invoiceId, async () => {
+        const answer = await get(`/api/v2/invoice/${invoiceId}`, 'invoice', invoiceId);
+        return decode(invoiceSchema, answer);
+      });
+    },
+  };
+}
+
+/** Connection errors, 429 and 502/503/504 are retried; never 400, 401 or a broken body. */
+function retryDelay(failure: PaymentError, attempt: number, policy: RetryPolicy): number | undefined {
+  if (attempt >= policy.maxRetries) return undefined;
+  const retryable =
+    failure instanceof RateLimitedError ||
+    (failure instanceof ServiceUnavailableError &&
+      (failure.status === undefined || [502, 503, 504].includes(failure.status)));
+  if (!retryable) return undefined;
+  if (failure instanceof RateLimitedError && failure.retryAfterMs !== undefined) return failure.retryAfterMs;
+  return Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+}
+
+async function readText(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw new BodyTooLargeError(`the body is larger than ${limit} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function describeNetworkError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? code : error.message;
+  }
+  return 'network error';
+}
