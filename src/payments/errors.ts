@@ -134,7 +134,18 @@ export class ServiceError extends PaymentError {
   }
 }
 
-export function isPaymentError(error: unknown): error is PaymentError {
+/** Every concrete payment error: a `switch` on `code` narrows to the class and its fields. */
+export type AnyPaymentError =
+  | InvalidInvoiceIdError
+  | InvalidApiKeyError
+  | InvoiceNotFoundError
+  | RateLimitedError
+  | ServiceUnavailableError
+  | PaymentTimeoutError
+  | UnexpectedResponseError
+  | ServiceError;
+
+export function isPaymentError(error: unknown): error is AnyPaymentError {
   return error instanceof PaymentError;
 }
 

@@ -1,0 +1,120 @@
+import type { Button, ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
+import { escapeText, httpUrl, type Mrkdwn, truncate } from './mrkdwn.js';
+
+/**
+ * Block Kit builders that respect Slack's limits (../shared/slack-facts.md) whatever they are given:
+ * every text is cut to its maximum with "…" and is never empty, so a message built from them is
+ * never rejected for size.
+ */
+
+export const LIMITS = {
+  blocks: 50,
+  headerText: 150,
+  sectionText: 3000,
+  fields: 10,
+  fieldText: 2000,
+  contextElements: 10,
+  contextText: 3000,
+  buttonText: 75,
+  buttonValue: 2000,
+  topLevelText: 3000,
+  /** Users report `msg_blocks_too_long` from about 13k characters of block text. */
+  messageChars: 12_000,
+} as const;
+
+/** What every view returns: blocks plus the top-level `text` used for notifications and screen readers. */
+export interface Message {
+  text: string;
+  blocks: KnownBlock[];
+}
+
+/** Slack rejects empty text objects; a dash says "nothing" visibly. */
+const nonEmpty = (text: string) => (text.trim() === '' ? '—' : text);
+
+/** Top-level text: escaped and cut. */
+export function fallbackText(text: Mrkdwn): string {
+  return nonEmpty(truncate(text.text, LIMITS.topLevelText));
+}
+
+export function header(raw: string): HeaderBlock {
+  const text = raw.trim() === '' ? 'Untitled' : raw;
+  return {
+    type: 'header',
+    text: { type: 'plain_text', text: truncate(escapeText(text), LIMITS.headerText), emoji: true },
+  };
+}
+
+export function section(text: Mrkdwn, blockId?: string): SectionBlock {
+  return {
+    type: 'section',
+    ...(blockId ? { block_id: blockId } : {}),
+    text: { type: 'mrkdwn', text: nonEmpty(truncate(text.text, LIMITS.sectionText)) },
+  };
+}
+
+/** Fields in sections of at most ten, two columns wide in Slack. */
+export function fieldSections(fields: readonly Mrkdwn[]): SectionBlock[] {
+  const sections: SectionBlock[] = [];
+  for (let i = 0; i < fields.length; i += LIMITS.fields) {
+    sections.push({
+      type: 'section',
+      fields: fields.slice(i, i + LIMITS.fields).map((f) => ({
+        type: 'mrkdwn' as const,
+        text: nonEmpty(truncate(f.text, LIMITS.fieldText)),
+      })),
+    });
+  }
+  return sections;
+}
+
+export function context(...elements: Mrkdwn[]): ContextBlock {
+  return {
+    type: 'context',
+    elements: elements.slice(0, LIMITS.contextElements).map((e) => ({
+      type: 'mrkdwn' as const,
+      text: nonEmpty(truncate(e.text, LIMITS.contextText)),
+    })),
+  };
+}
+
+export function divider(): KnownBlock {
+  return { type: 'divider' };
+}
+
+/** A URL button, or `undefined` when the URL is not http(s) or is too long for Slack. */
+export function linkButton(label: string, rawUrl: string, actionId: string): Button | undefined {
+  const url = httpUrl(rawUrl);
+  if (url === undefined) return undefined;
+  return { type: 'button', action_id: actionId, text: plain(label, LIMITS.buttonText), url };
+}
+
+export function actionButton(label: string, actionId: string, value: string, style?: 'primary'): Button {
+  return {
+    type: 'button',
+    action_id: actionId,
+    text: plain(label, LIMITS.buttonText),
+    value: value.slice(0, LIMITS.buttonValue),
+    ...(style ? { style } : {}),
+  };
+}
+
+export function actions(blockId: string, elements: readonly (Button | undefined)[]): KnownBlock | undefined {
+  const present = elements.filter((e): e is Button => e !== undefined);
+  return present.length === 0 ? undefined : { type: 'actions', block_id: blockId, elements: present };
+}
+
+function plain(raw: string, max: number) {
+  return { type: 'plain_text' as const, text: nonEmpty(truncate(escapeText(raw), max)), emoji: true };
+}
+
+/** Characters of text in a block, as counted against the message budget. */
+export function blockChars(block: KnownBlock): number {
+  let total = 0;
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') total += value.length;
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') Object.values(value).forEach(visit);
+  };
+  visit(block);
+  return total;
+}

@@ -1,0 +1,113 @@
+import { AccessDeniedError } from '../access.js';
+import { type AnyPaymentError, isPaymentError } from '../payments/index.js';
+import { fallbackText, type Message, section } from './blocks.js';
+import { esc, join, type Mrkdwn, md } from './mrkdwn.js';
+
+export const EXAMPLE_INVOICE_ID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
+
+interface Explanation {
+  title: string;
+  body: Mrkdwn;
+}
+
+const channelMention = (id: string): Mrkdwn => (/^[CGD][A-Z0-9]+$/.test(id) ? md`<#${id}>` : esc(id));
+
+function explainPaymentError(error: AnyPaymentError): Explanation {
+  switch (error.code) {
+    case 'invalid_invoice_id':
+      return {
+        title: 'That is not an invoice id',
+        body: md`\`${esc(error.input.replace(/`/g, "'"), 200)}\` is not an invoice id or payment link. An invoice id looks like \`${EXAMPLE_INVOICE_ID}\`; you can also paste the invoice's payment link.`,
+      };
+    case 'invoice_not_found':
+      return {
+        title: 'Invoice not found',
+        body: md`The payment service has no invoice \`${esc(error.invoiceId, 100)}\`. Check the id or link; an invoice made under another merchant account cannot be read with this bot's key.`,
+      };
+    case 'invalid_api_key':
+      return {
+        title: 'The payment service rejected the bot’s API key',
+        body: md`The bot cannot read invoices or balances until this is fixed. An admin of this bot should check \`PAYMENT_API_KEY\` in its configuration: any active project’s key works.`,
+      };
+    case 'rate_limited': {
+      const ms = error.retryAfterMs;
+      const when = ms === undefined || ms <= 60_000 ? 'in a minute' : `in ${Math.ceil(ms / 60_000)} minutes`;
+      return {
+        title: 'The payment service is busy',
+        body: md`It is receiving too many requests right now. Try again ${when}.`,
+      };
+    }
+    case 'timeout':
+      return {
+        title: 'The payment service did not answer in time',
+        body: md`Try again in a minute. If it keeps happening, the service may be having trouble.`,
+      };
+    case 'service_unavailable':
+      return {
+        title: 'The payment service is unavailable',
+        body: md`It could not be reached or is failing right now. Try again in a few minutes.`,
+      };
+    case 'unexpected_response':
+      return {
+        title: 'The payment service sent an answer the bot could not read',
+        body: md`Try again later. If it keeps happening, tell the bot’s admin: the details are in the bot’s logs.`,
+      };
+    case 'service_error': {
+      const said = error.serviceMessage ? md`: ${esc(error.serviceMessage, 200)}` : md``;
+      return {
+        title: 'The payment service answered with an error',
+        body: md`HTTP ${error.status ?? 0}${said}. Try again later, or tell the bot’s admin if it keeps happening.`,
+      };
+    }
+  }
+}
+
+function explainRefusal(error: AccessDeniedError): Explanation {
+  switch (error.refusal) {
+    case 'other_workspace':
+      return {
+        title: 'The balance is only for members of this workspace',
+        body: md`\`/balance\` shows the merchant’s financial data, so it cannot be used from another organisation, for example in a shared channel.`,
+      };
+    case 'user_not_allowed':
+      return {
+        title: 'You are not allowed to see the balance',
+        body: md`Only the people the bot’s admin listed can use \`/balance\`. Ask the admin to add you to \`BALANCE_ALLOWED_USERS\`.`,
+      };
+    case 'channel_not_allowed': {
+      const where =
+        error.allowedChannels.length > 0
+          ? md` Use it in ${join(error.allowedChannels.slice(0, 20).map(channelMention), ', ')}.`
+          : md``;
+      return {
+        title: 'The balance is not available in this channel',
+        body: md`\`/balance\` only works in the channels the bot’s admin set for it.${where}`,
+      };
+    }
+  }
+}
+
+const INTERNAL: Explanation = {
+  title: 'Something went wrong inside the bot',
+  body: md`Try again. If it keeps happening, tell the bot’s admin: the details are in the bot’s logs.`,
+};
+
+/** Explains what went wrong and what to do; `intro` prefixes the title (e.g. for a failed refresh). */
+export function errorMessage(error: unknown, intro?: string): Message {
+  const { title, body } = isPaymentError(error)
+    ? explainPaymentError(error)
+    : error instanceof AccessDeniedError
+      ? explainRefusal(error)
+      : INTERNAL;
+  const heading = intro ? `${intro}: ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title;
+  return {
+    text: fallbackText(md`${heading}. ${body}`),
+    blocks: [section(md`:warning: *${heading}*\n${body}`)],
+  };
+}
+
+/** The code logged for an outcome that is an error. */
+export function errorCode(error: unknown): string {
+  if (isPaymentError(error) || error instanceof AccessDeniedError) return error.code;
+  return 'internal_error';
+}

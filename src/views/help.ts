@@ -1,0 +1,35 @@
+import { context, fallbackText, header, type Message, section } from './blocks.js';
+import { EXAMPLE_INVOICE_ID } from './errors.js';
+import { md } from './mrkdwn.js';
+
+export function balanceHelp(): Message {
+  const body = md`\`/balance\` shows the merchant's balance in each cryptocurrency, summed over all projects (shops). Only you see the reply.
+
+Currencies holding funds come first; zero balances are listed after them. Balances are not frozen: everything shown is available for withdrawal.`;
+  return {
+    text: fallbackText(body),
+    blocks: [
+      header('/balance'),
+      section(body),
+      context(md`Access may be limited to some people and channels by the bot's admin.`),
+    ],
+  };
+}
+
+export function invoiceHelp(visibility: 'in_channel' | 'ephemeral'): Message {
+  const who =
+    visibility === 'in_channel' ? 'everyone in the channel sees the reply' : 'only you see the reply';
+  const body = md`\`/invoice ${'<id or payment link>'}\` shows one invoice: its status and payment status, amount and fee, when it was created and when it expires, the accepted cryptocurrencies and the shop. A button opens the payment page; *Refresh* reads the invoice again and updates the message.
+
+Examples:
+• \`/invoice ${EXAMPLE_INVOICE_ID}\`
+• \`/invoice https://pay.example.com/pay/${EXAMPLE_INVOICE_ID}\`
+
+When it works, ${who}. Errors are only shown to you.`;
+  return { text: fallbackText(body), blocks: [header('/invoice'), section(body)] };
+}
+
+export function invoiceUsage(): Message {
+  const body = md`Give an invoice id or paste a payment link, for example \`/invoice ${EXAMPLE_INVOICE_ID}\`. \`/invoice help\` tells more.`;
+  return { text: fallbackText(body), blocks: [section(body)] };
+}

@@ -1,0 +1,106 @@
+/**
+ * Text that is safe to send to Slack as mrkdwn. The only ways to make one are the `md` template
+ * (which escapes what is interpolated), `esc`, and the trusted constructors here (dates, links,
+ * mentions). Block builders accept nothing else, so a string from the payment service or a user
+ * cannot reach a text object unescaped: `<!channel>` in a title stays text, never a ping.
+ */
+export class Mrkdwn {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+export const ELLIPSIS = '…';
+
+/** Slack's three control characters as entities; nothing else is escaped, per Slack's docs. */
+export function escapeText(raw: string): string {
+  return raw.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Cuts already-safe Slack text to at most `max` UTF-16 units, ending with "…" when cut. Never cuts
+ * inside an entity (`&amp;`), a `<…>` token (date, link, mention) or a surrogate pair, so what is
+ * left is still valid. Lengths are counted in UTF-16 units, which is never less than Slack's count.
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const limit = max - ELLIPSIS.length;
+  let safe = 0;
+  let i = 0;
+  while (i < text.length) {
+    const char = text[i];
+    let end = i + 1;
+    if (char === '<') {
+      const close = text.indexOf('>', i);
+      end = close === -1 ? text.length : close + 1;
+    } else if (char === '&') {
+      const semi = text.indexOf(';', i);
+      end = semi !== -1 && semi - i <= 5 ? semi + 1 : i + 1;
+    } else if (/[\uD800-\uDBFF]/.test(char ?? '')) {
+      end = i + 2;
+    }
+    if (end > limit) break;
+    safe = end;
+    i = end;
+  }
+  return `${text.slice(0, safe).trimEnd()}${ELLIPSIS}`;
+}
+
+/** Escapes `raw` and, when `max` is given, fits it. */
+export function esc(raw: string, max?: number): Mrkdwn {
+  const escaped = escapeText(raw);
+  return new Mrkdwn(max === undefined ? escaped : truncate(escaped, max));
+}
+
+type Interpolation = Mrkdwn | string | number;
+
+/** mrkdwn from a template: literal parts are trusted, interpolated strings are escaped. */
+export function md(strings: TemplateStringsArray, ...values: Interpolation[]): Mrkdwn {
+  let out = strings[0] ?? '';
+  values.forEach((value, index) => {
+    out += value instanceof Mrkdwn ? value.text : escapeText(String(value));
+    out += strings[index + 1] ?? '';
+  });
+  return new Mrkdwn(out);
+}
+
+/** Joins safe pieces with a literal separator. */
+export function join(pieces: readonly Mrkdwn[], separator: string): Mrkdwn {
+  return new Mrkdwn(pieces.map((p) => p.text).join(separator));
+}
+
+/** A date every reader sees in their own time zone; the fallback is UTC ISO 8601. */
+export function slackDate(date: Date, format = '{date_short_pretty} at {time}'): Mrkdwn {
+  const seconds = Math.floor(date.getTime() / 1000);
+  return new Mrkdwn(`<!date^${seconds}^${format}|${date.toISOString().replace(/\.\d{3}Z$/, 'Z')}>`);
+}
+
+/** A mention of a Slack user; ids are checked, as they come in requests. */
+export function mention(userId: string): Mrkdwn {
+  return /^[UW][A-Z0-9]+$/.test(userId) ? new Mrkdwn(`<@${userId}>`) : esc(userId);
+}
+
+/** Longest URL Slack takes in a button; also the cap for links. */
+export const MAX_URL_LENGTH = 3000;
+
+/** The URL normalised, when it is http(s) and short enough to link; otherwise `undefined`. */
+export function httpUrl(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  // `|` and `>` would end the link markup early; percent-encoding them keeps the same address.
+  const href = url.href.replace(/\|/g, '%7C').replace(/>/g, '%3E').replace(/</g, '%3C');
+  return href.length <= MAX_URL_LENGTH ? href : undefined;
+}
+
+/** A link with a label when `raw` is an http(s) URL, otherwise the escaped text, never a link. */
+export function link(raw: string, label: string): Mrkdwn {
+  const href = httpUrl(raw);
+  if (href === undefined) return esc(raw, 200);
+  return new Mrkdwn(`<${escapeText(href)}|${escapeText(label)}>`);
+}

@@ -1,0 +1,34 @@
+import { Amount, type BalanceEntry, type Invoice } from '../../src/payments/index.js';
+
+export const NOW = new Date('2026-11-21T12:00:00.000Z');
+export const INVOICE_ID = '5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
+
+export function amount(text: string): Amount {
+  const parsed = Amount.parse(text);
+  if (!parsed) throw new Error(`bad test amount ${text}`);
+  return parsed;
+}
+
+export function balanceEntry(id: string, balance: string, title = id): BalanceEntry {
+  return { id, title, balance: amount(balance) };
+}
+
+export function invoice(overrides: Partial<Invoice> = {}): Invoice {
+  return {
+    id: INVOICE_ID,
+    payStatus: 'none',
+    createdAt: new Date(NOW.getTime() - 2 * 3_600_000),
+    amount: amount('149.99'),
+    currency: 'USDT',
+    feeByClient: true,
+    sendToEmail: true,
+    timeout: new Date(NOW.getTime() + 22 * 3_600_000),
+    status: 'open',
+    title: 'Order #1042',
+    link: `https://pay.example.com/pay/${INVOICE_ID}`,
+    methods: ['USDT-TRC20', 'BTC'],
+    fee: amount('1.4999'),
+    shop: { title: 'Acme Store', successUrl: 'https://shop.example.com/ok', failUrl: null },
+    ...overrides,
+  };
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { BALANCE_TITLE, balanceMessage, NO_BALANCES } from '../../src/views/balance.js';
+import { expectValidMessage, visibleText } from '../support/block-kit.js';
+import { balanceEntry, NOW } from '../support/factories.js';
+
+const fieldsOf = (message: ReturnType<typeof balanceMessage>) =>
+  message.blocks.flatMap((b) => (b.type === 'section' && b.fields ? b.fields.map((f) => f.text) : []));
+
+describe('balanceMessage', () => {
+  it('shows one row per currency with title, id and the exact amount, non-zero first', () => {
+    const message = balanceMessage(
+      [
+        balanceEntry('BTC', '0.0123456', 'Bitcoin'),
+        balanceEntry('ETH', '0', 'Ethereum'),
+        balanceEntry('LTC', '0.0000001', 'Litecoin'),
+        balanceEntry('DOGE', '9007199254740993', 'Dogecoin'),
+        balanceEntry('TRX', '0.0000000', 'TRON'),
+      ],
+      NOW,
+    );
+    expectValidMessage(message);
+    expect(fieldsOf(message)).toEqual([
+      '*Bitcoin*\n`0.0123456` BTC',
+      '*Litecoin*\n`0.0000001` LTC',
+      '*Dogecoin*\n`9007199254740993` DOGE',
+      '*Ethereum*\n`0` ETH',
+      '*TRON*\n`0.0000000` TRX',
+    ]);
+    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: BALANCE_TITLE } });
+    expect(message.text).toBe(`${BALANCE_TITLE}: 0.0123456 BTC, 0.0000001 LTC, 9007199254740993 DOGE`);
+  });
+
+  it('says the total covers all projects and when it was read, as a date each reader sees locally', () => {
+    const text = visibleText(balanceMessage([balanceEntry('BTC', '1')], NOW));
+    expect(text).toContain(
+      'Total across all projects · read <!date^1795262400^{date_short_pretty} at {time}|',
+    );
+  });
+
+  it('answers an account with no currencies kindly', () => {
+    const message = balanceMessage([], NOW);
+    expectValidMessage(message);
+    expect(visibleText(message)).toContain(NO_BALANCES);
+  });
+
+  it('says "all zero" in the notification text when nothing holds funds', () => {
+    expect(balanceMessage([balanceEntry('BTC', '0')], NOW).text).toBe(`${BALANCE_TITLE}: all zero`);
+  });
+
+  it('fits 60 currencies into one valid message without dropping any', () => {
+    const entries = Array.from({ length: 60 }, (_, i) =>
+      balanceEntry(`COIN${i}`, `${i}.1234567`, `Coin number ${i}`),
+    );
+    const message = balanceMessage(entries, NOW);
+    expectValidMessage(message);
+    expect(fieldsOf(message)).toHaveLength(60);
+    expect(visibleText(message)).not.toContain('not shown');
+  });
+
+  it('with more than truncate, stays valid and says how many were left out', () => {
+    const hostile = Array.from({ length: 500 }, (_, i) =>
+      balanceEntry(`${'&'.repeat(60)}${i}`, `${'9'.repeat(150)}.1234567`, `<!channel> ${'&'.repeat(5000)}`),
+    );
+    const message = balanceMessage(hostile, NOW);
+    expectValidMessage(message);
+    const shown = fieldsOf(message).length;
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThan(500);
+    expect(visibleText(message)).toContain(`${500 - shown} more currencies not shown`);
+  });
+
+  it('reports blocks, not just characters, as the limit: 1,000 tiny currencies', () => {
+    const message = balanceMessage(
+      Array.from({ length: 1000 }, (_, i) => balanceEntry(`C${i}`, '1')),
+      NOW,
+    );
+    expectValidMessage(message);
+    expect(visibleText(message)).toMatch(/\d+ more currencies not shown/);
+  });
+
+  it('escapes titles and ids from the service', () => {
+    const message = balanceMessage([balanceEntry('<@U1>', '1', '<!channel> & <https://evil|Click>')], NOW);
+    expectValidMessage(message);
+    expect(fieldsOf(message)[0]).toBe('*&lt;!channel&gt; &amp; &lt;https://evil|Click&gt;*\n`1` &lt;@U1&gt;');
+  });
+});

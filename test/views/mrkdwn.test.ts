@@ -1,0 +1,93 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { esc, httpUrl, link, md, mention, slackDate, truncate } from '../../src/views/mrkdwn.js';
+import { markupProblems } from '../support/block-kit.js';
+
+/** Strings rich in Slack's control characters and the pieces of its tokens, plus arbitrary code points. */
+const markupish = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom('<', '>', '&', '|', '!', '@', '#', '^', 'channel', 'amp;', 'lt;', 'https://x', ' ', '😀'),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+  ),
+  maxLength: 80,
+});
+
+describe('md', () => {
+  it('escapes interpolated strings and trusts the template', () => {
+    expect(md`*${'<!channel> & <https://evil|Pay>'}*`.text).toBe(
+      '*&lt;!channel&gt; &amp; &lt;https://evil|Pay&gt;*',
+    );
+  });
+
+  it('never lets any interpolated string produce markup', () => {
+    fc.assert(
+      fc.property(markupish, (raw) => {
+        expect(markupProblems(md`x ${raw} y`.text, 'text', false)).toEqual([]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('truncate', () => {
+  it('leaves short text alone', () => {
+    expect(truncate('abc', 3)).toBe('abc');
+  });
+
+  it('cuts to the limit with an ellipsis', () => {
+    expect(truncate('abcdef', 4)).toBe('abc…');
+  });
+
+  it('never cuts inside an entity, a token or a surrogate pair', () => {
+    expect(truncate('ab&amp;cd', 5)).toBe('ab…');
+    expect(truncate(`a ${slackDate(new Date(0)).text} b`, 20)).toBe('a…');
+    expect(truncate('ab😀cd', 4)).toBe('ab…');
+  });
+
+  it('keeps any escaped text valid and within the limit', () => {
+    fc.assert(
+      fc.property(markupish, fc.integer({ min: 2, max: 200 }), (raw, max) => {
+        const cut = esc(raw, max).text;
+        expect(cut.length).toBeLessThanOrEqual(max);
+        expect(markupProblems(cut, 'text', false)).toEqual([]);
+        expect(cut).not.toMatch(/[\uD800-\uDBFF]…$/);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('links and tokens', () => {
+  it('links only http(s) URLs', () => {
+    expect(httpUrl('https://pay.example.com/pay/1')).toBe('https://pay.example.com/pay/1');
+    for (const bad of [
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'ftp://x',
+      'not a url',
+      '',
+      `https://x/${'a'.repeat(3000)}`,
+    ]) {
+      expect(httpUrl(bad)).toBeUndefined();
+    }
+  });
+
+  it('keeps | and > from ending the link markup early', () => {
+    expect(link('https://x.example/a|b>c', 'label').text).toBe('<https://x.example/a%7Cb%3Ec|label>');
+  });
+
+  it('shows a non-http URL as escaped text, never as a link', () => {
+    expect(link('javascript:alert("<x>")', 'Pay').text).toBe('javascript:alert("&lt;x&gt;")');
+  });
+
+  it('formats a date token with an ISO fallback', () => {
+    expect(slackDate(new Date('2026-11-21T12:00:00.123Z')).text).toBe(
+      '<!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z>',
+    );
+  });
+
+  it('mentions only well-formed user ids', () => {
+    expect(mention('U123ABC').text).toBe('<@U123ABC>');
+    expect(mention('<!channel>').text).toBe('&lt;!channel&gt;');
+  });
+});
