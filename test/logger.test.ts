@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { boltLogger } from '../src/logger.js';
+import { captureLogs } from './support/bolt.js';
+
+describe('logger', () => {
+  it('writes one JSON line per entry with level, time and fields', () => {
+    const logs = captureLogs();
+    logs.logger.info({ user: 'U1' }, 'hello');
+    expect(logs.lines).toEqual([
+      expect.objectContaining({ level: 'info', msg: 'hello', user: 'U1', time: expect.any(String) }),
+    ]);
+  });
+
+  it('redacts configured secrets and any Slack token wherever they appear, errors included', () => {
+    const secret = 'pay-key-"quoted"-123';
+    const logs = captureLogs([secret]);
+    logs.logger.error(
+      { err: new Error(`failed with ${secret}`), header: `Token ${secret}` },
+      `key=${secret}`,
+    );
+    logs.logger.warn('tokens xoxb-123-456-abc and xapp-1-A1-xyz and xoxp-9-9');
+    const written = logs.raw.join('');
+    expect(written).not.toContain('pay-key');
+    expect(written).not.toMatch(/xox[bp]-|xapp-/);
+    expect(written).toContain('[REDACTED]');
+  });
+
+  it('carries Bolt’s variadic log calls, errors included, through the same redaction', () => {
+    const logs = captureLogs(['s3cret-signing']);
+    const bolt = boltLogger(logs.logger);
+    bolt.warn('verification failed', { secret: 's3cret-signing' }, new Error('boom'));
+    const [line] = logs.lines;
+    expect(line).toMatchObject({ component: 'slack', level: 'warn' });
+    expect(String(line?.msg)).toContain('verification failed');
+    expect(line?.err).toMatchObject({ message: 'boom' });
+    expect(logs.raw.join('')).not.toContain('s3cret-signing');
+  });
+});
