@@ -1,0 +1,161 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
+import type { Config } from './config.js';
+import { Inflight } from './inflight.js';
+import { registerListeners } from './listeners/index.js';
+import { boltLogger, type Logger } from './logger.js';
+import type { PaymentsClient } from './payments/index.js';
+
+/** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
+export const FAST_PATH_MS = 1500;
+/** No call to Slack (Web API or response_url) may hang longer than this. */
+const SLACK_HTTP_TIMEOUT_MS = 10_000;
+
+/** Who the bot is, from `auth.test`: the workspace its token belongs to, and its own ids. */
+export interface SlackIdentity {
+  teamId: string;
+  botUserId: string;
+  botId: string;
+}
+
+export interface BotDeps {
+  payments: PaymentsClient;
+  logger: Logger;
+  identity: SlackIdentity;
+  clock?: () => Date;
+  fastPathMs?: number;
+}
+
+export interface Bot {
+  /** Starts taking requests; resolves with the HTTP port (the Slack endpoint, or /healthz in Socket Mode). */
+  start(): Promise<{ port: number }>;
+  /** Stops taking requests, then waits up to `graceMs` for replies in flight. */
+  stop(graceMs: number): Promise<{ drained: boolean }>;
+}
+
+/** fetch with a deadline: Bolt's respond() and the Web API client would otherwise wait forever. */
+const fetchWithDeadline: typeof fetch = (input, init) =>
+  fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(SLACK_HTTP_TIMEOUT_MS) });
+
+function slackClientOptions(config: Config) {
+  return {
+    slackApiUrl: config.slack.apiUrl,
+    fetch: fetchWithDeadline,
+    timeout: SLACK_HTTP_TIMEOUT_MS,
+    // The SDK's default keeps retrying for 30 minutes; a chat.unfurl that late is worthless.
+    retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2000 },
+  };
+}
+
+/** `auth.test`: checks the bot token and tells which workspace it belongs to. */
+export async function fetchIdentity(config: Config, logger: Logger): Promise<SlackIdentity> {
+  const client = new webApi.WebClient(config.slack.botToken, {
+    ...slackClientOptions(config),
+    logger: boltLogger(logger),
+  });
+  const result = await client.auth.test();
+  if (!result.team_id || !result.user_id || !result.bot_id) {
+    throw new Error('auth.test did not say which workspace and bot the token belongs to');
+  }
+  return { teamId: result.team_id, botUserId: result.user_id, botId: result.bot_id };
+}
+
+export function createBot(config: Config, deps: BotDeps): Bot {
+  const { logger } = deps;
+  const slackLog = boltLogger(logger);
+  const clientOptions = slackClientOptions(config);
+  let ready = false;
+
+  const healthz = (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: ready }));
+  };
+
+  const httpReceiver =
+    config.mode === 'http'
+      ? new HTTPReceiver({
+          signingSecret: config.slack.signingSecret ?? '',
+          logger: slackLog,
+          customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
+        })
+      : undefined;
+  const socketReceiver =
+    config.mode === 'socket'
+      ? new SocketModeReceiver({
+          appToken: config.slack.appToken ?? '',
+          logger: slackLog,
+          installerOptions: { clientOptions },
+        })
+      : undefined;
+  const receiver = httpReceiver ?? socketReceiver;
+  if (!receiver) throw new Error(`unknown mode ${config.mode}`);
+
+  const app = new App({
+    receiver,
+    token: config.slack.botToken,
+    // Given both ids, Bolt skips its own auth.test: ours already ran.
+    botId: deps.identity.botId,
+    botUserId: deps.identity.botUserId,
+    logger: slackLog,
+    clientOptions,
+  });
+  app.error(async (error) => {
+    logger.error({ err: error }, 'unhandled error in a listener');
+  });
+
+  const inflight = new Inflight();
+  registerListeners(app, {
+    payments: deps.payments,
+    logger,
+    inflight,
+    clock: deps.clock ?? (() => new Date()),
+    fastPathMs: deps.fastPathMs ?? FAST_PATH_MS,
+    invoiceReply: config.invoiceReply,
+    payUrl: config.payments.payUrl,
+    balancePolicy: {
+      homeTeamId: deps.identity.teamId,
+      allowedUsers: config.access.balanceUsers,
+      allowedChannels: config.access.balanceChannels,
+    },
+  });
+
+  // In Socket Mode nothing else listens on a port, so /healthz gets a server of its own.
+  let server: Server | undefined;
+
+  return {
+    async start() {
+      if (httpReceiver) {
+        server = await httpReceiver.start(config.port);
+      } else {
+        server = createServer((req, res) => {
+          if (req.method === 'GET' && req.url?.split('?')[0] === '/healthz') return healthz(req, res);
+          res.writeHead(404).end();
+        });
+        server.listen(config.port);
+        await once(server, 'listening');
+        await socketReceiver?.start();
+      }
+      ready = true;
+      const { port } = server.address() as AddressInfo;
+      logger.info({ mode: config.mode, port, team: deps.identity.teamId }, 'bot started');
+      return { port };
+    },
+
+    async stop(graceMs) {
+      ready = false;
+      // Stop taking requests: Bolt closes its HTTP server (requests being acked still finish) or
+      // its WebSocket; in Socket Mode the health server is ours to close.
+      const stopped = Promise.all([
+        app.stop(),
+        socketReceiver && server ? new Promise((resolve) => server?.close(resolve)) : undefined,
+      ]);
+      server?.closeIdleConnections();
+      const drained = await inflight.drain(graceMs);
+      server?.closeAllConnections();
+      await stopped;
+      return { drained };
+    },
+  };
+}

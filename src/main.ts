@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import dotenv from 'dotenv';
+import { Pool } from 'undici';
+import { createBot, fetchIdentity } from './app.js';
+import { ConfigError, loadConfig, secretsOf } from './config.js';
+import { createLogger } from './logger.js';
+import { createPaymentsClient } from './payments/index.js';
+
+/** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
+const DRAIN_MS = 8_000;
+const FORCED_EXIT_MS = 9_500;
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  version: string;
+};
+
+dotenv.config({ quiet: true });
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`${error.message}\nSee the configuration table in README.md.`);
+  process.exit(1);
+}
+
+const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
+process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
+
+const pool = new Pool(new URL(config.payments.apiUrl).origin, {
+  connections: 32,
+  keepAliveTimeout: 30_000,
+  headersTimeout: config.payments.timeoutMs,
+  bodyTimeout: config.payments.timeoutMs,
+});
+
+try {
+  const identity = await fetchIdentity(config, logger).catch((error: unknown) => {
+    throw new Error(`Slack did not accept SLACK_BOT_TOKEN (auth.test at ${config.slack.apiUrl})`, {
+      cause: error,
+    });
+  });
+  const payments = createPaymentsClient({
+    baseUrl: config.payments.apiUrl,
+    apiKey: config.payments.apiKey,
+    dispatcher: pool,
+    timeoutMs: config.payments.timeoutMs,
+    userAgent: `${pkg.name}/${pkg.version} (+Slack bot; node ${process.version})`,
+    logger,
+  });
+  const bot = createBot(config, { payments, logger, identity });
+  await bot.start();
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: no new requests, finishing replies in flight');
+    setTimeout(() => {
+      logger.error('replies still running after the grace period; exiting anyway');
+      process.exit(1);
+    }, FORCED_EXIT_MS).unref();
+    const { drained } = await bot.stop(DRAIN_MS);
+    await (drained ? pool.close() : pool.destroy());
+    logger.info({ drained }, 'stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+} catch (error) {
+  logger.fatal({ err: error }, `could not start: ${error instanceof Error ? error.message : String(error)}`);
+  await pool.destroy();
+  process.exit(1);
+}

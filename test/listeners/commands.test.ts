@@ -1,0 +1,215 @@
+import type { RespondArguments } from '@slack/bolt';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createBalanceCommand } from '../../src/listeners/commands/balance.js';
+import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
+import { commandListener } from '../../src/listeners/reply.js';
+import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { BALANCE_TITLE } from '../../src/views/balance.js';
+import { expectValidMessage, visibleText } from '../support/block-kit.js';
+import { captureLogs, commandArgs, type DepsOptions, HOME_TEAM, listenerDeps } from '../support/bolt.js';
+
+let sandbox: Sandbox;
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+afterEach(async () => {
+  sandbox.reset();
+  sandbox.setLatency(0);
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+type Command = '/balance' | '/invoice';
+
+/** Runs one slash command through the real listener and returns what Slack would have received. */
+async function run(
+  command: Command,
+  text: string,
+  opts: DepsOptions & { team?: string; user?: string; channel?: string; failRespond?: boolean } = {},
+) {
+  const { deps, close } = listenerDeps(sandbox, opts);
+  closers.push(close);
+  const handler = command === '/balance' ? createBalanceCommand(deps) : createInvoiceCommand(deps);
+  const { args, rec } = commandArgs(
+    {
+      command,
+      text,
+      ...(opts.team ? { team_id: opts.team } : {}),
+      ...(opts.user ? { user_id: opts.user } : {}),
+      ...(opts.channel ? { channel_id: opts.channel } : {}),
+    },
+    { failRespond: opts.failRespond ?? false },
+  );
+  await commandListener(deps, handler)(args);
+  const [ack] = rec.acks;
+  const reply = (typeof ack === 'object' ? ack : rec.responses[0]) as RespondArguments | undefined;
+  return { rec, reply, deps };
+}
+
+describe('/balance', () => {
+  it('answers in the ack, ephemeral, with the exact balances', async () => {
+    const { rec, reply } = await run('/balance', '');
+    expect(rec.acks).toHaveLength(1);
+    expect(rec.responses).toHaveLength(0);
+    expect(reply?.response_type).toBe('ephemeral');
+    expectValidMessage(reply);
+    expect(visibleText(reply)).toContain('*Bitcoin*\n`0.0123456` BTC');
+    expect(visibleText(reply)).toContain('*Litecoin*\n`0.0000001` LTC');
+    expect(sandbox.requests.map((r) => r.path)).toEqual(['/api/v2/balance']);
+  });
+
+  it.each<[string, DepsOptions & { team?: string; user?: string; channel?: string }, string]>([
+    ['someone from another workspace', { team: 'T0GUEST' }, 'only for members of this workspace'],
+    [
+      'someone not on the allow-list',
+      { policy: { allowedUsers: ['U0FINANCE'] } },
+      'not allowed to see the balance',
+    ],
+    [
+      'a channel not on the allow-list',
+      { policy: { allowedChannels: ['C0FINANCE'] } },
+      'not available in this channel',
+    ],
+  ])('refuses %s, ephemerally, without calling the service', async (_label, opts, phrase) => {
+    const { reply } = await run('/balance', '', opts);
+    expect(reply?.response_type).toBe('ephemeral');
+    expect(visibleText(reply)).toContain(phrase);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('lets the listed people in the listed channels through', async () => {
+    const { reply } = await run('/balance', '', {
+      user: 'U0FINANCE',
+      channel: 'C0FINANCE',
+      policy: { allowedUsers: ['U0FINANCE'], allowedChannels: ['C0FINANCE'] },
+    });
+    expect(visibleText(reply)).toContain(BALANCE_TITLE);
+    expect(visibleText(reply)).toContain('`0.0123456` BTC');
+  });
+
+  it('explains itself on "help", to anyone, without calling the service', async () => {
+    const { reply } = await run('/balance', ' HELP ', { team: 'T0GUEST' });
+    expect(visibleText(reply)).toContain('shows the merchant');
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('tells an admin to check the key when the service rejects it, never showing it', async () => {
+    sandbox.failNext({
+      kind: 'status',
+      status: 401,
+      body: '{"status":401,"name":"UnauthorizedError","message":"shop not found","details":"check api key"}',
+    });
+    const { reply } = await run('/balance', '');
+    expect(reply?.response_type).toBe('ephemeral');
+    expect(visibleText(reply)).toContain('`PAYMENT_API_KEY`');
+    expect(JSON.stringify(reply)).not.toContain(sandbox.apiKey);
+  });
+
+  it('acks empty by the fast-path deadline when the service is slow, then answers via response_url', async () => {
+    sandbox.setLatency(300);
+    const { rec, reply } = await run('/balance', '', { fastPathMs: 100 });
+    expect(rec.acks).toEqual([undefined]);
+    expect(rec.ackMs).toBeLessThan(250);
+    expect(rec.responses).toHaveLength(1);
+    expect(reply?.response_type).toBe('ephemeral');
+    expect(visibleText(reply)).toContain('`1520.5` USDT-TRC20');
+  });
+
+  it('logs one line for the request with who asked, the outcome and the latency', async () => {
+    const logs = captureLogs([sandbox.apiKey]);
+    await run('/balance', '', { logger: logs.logger });
+    const line = logs.lines.find((l) => l.msg === 'command /balance');
+    expect(line).toMatchObject({
+      kind: 'command',
+      user: 'U0ASKER',
+      team: HOME_TEAM,
+      channel: 'C0SUPPORT',
+      outcome: 'ok',
+      delivery: 'ack',
+    });
+    expect(line?.ms).toEqual(expect.any(Number));
+  });
+});
+
+describe('/invoice', () => {
+  const id = DEMO_INVOICE_IDS.open;
+
+  it.each([
+    ['an id', id],
+    ['an upper-case id with spaces around', `   ${id.toUpperCase()}  `],
+    ['a pasted payment link', () => `${sandbox.payUrl}/pay/${id}`],
+    ['a link as Slack escapes it', () => `<${sandbox.payUrl}/pay/${id}>`],
+    ['a labelled link as Slack escapes it', () => `<${sandbox.payUrl}/pay/${id}|Pay here>`],
+  ])('shows the invoice in the channel for %s', async (_label, text) => {
+    const { reply } = await run('/invoice', typeof text === 'function' ? text() : text);
+    expect(reply?.response_type).toBe('in_channel');
+    expectValidMessage(reply);
+    expect(visibleText(reply)).toContain('Order #1042');
+    expect(sandbox.requests.map((r) => r.path)).toEqual([`/api/v2/invoice/${id}`]);
+  });
+
+  it('replies only to the asker when INVOICE_REPLY is ephemeral', async () => {
+    const { reply } = await run('/invoice', id, { invoiceReply: 'ephemeral' });
+    expect(reply?.response_type).toBe('ephemeral');
+  });
+
+  it.each([
+    ['nothing', '', 'Give an invoice id or paste a payment link'],
+    ['help', 'help', 'shows one invoice'],
+  ])('answers %s with guidance, without calling the service', async (_label, text, phrase) => {
+    const { reply } = await run('/invoice', text);
+    expect(reply?.response_type).toBe('ephemeral');
+    expect(visibleText(reply)).toContain(phrase);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['garbage', 'show me the money', '`show me the money`'],
+    ['a path escape', '../balance', '`../balance`'],
+    ['a link on another host', `https://evil.example/pay/${id}`, `\`https://evil.example/pay/${id}\``],
+    ['a mention', '<!channel>', '`&lt;!channel&gt;`'],
+  ])('quotes %s back in an ephemeral error and calls nothing', async (_label, text, quoted) => {
+    const { reply } = await run('/invoice', text);
+    expect(reply?.response_type).toBe('ephemeral');
+    expectValidMessage(reply);
+    expect(visibleText(reply)).toContain(quoted);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('names the id of an invoice that does not exist', async () => {
+    const missing = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
+    const { reply } = await run('/invoice', missing);
+    expect(reply?.response_type).toBe('ephemeral');
+    expect(visibleText(reply)).toContain(`no invoice \`${missing}\``);
+  });
+
+  it.each([
+    [{ kind: 'status' as const, status: 503 }, 3, 'unavailable'],
+    [
+      { kind: 'status' as const, status: 429, headers: { 'retry-after': '120' } },
+      1,
+      'Try again in 2 minutes',
+    ],
+    [{ kind: 'html' as const }, 1, 'could not read'],
+    [{ kind: 'hang' as const }, 1, 'did not answer in time'],
+  ])('explains a failing service (%o) ephemerally', async (fault, times, phrase) => {
+    sandbox.failNext(fault, times);
+    const { reply } = await run('/invoice', id, { fastPathMs: 5000 });
+    expect(reply?.response_type).toBe('ephemeral');
+    expect(visibleText(reply)).toContain(phrase);
+  });
+
+  it('does not throw when the response_url is gone, and logs it', async () => {
+    sandbox.setLatency(200);
+    const logs = captureLogs();
+    await run('/invoice', id, { fastPathMs: 50, failRespond: true, logger: logs.logger });
+    expect(logs.lines.find((l) => l.msg === 'command /invoice')).toMatchObject({
+      outcome: 'ok',
+      delivery: 'failed',
+      invoiceId: id,
+    });
+  });
+});

@@ -1,0 +1,216 @@
+import { Writable } from 'node:stream';
+import type {
+  BlockAction,
+  ButtonAction,
+  RespondArguments,
+  SlackActionMiddlewareArgs,
+  SlackCommandMiddlewareArgs,
+  SlackEventMiddlewareArgs,
+  SlashCommand,
+  webApi,
+} from '@slack/bolt';
+import { Pool } from 'undici';
+import type { BalancePolicy } from '../../src/access.js';
+import { Inflight } from '../../src/inflight.js';
+import type { ListenerDeps } from '../../src/listeners/deps.js';
+import type { UnfurlClient } from '../../src/listeners/events/link-shared.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { createPaymentsClient } from '../../src/payments/index.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { NOW } from './factories.js';
+
+/** Typed stand-ins for the arguments Bolt gives listeners, recording what the listener does. */
+
+export const HOME_TEAM = 'T0HOME';
+
+type AckArg = string | RespondArguments | undefined;
+
+interface Recorder {
+  acks: AckArg[];
+  responses: RespondArguments[];
+  /** Milliseconds from the call to the ack. */
+  ackMs?: number;
+}
+
+function recorder(failRespond = false) {
+  const rec: Recorder = { acks: [], responses: [] };
+  const started = performance.now();
+  const ack = async (response?: AckArg) => {
+    rec.ackMs = performance.now() - started;
+    rec.acks.push(response);
+  };
+  const respond = async (message: string | RespondArguments) => {
+    if (failRespond) throw new Error('response_url expired');
+    rec.responses.push(typeof message === 'string' ? { text: message } : message);
+    return new Response(null, { status: 200 });
+  };
+  return { rec, ack, respond };
+}
+
+export function commandArgs(overrides: Partial<SlashCommand> = {}, opts: { failRespond?: boolean } = {}) {
+  const command: SlashCommand = {
+    token: 'deprecated-verification-token',
+    command: '/invoice',
+    text: '',
+    response_url: 'https://hooks.slack.test/commands/1',
+    trigger_id: '1.2.3',
+    user_id: 'U0ASKER',
+    user_name: 'asker',
+    team_id: HOME_TEAM,
+    team_domain: 'home',
+    channel_id: 'C0SUPPORT',
+    channel_name: 'support',
+    api_app_id: 'A0APP',
+    is_enterprise_install: 'false',
+    ...overrides,
+  };
+  const { rec, ack, respond } = recorder(opts.failRespond);
+  const args: SlackCommandMiddlewareArgs = {
+    command,
+    body: command,
+    payload: command,
+    ack,
+    respond,
+    say: async () => ({ ok: true }),
+  };
+  return { args, rec };
+}
+
+export function buttonArgs(value: string, opts: { failRespond?: boolean; actionId?: string } = {}) {
+  const action: ButtonAction = {
+    type: 'button',
+    action_id: opts.actionId ?? 'refresh_invoice',
+    block_id: 'invoice_actions',
+    value,
+    text: { type: 'plain_text', text: 'Refresh' },
+    action_ts: '1700000000.000100',
+  };
+  const body: BlockAction<ButtonAction> = {
+    type: 'block_actions',
+    actions: [action],
+    team: { id: HOME_TEAM, domain: 'home' },
+    user: { id: 'U0CLICKER', username: 'clicker', team_id: HOME_TEAM },
+    channel: { id: 'C0SUPPORT', name: 'support' },
+    message: { type: 'message', ts: '1700000000.000100', text: 'x' },
+    container: { type: 'message', message_ts: '1700000000.000100' },
+    response_url: 'https://hooks.slack.test/actions/1',
+    trigger_id: '1.2.3',
+    api_app_id: 'A0APP',
+    token: 'deprecated',
+  };
+  const { rec, ack, respond } = recorder(opts.failRespond);
+  const args: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> = {
+    action,
+    body,
+    payload: action,
+    ack: () => ack(),
+    respond,
+    say: async () => ({ ok: true }),
+  };
+  return { args, rec };
+}
+
+export function linkSharedArgs(
+  urls: string[],
+  opts: { unfurlId?: string; source?: string; failUnfurl?: boolean } = {},
+): {
+  args: SlackEventMiddlewareArgs<'link_shared'> & { client: UnfurlClient };
+  unfurls: webApi.ChatUnfurlArguments[];
+} {
+  const event = {
+    type: 'link_shared' as const,
+    channel: 'C0SUPPORT',
+    is_bot_user_member: true,
+    user: 'U0PASTER',
+    message_ts: '1700000000.000200',
+    links: urls.map((url) => ({ domain: new URL(url).hostname, url })),
+    event_ts: '1700000000.000200',
+    ...(opts.unfurlId ? { unfurl_id: opts.unfurlId } : {}),
+    ...(opts.source ? { source: opts.source } : {}),
+  };
+  const unfurls: webApi.ChatUnfurlArguments[] = [];
+  const client: UnfurlClient = {
+    chat: {
+      unfurl: async (args) => {
+        if (opts.failUnfurl) throw new Error('An API error occurred: cannot_unfurl_url');
+        unfurls.push(args);
+        return { ok: true };
+      },
+    },
+  };
+  return {
+    args: {
+      event,
+      payload: event,
+      body: {
+        token: 't',
+        team_id: HOME_TEAM,
+        api_app_id: 'A0APP',
+        event,
+        type: 'event_callback',
+        event_id: 'Ev1',
+        event_time: 1700000000,
+        authorizations: [],
+      },
+      say: async () => ({ ok: true }),
+      client,
+    },
+    unfurls,
+  };
+}
+
+/** Log lines written by a logger, parsed. */
+export function captureLogs(secrets: string[] = []): {
+  logger: Logger;
+  lines: Record<string, unknown>[];
+  raw: string[];
+} {
+  const raw: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      raw.push(String(chunk));
+      done();
+    },
+  });
+  const logger = createLogger({ level: 'debug', secrets, destination });
+  return {
+    logger,
+    raw,
+    get lines() {
+      return raw
+        .flatMap((r) => r.split('\n').filter(Boolean))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+  };
+}
+
+export interface DepsOptions {
+  fastPathMs?: number;
+  invoiceReply?: ListenerDeps['invoiceReply'];
+  payUrl?: URL;
+  policy?: Partial<BalancePolicy>;
+  logger?: Logger;
+}
+
+/** Listener dependencies wired to a real payments client talking HTTP to `sandbox`. */
+export function listenerDeps(sandbox: Sandbox, opts: DepsOptions = {}) {
+  const pool = new Pool(sandbox.url);
+  const deps: ListenerDeps = {
+    payments: createPaymentsClient({
+      baseUrl: sandbox.url,
+      apiKey: sandbox.apiKey,
+      dispatcher: pool,
+      userAgent: 'test',
+      timeoutMs: 2000,
+      retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
+    }),
+    logger: opts.logger ?? captureLogs().logger,
+    inflight: new Inflight(),
+    clock: () => NOW,
+    fastPathMs: opts.fastPathMs ?? 1500,
+    invoiceReply: opts.invoiceReply ?? 'in_channel',
+    payUrl: opts.payUrl ?? new URL(sandbox.payUrl),
+    balancePolicy: { homeTeamId: HOME_TEAM, ...opts.policy },
+  };
+  return { deps, close: () => pool.close() };
+}
