@@ -1,0 +1,137 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
+
+/** Secrets the bot is given in the end-to-end runs; none may ever appear in its output. */
+export const SECRETS = {
+  botToken: 'xoxb-e2e-1111-2222-secretbottoken',
+  appToken: 'xapp-1-A0APP-3333-secretapptoken',
+  signingSecret: 'e2e-signing-secret-0f9e8d7c6b5a',
+};
+export const HOME_TEAM = 'T0HOME';
+const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
+
+export interface BotProcess {
+  readonly child: ChildProcess;
+  /** Every line the bot wrote, stdout and stderr. */
+  readonly output: string[];
+  readonly logs: () => Record<string, unknown>[];
+  readonly port: number;
+  readonly url: string;
+  /** Resolves with the exit code, once the process has exited. */
+  readonly exited: Promise<number | null>;
+  /** Sends a signal and resolves with the exit code and how long the exit took. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
+}
+
+/**
+ * Starts the bot exactly as `npm start` does after building (`node dist/main.js`), in a scratch
+ * directory (so no developer's .env is read), with only the given environment.
+ */
+export async function startBot(
+  env: Record<string, string>,
+  opts: { expectExit?: boolean } = {},
+): Promise<BotProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: mkdtempSync(join(tmpdir(), 'bot-e2e-')),
+    env: { PATH: process.env.PATH ?? '', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const collect = (stream: NodeJS.ReadableStream | null) => {
+    let buffered = '';
+    stream?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      output.push(...lines.filter(Boolean));
+    });
+  };
+  collect(child.stdout);
+  collect(child.stderr);
+  const logs = () =>
+    output.flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  const exited = (once(child, 'exit') as Promise<[number | null]>).then(([code]) => code);
+
+  let port = 0;
+  if (!opts.expectExit) {
+    const started = Date.now();
+    while (port === 0) {
+      const line = logs().find((l) => l.msg === 'bot started');
+      if (line) port = Number(line.port);
+      else if (child.exitCode !== null) throw new Error(`the bot exited at start:\n${output.join('\n')}`);
+      else if (Date.now() - started > 20_000) throw new Error(`the bot did not start:\n${output.join('\n')}`);
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  return {
+    child,
+    output,
+    logs,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      const started = performance.now();
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const code = await exited;
+      return { code, ms: performance.now() - started };
+    },
+  };
+}
+
+export interface Stack {
+  sandbox: Sandbox;
+  slack: SlackStandIn;
+  bot: BotProcess;
+  /** The environment the bot was started with. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** The sandbox service, the Slack stand-in and the bot, wired together. */
+export async function startStack(
+  opts: { env?: Record<string, string>; socketMode?: boolean } = {},
+): Promise<Stack> {
+  const sandbox = await startSandbox();
+  const slack = await startSlackStandIn({
+    teamId: HOME_TEAM,
+    botToken: SECRETS.botToken,
+    appToken: SECRETS.appToken,
+  });
+  const env: Record<string, string> = {
+    SLACK_BOT_TOKEN: SECRETS.botToken,
+    ...(opts.socketMode
+      ? { SLACK_APP_TOKEN: SECRETS.appToken }
+      : { SLACK_SIGNING_SECRET: SECRETS.signingSecret }),
+    SLACK_API_URL: slack.apiUrl,
+    PAYMENT_API_URL: sandbox.url,
+    PAYMENT_API_KEY: sandbox.apiKey,
+    PAYMENT_PAY_URL: sandbox.payUrl,
+    PAYMENT_API_TIMEOUT_MS: '3000',
+    LOG_LEVEL: 'debug',
+    ...opts.env,
+  };
+  const bot = await startBot(env);
+  return {
+    sandbox,
+    slack,
+    bot,
+    env,
+    async close() {
+      await bot.stop();
+      await slack.close();
+      await sandbox.close();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { visibleText } from '../support/block-kit.js';
+import { commandBody, postToBot } from '../support/slack-requests.js';
+import { startSlackStandIn } from '../support/slack-stand-in.js';
+import { HOME_TEAM, SECRETS, type Stack, startBot, startStack } from './harness.js';
+
+/** Start and stop: a failed start says why and exits non-zero; SIGTERM finishes replies and exits 0. */
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+describe('stopping', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('exits 0 within 10 s on %s', async (signal) => {
+    stack = await startStack();
+    const { code, ms } = await stack.bot.stop(signal);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(10_000);
+    expect(stack.bot.logs().at(-1)).toMatchObject({ msg: 'stopped', drained: true });
+  });
+
+  it('finishes a reply in flight before exiting, and takes no new requests', async () => {
+    stack = await startStack();
+    const { bot, slack, sandbox } = stack;
+    sandbox.setLatency(2500);
+    const responseUrl = slack.responseUrl();
+    const ack = await postToBot(
+      `${bot.url}/slack/events`,
+      commandBody({ command: '/invoice', text: DEMO_INVOICE_IDS.open, response_url: responseUrl }),
+      SECRETS.signingSecret,
+    );
+    expect(ack.status).toBe(200);
+    expect(ack.body).toBe(''); // the reply is still coming, through the response_url
+
+    const stopping = bot.stop('SIGTERM');
+    await expect.poll(() => bot.logs().some((l) => String(l.msg).startsWith('stopping'))).toBe(true);
+    await expect(fetch(`${bot.url}/healthz`)).rejects.toThrow();
+
+    const { code, ms } = await stopping;
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(10_000);
+    const reply = slack.posts.find((p) => p.url === responseUrl);
+    expect(reply?.body.response_type).toBe('in_channel');
+    expect(visibleText(reply?.body)).toContain('Order #1042');
+  });
+});
+
+describe('a failed start', () => {
+  it('exits 1 naming the missing variables, never their values', async () => {
+    const bot = await startBot(
+      { SLACK_BOT_TOKEN: SECRETS.botToken, PAYMENT_API_KEY: 'k-secret-value' },
+      { expectExit: true },
+    );
+    expect(await bot.exited).toBe(1);
+    const output = bot.output.join('\n');
+    expect(output).toContain('PAYMENT_API_URL: is required');
+    expect(output).toContain('SLACK_SIGNING_SECRET: is required in HTTP mode');
+    expect(output).not.toContain(SECRETS.botToken);
+    expect(output).not.toContain('k-secret-value');
+  });
+
+  it('exits 1 with a clear message when Slack rejects the bot token', async () => {
+    const slack = await startSlackStandIn({ teamId: HOME_TEAM, botToken: 'xoxb-the-right-one' });
+    const sandbox = await startSandbox();
+    try {
+      const bot = await startBot(
+        {
+          SLACK_BOT_TOKEN: SECRETS.botToken,
+          SLACK_SIGNING_SECRET: SECRETS.signingSecret,
+          SLACK_API_URL: slack.apiUrl,
+          PAYMENT_API_URL: sandbox.url,
+          PAYMENT_API_KEY: sandbox.apiKey,
+        },
+        { expectExit: true },
+      );
+      expect(await bot.exited).toBe(1);
+      const fatal = bot.logs().find((l) => l.level === 'fatal');
+      expect(String(fatal?.msg)).toContain('could not start: Slack did not accept SLACK_BOT_TOKEN');
+      expect(bot.output.join('\n')).not.toContain(SECRETS.botToken);
+    } finally {
+      await slack.close();
+      await sandbox.close();
+    }
+  });
+});

@@ -1,0 +1,152 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * Requests as Slack sends them (../shared/slack-facts.md): form-encoded slash commands with every
+ * documented field, `block_actions` payloads, `link_shared` event callbacks, each signed
+ * `v0=hex(HMAC-SHA256(secret, "v0:" + ts + ":" + body))`.
+ */
+
+export interface SignOptions {
+  /** Seconds since the epoch; default now. */
+  timestamp?: number;
+  /** Override the signature; `null` sends none. */
+  signature?: string | null;
+}
+
+export function signatureHeaders(
+  secret: string,
+  body: string,
+  opts: SignOptions = {},
+): Record<string, string> {
+  const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
+  const signature =
+    opts.signature === undefined
+      ? `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`
+      : opts.signature;
+  return {
+    'x-slack-request-timestamp': String(timestamp),
+    ...(signature === null ? {} : { 'x-slack-signature': signature }),
+  };
+}
+
+export interface CommandFields {
+  command: '/balance' | '/invoice';
+  text: string;
+  response_url: string;
+  team_id?: string;
+  user_id?: string;
+  channel_id?: string;
+}
+
+export function commandBody(fields: CommandFields): string {
+  return new URLSearchParams({
+    token: 'deprecated-verification-token',
+    team_id: 'T0HOME',
+    team_domain: 'home',
+    enterprise_id: 'E0ORG',
+    enterprise_name: 'Org',
+    channel_id: 'C0SUPPORT',
+    channel_name: 'support',
+    user_id: 'U0ASKER',
+    user_name: 'asker',
+    api_app_id: 'A0APP',
+    is_enterprise_install: 'false',
+    trigger_id: '13345224609.738474920.8088930838d88f008e0',
+    ...fields,
+  }).toString();
+}
+
+export function blockActionsBody(opts: {
+  actionId: string;
+  value?: string;
+  url?: string;
+  responseUrl: string;
+  user?: string;
+}): string {
+  const action = {
+    type: 'button',
+    action_id: opts.actionId,
+    block_id: 'invoice_actions',
+    text: { type: 'plain_text', text: 'Refresh', emoji: true },
+    action_ts: '1700000000.123456',
+    ...(opts.value === undefined ? {} : { value: opts.value }),
+    ...(opts.url === undefined ? {} : { url: opts.url }),
+  };
+  const payload = {
+    type: 'block_actions',
+    user: { id: opts.user ?? 'U0CLICKER', username: 'clicker', name: 'clicker', team_id: 'T0HOME' },
+    api_app_id: 'A0APP',
+    token: 'deprecated-verification-token',
+    container: {
+      type: 'message',
+      message_ts: '1700000000.000100',
+      channel_id: 'C0SUPPORT',
+      is_ephemeral: false,
+    },
+    trigger_id: '13345224609.738474920.8088930838d88f008e0',
+    team: { id: 'T0HOME', domain: 'home' },
+    enterprise: null,
+    is_enterprise_install: false,
+    channel: { id: 'C0SUPPORT', name: 'support' },
+    message: { type: 'message', ts: '1700000000.000100', text: 'invoice', blocks: [] },
+    response_url: opts.responseUrl,
+    actions: [action],
+  };
+  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+
+export function linkSharedBody(urls: string[], opts: { eventId?: string } = {}): string {
+  return JSON.stringify({
+    token: 'deprecated-verification-token',
+    team_id: 'T0HOME',
+    api_app_id: 'A0APP',
+    type: 'event_callback',
+    event_id: opts.eventId ?? `Ev${Date.now()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: 'T0HOME', user_id: 'U0BOT', is_bot: true, is_enterprise_install: false }],
+    event: {
+      type: 'link_shared',
+      channel: 'C0SUPPORT',
+      is_bot_user_member: true,
+      user: 'U0PASTER',
+      message_ts: '1700000000.000200',
+      unfurl_id: 'C0SUPPORT.1700000000.000200.abc',
+      source: 'conversations_history',
+      event_ts: '1700000000.000200',
+      links: urls.map((url) => ({ domain: new URL(url).hostname, url })),
+    },
+  });
+}
+
+export interface SlackPostResult {
+  status: number;
+  body: string;
+  ms: number;
+  json: () => Record<string, unknown>;
+}
+
+/** POSTs a body to the bot as Slack would, signed with `secret`, timing the acknowledgement. */
+export async function postToBot(
+  url: string,
+  body: string,
+  secret: string,
+  opts: SignOptions & { contentType?: string } = {},
+): Promise<SlackPostResult> {
+  const started = performance.now();
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': opts.contentType ?? 'application/x-www-form-urlencoded',
+      'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+      ...signatureHeaders(secret, body, opts),
+    },
+    body,
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text,
+    ms: performance.now() - started,
+    json: () => JSON.parse(text) as Record<string, unknown>,
+  };
+}

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { blockKitProblems } from './block-kit.js';
+
+/**
+ * A local stand-in for Slack, following ../shared/slack-facts.md: the Web API under `apiUrl`
+ * (auth.test, apps.connections.open, chat.unfurl), `response_url` endpoints, and a Socket Mode
+ * WebSocket server. Everything the bot sends is recorded and checked against Block Kit's limits.
+ */
+
+export interface ApiCall {
+  method: string;
+  args: Record<string, unknown>;
+  /** The raw body, for leak checks. */
+  raw: string;
+  at: number;
+}
+
+export interface ResponsePost {
+  url: string;
+  body: Record<string, unknown>;
+  raw: string;
+  at: number;
+}
+
+export interface StandInOptions {
+  teamId: string;
+  botToken: string;
+  appToken?: string;
+}
+
+export interface SlackStandIn {
+  readonly url: string;
+  readonly apiUrl: string;
+  readonly calls: ApiCall[];
+  readonly posts: ResponsePost[];
+  /** Block Kit problems in anything the bot sent; tests expect none. */
+  readonly problems: string[];
+  /** A fresh response_url; `status` makes it answer with an error, as an expired one does. */
+  responseUrl(opts?: { status?: number }): string;
+  waitForPost(url: string, timeoutMs?: number): Promise<ResponsePost>;
+  waitForCall(method: string, timeoutMs?: number): Promise<ApiCall>;
+  socket: {
+    /** Resolves once the bot has connected and been sent `hello`. */
+    connected(timeoutMs?: number): Promise<void>;
+    /** Sends an envelope and resolves with the bot's ack message for it. */
+    send(
+      type: string,
+      payload: unknown,
+      timeoutMs?: number,
+    ): Promise<{ envelope_id: string; payload?: unknown; ms: number }>;
+  };
+  close(): Promise<void>;
+}
+
+const readBody = async (req: IncomingMessage) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+/** Web API arguments: form-encoded with JSON-encoded objects, or a JSON body. */
+function parseArgs(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (contentType?.includes('application/json'))
+    return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    args[key] = /^[[{]/.test(value) ? JSON.parse(value) : value;
+  }
+  return args;
+}
+
+function waiter<T>(list: T[], match: (item: T) => boolean, what: string, timeoutMs: number): Promise<T> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const poll = () => {
+      const index = list.findIndex(match);
+      if (index !== -1) return resolve(list[index] as T);
+      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
+      setTimeout(poll, 10);
+    };
+    poll();
+  });
+}
+
+export async function startSlackStandIn(options: StandInOptions): Promise<SlackStandIn> {
+  const calls: ApiCall[] = [];
+  const posts: ResponsePost[] = [];
+  const problems: string[] = [];
+  const responseStatus = new Map<string, number>();
+  let base = '';
+
+  const server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+
+    if (path.startsWith('/api/')) {
+      const method = path.slice('/api/'.length);
+      const args = parseArgs(raw, req.headers['content-type']);
+      calls.push({ method, args, raw, at: Date.now() });
+      const bearer = req.headers.authorization?.replace(/^Bearer /, '');
+      switch (method) {
+        case 'auth.test':
+          if (bearer !== options.botToken) return json(200, { ok: false, error: 'invalid_auth' });
+          return json(200, {
+            ok: true,
+            url: 'https://home.slack.test/',
+            team: 'Home',
+            user: 'payments',
+            team_id: options.teamId,
+            user_id: 'U0BOT',
+            bot_id: 'B0BOT',
+          });
+        case 'apps.connections.open':
+          if (!options.appToken || bearer !== options.appToken)
+            return json(200, { ok: false, error: 'invalid_auth' });
+          return json(200, { ok: true, url: `${base.replace('http', 'ws')}/socket-mode` });
+        case 'chat.unfurl': {
+          const unfurls = (args.unfurls ?? {}) as Record<string, unknown>;
+          for (const [url, card] of Object.entries(unfurls)) {
+            problems.push(
+              ...blockKitProblems(card, { requireText: false }).map((p) => `chat.unfurl ${url}: ${p}`),
+            );
+          }
+          return json(200, { ok: true });
+        }
+        default:
+          return json(200, { ok: false, error: 'unknown_method' });
+      }
+    }
+
+    if (path.startsWith('/response/')) {
+      const url = `${base}${path}`;
+      const status = responseStatus.get(url) ?? 200;
+      if (status !== 200) {
+        res.writeHead(status).end('expired_url');
+        return;
+      }
+      const body = JSON.parse(raw) as Record<string, unknown>;
+      posts.push({ url, body, raw, at: Date.now() });
+      problems.push(...blockKitProblems(body).map((p) => `response_url: ${p}`));
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      return;
+    }
+    res.writeHead(404).end();
+  });
+
+  const wss = new WebSocketServer({ server, path: '/socket-mode' });
+  let socket: WebSocket | undefined;
+  const acks: { envelope_id: string; payload?: unknown; at: number }[] = [];
+  wss.on('connection', (ws) => {
+    socket = ws;
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { envelope_id: string; payload?: unknown };
+      acks.push({ ...message, at: Date.now() });
+      // An empty ack carries `payload: {}`; anything more is a message and must be valid.
+      if (message.payload && Object.keys(message.payload).length > 0) {
+        problems.push(...blockKitProblems(message.payload).map((p) => `socket ack: ${p}`));
+      }
+    });
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 1,
+        debug_info: { host: 'stand-in', build_number: 1, approximate_connection_time: 18060 },
+        connection_info: { app_id: 'A0APP' },
+      }),
+    );
+  });
+
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url: base,
+    apiUrl: `${base}/api/`,
+    calls,
+    posts,
+    problems,
+    responseUrl(opts = {}) {
+      const url = `${base}/response/${randomUUID()}`;
+      if (opts.status) responseStatus.set(url, opts.status);
+      return url;
+    },
+    waitForPost: (url, timeoutMs = 15_000) =>
+      waiter(posts, (p) => p.url === url, `a post to ${url}`, timeoutMs),
+    waitForCall: (method, timeoutMs = 15_000) =>
+      waiter(calls, (c) => c.method === method, `a ${method} call`, timeoutMs),
+    socket: {
+      async connected(timeoutMs = 15_000) {
+        await waiter([0], () => socket !== undefined, 'a Socket Mode connection', timeoutMs);
+      },
+      async send(type, payload, timeoutMs = 10_000) {
+        if (!socket) throw new Error('no Socket Mode connection');
+        const envelopeId = randomUUID();
+        const sentAt = Date.now();
+        socket.send(
+          JSON.stringify({
+            envelope_id: envelopeId,
+            type,
+            payload,
+            accepts_response_payload: true,
+            retry_attempt: 0,
+            retry_reason: '',
+          }),
+        );
+        const ack = await waiter(
+          acks,
+          (a) => a.envelope_id === envelopeId,
+          `the ack of ${envelopeId}`,
+          timeoutMs,
+        );
+        return { envelope_id: ack.envelope_id, payload: ack.payload, ms: ack.at - sentAt };
+      },
+    },
+    async close() {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
