@@ -30,13 +30,14 @@ export interface BotProcess {
 
 /**
  * Starts the bot exactly as `npm start` does after building (`node dist/main.js`), in a scratch
- * directory (so no developer's .env is read), with only the given environment.
+ * directory (so no developer's .env is read), with only the given environment. `script` starts
+ * another program that logs `bot started` with its port the same way (the benchmark's baseline).
  */
 export async function startBot(
   env: Record<string, string>,
-  opts: { expectExit?: boolean } = {},
+  opts: { expectExit?: boolean; script?: string } = {},
 ): Promise<BotProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [opts.script ?? MAIN], {
     cwd: mkdtempSync(join(tmpdir(), 'bot-e2e-')),
     env: { PATH: process.env.PATH ?? '', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
