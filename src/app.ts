@@ -9,7 +9,7 @@ import { boltLogger, type Logger } from './logger.js';
 import type { PaymentsClient } from './payments/index.js';
 
 /** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
-export const FAST_PATH_MS = 1500;
+const FAST_PATH_MS = 1500;
 /** No call to Slack (Web API or response_url) may hang longer than this. */
 const SLACK_HTTP_TIMEOUT_MS = 10_000;
 

@@ -44,8 +44,4 @@ export class Amount {
   toString(): string {
     return this.#text;
   }
-
-  toJSON(): string {
-    return this.#text;
-  }
 }

@@ -17,7 +17,7 @@ import { parseInvoiceId } from './invoice-id.js';
 import { type BalanceEntry, balanceResponseSchema, type Invoice, invoiceSchema } from './schemas.js';
 import { SingleFlight } from './single-flight.js';
 
-export interface RetryPolicy {
+interface RetryPolicy {
   /** Retries after the first attempt. */
   maxRetries: number;
   /** Backoff before retry n (0-based) is random in [0, min(maxDelayMs, baseDelayMs * 2^n)). */
@@ -25,8 +25,8 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 2000 };
-export const DEFAULT_TIMEOUT_MS = 8000;
+const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 2000 };
+const DEFAULT_TIMEOUT_MS = 8000;
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const SNIPPET_LENGTH = 200;
 

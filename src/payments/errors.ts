@@ -201,6 +201,7 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
+  // An HTTP-date always names its day and month; Date.parse alone would take "-5" as a year.
+  const date = /[A-Za-z]/.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

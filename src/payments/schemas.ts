@@ -70,4 +70,3 @@ export const errorBodySchema = z.object({
 
 export type BalanceEntry = z.infer<typeof balanceEntrySchema>;
 export type Invoice = z.infer<typeof invoiceSchema>;
-export type Shop = Invoice['shop'];

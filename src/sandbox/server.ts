@@ -17,7 +17,7 @@ import {
  */
 
 /** How one request should misbehave instead of being answered normally. */
-export type Fault =
+type Fault =
   /** Answer this status and body (default: a JSON error object). */
   | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
   /** Accept the request and never answer. */
@@ -42,7 +42,7 @@ export interface SandboxOptions {
   payUrl?: string;
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   authorization: string | undefined;

@@ -77,10 +77,6 @@ export function context(...elements: Mrkdwn[]): ContextBlock {
   };
 }
 
-export function divider(): KnownBlock {
-  return { type: 'divider' };
-}
-
 /** A URL button, or `undefined` when the URL is not http(s) or is too long for Slack. */
 export function linkButton(label: string, rawUrl: string, actionId: string): Button | undefined {
   const url = httpUrl(rawUrl);

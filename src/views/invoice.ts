@@ -15,7 +15,7 @@ import { esc, join, link, type Mrkdwn, md, mention, slackDate } from './mrkdwn.j
 
 export const ACTION_REFRESH = 'refresh_invoice';
 export const ACTION_OPEN_PAYMENT_PAGE = 'open_payment_page';
-export const INVOICE_ACTIONS_BLOCK = 'invoice_actions';
+const INVOICE_ACTIONS_BLOCK = 'invoice_actions';
 
 /**
  * Labels for the values the API document has seen. Anything else is shown exactly as sent,

@@ -11,7 +11,7 @@ export class Mrkdwn {
   }
 }
 
-export const ELLIPSIS = '…';
+const ELLIPSIS = '…';
 
 /** Slack's three control characters as entities; nothing else is escaped, per Slack's docs. */
 export function escapeText(raw: string): string {
@@ -82,7 +82,7 @@ export function mention(userId: string): Mrkdwn {
 }
 
 /** Longest URL Slack takes in a button; also the cap for links. */
-export const MAX_URL_LENGTH = 3000;
+const MAX_URL_LENGTH = 3000;
 
 /** The URL normalised, when it is http(s) and short enough to link; otherwise `undefined`. */
 export function httpUrl(raw: string): string | undefined {

@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { stringify } from 'lossless-json';
 import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseRetryAfter } from '../../src/payments/errors.js';
 import {
   createPaymentsClient,
   InvalidApiKeyError,
@@ -417,5 +418,20 @@ describe('the API key never leaks', () => {
       JSON.stringify(error),
     ].join('\n');
     expect(everything).not.toContain(key);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2026-11-21T12:00:00Z');
+  it.each([
+    ['120', 120_000],
+    [' 0 ', 0],
+    ['Sat, 21 Nov 2026 12:00:30 GMT', 30_000],
+    ['Sat, 21 Nov 2026 11:00:00 GMT', 0], // a date in the past means "now"
+    ['soon', undefined],
+    ['-5', undefined],
+    [undefined, undefined],
+  ])('reads %j as %s ms', (value, ms) => {
+    expect(parseRetryAfter(value, now)).toBe(ms);
   });
 });

@@ -11,7 +11,7 @@ import { blockKitProblems } from './block-kit.js';
  * WebSocket server. Everything the bot sends is recorded and checked against Block Kit's limits.
  */
 
-export interface ApiCall {
+interface ApiCall {
   method: string;
   args: Record<string, unknown>;
   /** The raw body, for leak checks. */
@@ -19,7 +19,7 @@ export interface ApiCall {
   at: number;
 }
 
-export interface ResponsePost {
+interface ResponsePost {
   url: string;
   body: Record<string, unknown>;
   raw: string;

@@ -3,7 +3,7 @@ import { ACTION_REFRESH, invoiceMessage } from '../../views/invoice.js';
 import type { ListenerDeps } from '../deps.js';
 import { deliver, logRequest, type RequestLog, reply, settle, toResponse } from '../reply.js';
 
-export const REFRESH_FAILED = 'Could not refresh the invoice';
+const REFRESH_FAILED = 'Could not refresh the invoice';
 
 /**
  * The Refresh button: reads the invoice again and replaces the message in place through the
