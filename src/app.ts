@@ -100,6 +100,8 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     botUserId: deps.identity.botUserId,
     logger: slackLog,
     clientOptions,
+    // Bolt's conversation store is per-request work this bot never reads.
+    convoStore: false,
   });
   app.error(async (error) => {
     logger.error({ err: error }, 'unhandled error in a listener');

@@ -31,7 +31,9 @@ export function createLogger({ level, secrets, destination }: LoggerOptions): Lo
       formatters: { level: (label) => ({ level: label }) },
       hooks: { streamWrite: (line) => redact(line).replace(SLACK_TOKEN, REDACTED) },
     },
-    destination ?? pino.destination({ sync: true }),
+    // Asynchronous: a slow reader of stdout must not stall request handling. pino flushes
+    // what is buffered when the process exits.
+    destination ?? pino.destination({ sync: false }),
   );
 }
 

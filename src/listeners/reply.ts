@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { RespondArguments, RespondFn, SlackCommandMiddlewareArgs, SlashCommand } from '@slack/bolt';
 import { AccessDeniedError } from '../access.js';
 import type { Logger } from '../logger.js';
@@ -108,12 +107,14 @@ export function commandListener(deps: ListenerDeps, handle: CommandHandler) {
         channel: command.channel_id,
       };
       const answer = settle(deps.logger, () => handle(command, log));
-      const timer = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
       const early = await Promise.race([
         answer,
-        sleep(deps.fastPathMs, undefined, { signal: timer.signal }).catch(() => undefined),
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), deps.fastPathMs);
+        }),
       ]);
-      timer.abort();
+      clearTimeout(timer);
 
       let delivery: 'ack' | 'response_url' | 'failed';
       let final: Reply;

@@ -93,7 +93,24 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   /** GET with the deadline and the retry policy; resolves with a 2xx answer or rejects with a PaymentError. */
   async function get(path: string, operation: Operation, invoiceId?: string): Promise<Answer> {
     const startedAt = performance.now();
-    const deadline = AbortSignal.timeout(timeoutMs);
+    // Not AbortSignal.timeout(): its timer cannot be cleared, so every call would leave one
+    // running (and a DOMException to build) for the whole deadline after it has finished.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
+    try {
+      return await attempts(path, operation, invoiceId, controller.signal, startedAt);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function attempts(
+    path: string,
+    operation: Operation,
+    invoiceId: string | undefined,
+    deadline: AbortSignal,
+    startedAt: number,
+  ): Promise<Answer> {
     for (let attempt = 0; ; attempt += 1) {
       let failure: PaymentError;
       try {
