@@ -35,9 +35,9 @@ export interface BotProcess {
  */
 export async function startBot(
   env: Record<string, string>,
-  opts: { expectExit?: boolean; script?: string } = {},
+  opts: { expectExit?: boolean; script?: string; nodeArgs?: string[] } = {},
 ): Promise<BotProcess> {
-  const child = spawn(process.execPath, [opts.script ?? MAIN], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.script ?? MAIN], {
     cwd: mkdtempSync(join(tmpdir(), 'bot-e2e-')),
     env: { PATH: process.env.PATH ?? '', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
