@@ -12,7 +12,6 @@ import { cpus, totalmem } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
-import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
 import { type BotProcess, HOME_TEAM, SECRETS, startBot } from '../test/e2e/harness.js';
 import { commandBody, signatureHeaders } from '../test/support/slack-requests.js';
 import { type SlackStandIn, startSlackStandIn } from '../test/support/slack-stand-in.js';
@@ -56,12 +55,16 @@ class Sandbox {
     readonly url: string,
     readonly apiKey: string,
     readonly payUrl: string,
+    /** Distinct invoices the sandbox serves. */
+    readonly invoiceIds: readonly string[],
   ) {}
 
   static async start(): Promise<Sandbox> {
     const worker = new Worker(new URL('./sandbox-worker.mjs', import.meta.url));
-    const [ready] = (await once(worker, 'message')) as [{ url: string; apiKey: string; payUrl: string }];
-    return new Sandbox(worker, ready.url, ready.apiKey, ready.payUrl);
+    const [ready] = (await once(worker, 'message')) as [
+      { url: string; apiKey: string; payUrl: string; invoiceIds: string[] },
+    ];
+    return new Sandbox(worker, ready.url, ready.apiKey, ready.payUrl, ready.invoiceIds);
   }
 
   async #send(command: SandboxCommand): Promise<number> {
@@ -186,8 +189,8 @@ async function load(
   } satisfies LoadResult;
 }
 
-function mixer() {
-  const ids = Object.values(DEMO_INVOICE_IDS);
+/** Alternates /balance (one answer for everyone) and /invoice over the sandbox's distinct invoices. */
+function mixer(ids: readonly string[]) {
   let i = 0;
   return (): ['/balance' | '/invoice', string] => {
     i += 1;
@@ -233,11 +236,11 @@ async function measure(target: Target, sandbox: Sandbox) {
   const idleRssMb = rssMb(target.bot.child.pid);
   await sandbox.setLatency(SERVICE_LATENCY_MS);
   // Warm up: JIT, connection pools.
-  await load(target, sandbox, 200, 10, mixer());
+  await load(target, sandbox, 200, 10, mixer(sandbox.invoiceIds));
   const byConcurrency: Record<string, LoadResult> = {};
   const handler: Record<string, ReturnType<typeof handlerMs>> = {};
   for (const c of CONCURRENCY) {
-    byConcurrency[`c${c}`] = await load(target, sandbox, N, c, mixer());
+    byConcurrency[`c${c}`] = await load(target, sandbox, N, c, mixer(sandbox.invoiceIds));
     handler[`c${c}`] = handlerMs(target, N);
   }
 
@@ -247,7 +250,7 @@ async function measure(target: Target, sandbox: Sandbox) {
   const burstUpstreamCalls = await sandbox.requestCount();
 
   await sandbox.setLatency(SLOW_LATENCY_MS);
-  const slow = await load(target, sandbox, SLOW_N, SLOW_C, mixer());
+  const slow = await load(target, sandbox, SLOW_N, SLOW_C, mixer(sandbox.invoiceIds));
   await sandbox.setLatency(0);
   return {
     idleRssMb,
@@ -343,7 +346,7 @@ console.log(
   `Benchmark ${report.date} — ${report.machine.cpus} × ${report.machine.cpu}, Node ${report.machine.node}`,
 );
 console.log(
-  `${N} commands (half /balance, half /invoice) per run, service latency ${SERVICE_LATENCY_MS} ms\n`,
+  `${N} commands per run (half /balance, half /invoice over 1,000 distinct invoices), service latency ${SERVICE_LATENCY_MS} ms\n`,
 );
 console.log(table(bot, baseline));
 console.log(`\n${JSON.stringify(report, null, 2)}`);
