@@ -49,13 +49,28 @@ function slackClientOptions(config: Config) {
   };
 }
 
+/** Why `auth.test` failed, in words that tell the admin what to fix. */
+function authTestFailure(error: unknown, apiUrl: string): string {
+  if (error instanceof webApi.WebAPIPlatformError) {
+    return `Slack rejected SLACK_BOT_TOKEN (${error.data.error}); copy the Bot User OAuth Token again`;
+  }
+  if (error instanceof webApi.WebAPIRequestError) {
+    return `could not reach Slack at ${apiUrl} (${error.original.message}); check the network or SLACK_API_URL`;
+  }
+  if (error instanceof webApi.WebAPIHTTPError)
+    return `Slack answered HTTP ${error.statusCode} to auth.test at ${apiUrl}`;
+  return `auth.test failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
 /** `auth.test`: checks the bot token and tells which workspace it belongs to. */
 export async function fetchIdentity(config: Config, logger: Logger): Promise<SlackIdentity> {
   const client = new webApi.WebClient(config.slack.botToken, {
     ...slackClientOptions(config),
     logger: boltLogger(logger),
   });
-  const result = await client.auth.test();
+  const result = await client.auth.test().catch((error: unknown) => {
+    throw new Error(authTestFailure(error, config.slack.apiUrl), { cause: error });
+  });
   if (!result.team_id || !result.user_id || !result.bot_id) {
     throw new Error('auth.test did not say which workspace and bot the token belongs to');
   }

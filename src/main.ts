@@ -37,11 +37,7 @@ const pool = new Pool(new URL(config.payments.apiUrl).origin, {
 });
 
 try {
-  const identity = await fetchIdentity(config, logger).catch((error: unknown) => {
-    throw new Error(`Slack did not accept SLACK_BOT_TOKEN (auth.test at ${config.slack.apiUrl})`, {
-      cause: error,
-    });
-  });
+  const identity = await fetchIdentity(config, logger);
   const payments = createPaymentsClient({
     baseUrl: config.payments.apiUrl,
     apiKey: config.payments.apiKey,

@@ -50,6 +50,29 @@ describe('stopping', () => {
 });
 
 describe('a failed start', () => {
+  it('exits 1 saying Slack could not be reached when nothing answers at SLACK_API_URL', async () => {
+    const sandbox = await startSandbox();
+    const gone = await startSlackStandIn({ teamId: HOME_TEAM, botToken: SECRETS.botToken });
+    await gone.close();
+    try {
+      const bot = await startBot(
+        {
+          SLACK_BOT_TOKEN: SECRETS.botToken,
+          SLACK_SIGNING_SECRET: SECRETS.signingSecret,
+          SLACK_API_URL: gone.apiUrl,
+          PAYMENT_API_URL: sandbox.url,
+          PAYMENT_API_KEY: sandbox.apiKey,
+        },
+        { expectExit: true },
+      );
+      expect(await bot.exited).toBe(1);
+      const fatal = bot.logs().find((l) => l.level === 'fatal');
+      expect(String(fatal?.msg)).toContain(`could not start: could not reach Slack at ${gone.apiUrl}`);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('exits 1 naming the missing variables, never their values', async () => {
     const bot = await startBot(
       { SLACK_BOT_TOKEN: SECRETS.botToken, PAYMENT_API_KEY: 'k-secret-value' },
@@ -79,7 +102,7 @@ describe('a failed start', () => {
       );
       expect(await bot.exited).toBe(1);
       const fatal = bot.logs().find((l) => l.level === 'fatal');
-      expect(String(fatal?.msg)).toContain('could not start: Slack did not accept SLACK_BOT_TOKEN');
+      expect(String(fatal?.msg)).toContain('could not start: Slack rejected SLACK_BOT_TOKEN (invalid_auth)');
       expect(bot.output.join('\n')).not.toContain(SECRETS.botToken);
     } finally {
       await slack.close();
