@@ -12,7 +12,7 @@ import { cpus, totalmem } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
-import { type BotProcess, HOME_TEAM, SECRETS, startBot } from '../test/e2e/harness.js';
+import { type BotProcess, botEnv, HOME_TEAM, SECRETS, startBot } from '../test/e2e/harness.js';
 import { commandBody, signatureHeaders } from '../test/support/slack-requests.js';
 import { type SlackStandIn, startSlackStandIn } from '../test/support/slack-stand-in.js';
 
@@ -201,15 +201,7 @@ function mixer(ids: readonly string[]) {
 async function startTarget(name: string, sandbox: Sandbox, script?: string): Promise<Target> {
   const slack = await startSlackStandIn({ teamId: HOME_TEAM, botToken: SECRETS.botToken });
   const bot = await startBot(
-    {
-      SLACK_BOT_TOKEN: SECRETS.botToken,
-      SLACK_SIGNING_SECRET: SECRETS.signingSecret,
-      SLACK_API_URL: slack.apiUrl,
-      PAYMENT_API_URL: sandbox.url,
-      PAYMENT_API_KEY: sandbox.apiKey,
-      PAYMENT_PAY_URL: sandbox.payUrl,
-      LOG_LEVEL: 'info',
-    },
+    { ...botEnv(sandbox, slack.apiUrl), LOG_LEVEL: 'info' },
     {
       ...(script ? { script } : {}),
       nodeArgs:

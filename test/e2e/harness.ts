@@ -91,6 +91,24 @@ export async function startBot(
   };
 }
 
+/** What the bot needs to talk to this payment service and this Slack stand-in; HTTP mode unless `socketMode`. */
+export function botEnv(
+  sandbox: Pick<Sandbox, 'url' | 'apiKey' | 'payUrl'>,
+  slackApiUrl: string,
+  opts: { socketMode?: boolean | undefined } = {},
+): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: SECRETS.botToken,
+    ...(opts.socketMode
+      ? { SLACK_APP_TOKEN: SECRETS.appToken }
+      : { SLACK_SIGNING_SECRET: SECRETS.signingSecret }),
+    SLACK_API_URL: slackApiUrl,
+    PAYMENT_API_URL: sandbox.url,
+    PAYMENT_API_KEY: sandbox.apiKey,
+    PAYMENT_PAY_URL: sandbox.payUrl,
+  };
+}
+
 export interface Stack {
   sandbox: Sandbox;
   slack: SlackStandIn;
@@ -111,14 +129,7 @@ export async function startStack(
     appToken: SECRETS.appToken,
   });
   const env: Record<string, string> = {
-    SLACK_BOT_TOKEN: SECRETS.botToken,
-    ...(opts.socketMode
-      ? { SLACK_APP_TOKEN: SECRETS.appToken }
-      : { SLACK_SIGNING_SECRET: SECRETS.signingSecret }),
-    SLACK_API_URL: slack.apiUrl,
-    PAYMENT_API_URL: sandbox.url,
-    PAYMENT_API_KEY: sandbox.apiKey,
-    PAYMENT_PAY_URL: sandbox.payUrl,
+    ...botEnv(sandbox, slack.apiUrl, opts),
     PAYMENT_API_TIMEOUT_MS: '3000',
     LOG_LEVEL: 'debug',
     ...opts.env,

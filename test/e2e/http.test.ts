@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
 import {
@@ -12,7 +12,8 @@ import {
   type SlackPostResult,
   signatureHeaders,
 } from '../support/slack-requests.js';
-import { SECRETS, type Stack, startStack } from './harness.js';
+import { SECRETS } from './harness.js';
+import { useStack } from './use-stack.js';
 
 /**
  * The started bot (HTTP mode), driven the way Slack drives it: signed form posts, real
@@ -20,24 +21,9 @@ import { SECRETS, type Stack, startStack } from './harness.js';
  */
 
 const ACK_DEADLINE_MS = 3000;
-let stack: Stack;
+const stack = useStack();
 /** Everything the bot answered in acks, for the leak check. */
 const ackBodies: string[] = [];
-
-beforeAll(async () => {
-  stack = await startStack();
-});
-
-afterEach(() => {
-  stack.sandbox.reset();
-  stack.sandbox.setLatency(0);
-  // Every message the bot sent in the test passed the Block Kit checker.
-  expect(stack.slack.problems.splice(0)).toEqual([]);
-});
-
-afterAll(async () => {
-  await stack?.close();
-});
 
 async function post(
   body: string,

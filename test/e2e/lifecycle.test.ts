@@ -4,7 +4,7 @@ import { startSandbox } from '../../src/sandbox/server.js';
 import { visibleText } from '../support/block-kit.js';
 import { commandBody, postToBot } from '../support/slack-requests.js';
 import { startSlackStandIn } from '../support/slack-stand-in.js';
-import { HOME_TEAM, SECRETS, type Stack, startBot, startStack } from './harness.js';
+import { botEnv, HOME_TEAM, SECRETS, type Stack, startBot, startStack } from './harness.js';
 
 /** Start and stop: a failed start says why and exits non-zero; SIGTERM finishes replies and exits 0. */
 
@@ -55,16 +55,7 @@ describe('a failed start', () => {
     const gone = await startSlackStandIn({ teamId: HOME_TEAM, botToken: SECRETS.botToken });
     await gone.close();
     try {
-      const bot = await startBot(
-        {
-          SLACK_BOT_TOKEN: SECRETS.botToken,
-          SLACK_SIGNING_SECRET: SECRETS.signingSecret,
-          SLACK_API_URL: gone.apiUrl,
-          PAYMENT_API_URL: sandbox.url,
-          PAYMENT_API_KEY: sandbox.apiKey,
-        },
-        { expectExit: true },
-      );
+      const bot = await startBot(botEnv(sandbox, gone.apiUrl), { expectExit: true });
       expect(await bot.exited).toBe(1);
       const fatal = bot.logs().find((l) => l.level === 'fatal');
       expect(String(fatal?.msg)).toContain(`could not start: could not reach Slack at ${gone.apiUrl}`);
@@ -90,16 +81,7 @@ describe('a failed start', () => {
     const slack = await startSlackStandIn({ teamId: HOME_TEAM, botToken: 'xoxb-the-right-one' });
     const sandbox = await startSandbox();
     try {
-      const bot = await startBot(
-        {
-          SLACK_BOT_TOKEN: SECRETS.botToken,
-          SLACK_SIGNING_SECRET: SECRETS.signingSecret,
-          SLACK_API_URL: slack.apiUrl,
-          PAYMENT_API_URL: sandbox.url,
-          PAYMENT_API_KEY: sandbox.apiKey,
-        },
-        { expectExit: true },
-      );
+      const bot = await startBot(botEnv(sandbox, slack.apiUrl), { expectExit: true });
       expect(await bot.exited).toBe(1);
       const fatal = bot.logs().find((l) => l.level === 'fatal');
       expect(String(fatal?.msg)).toContain('could not start: Slack rejected SLACK_BOT_TOKEN (invalid_auth)');

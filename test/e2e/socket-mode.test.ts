@@ -1,28 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
-import { SECRETS, type Stack, startStack } from './harness.js';
+import { SECRETS } from './harness.js';
+import { useStack } from './use-stack.js';
 
 /**
  * Socket Mode, the manifest's default: the Web API stand-in hands out the ws:// URL of a local
  * server that speaks Slack's protocol (`hello`, then envelopes), and the bot acks each envelope.
  */
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({ socketMode: true });
-  await stack.slack.socket.connected();
-});
-afterEach(() => {
-  stack.sandbox.reset();
-  stack.sandbox.setLatency(0);
-  // Every message the bot sent in the test passed the Block Kit checker.
-  expect(stack.slack.problems.splice(0)).toEqual([]);
-});
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = useStack({ socketMode: true });
 
 const slashCommand = (command: string, text: string, responseUrl: string, teamId = 'T0HOME') => ({
   token: 'deprecated-verification-token',

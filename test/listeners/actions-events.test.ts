@@ -1,29 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { acknowledgeOpenPaymentPage } from '../../src/listeners/actions/open-payment-page.js';
 import { createRefreshInvoiceAction } from '../../src/listeners/actions/refresh-invoice.js';
 import { createLinkSharedEvent } from '../../src/listeners/events/link-shared.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
-import { buttonArgs, captureLogs, linkSharedArgs, listenerDeps } from '../support/bolt.js';
+import { buttonArgs, captureLogs, linkSharedArgs } from '../support/bolt.js';
+import { useSandbox } from '../support/use-sandbox.js';
 
-let sandbox: Sandbox;
-const closers: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-afterEach(async () => {
-  sandbox.reset();
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
-
-function deps(opts: Parameters<typeof listenerDeps>[1] = {}) {
-  const wired = listenerDeps(sandbox, opts);
-  closers.push(wired.close);
-  return wired.deps;
-}
+const env = useSandbox();
+const deps = env.deps;
 
 describe('Refresh button', () => {
   it('acks, reads the invoice again and replaces the message in place, saying who refreshed it', async () => {
@@ -34,11 +19,11 @@ describe('Refresh button', () => {
     expect(response?.replace_original).toBe(true);
     expectValidMessage(response);
     expect(visibleText(response)).toMatch(/refreshed <!date\^\d+\^[^>]+> by <@U0CLICKER>/);
-    expect(sandbox.requests).toHaveLength(1);
+    expect(env.sandbox.requests).toHaveLength(1);
   });
 
   it('leaves the message as it was and tells only the clicker when the refresh fails', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 }, 3);
+    env.sandbox.failNext({ kind: 'status', status: 503 }, 3);
     const { args, rec } = buttonArgs(DEMO_INVOICE_IDS.open);
     await createRefreshInvoiceAction(deps())(args);
     const [response] = rec.responses;
@@ -50,7 +35,7 @@ describe('Refresh button', () => {
     const { args, rec } = buttonArgs('../balance');
     await createRefreshInvoiceAction(deps())(args);
     expect(rec.responses[0]).toMatchObject({ replace_original: false, response_type: 'ephemeral' });
-    expect(sandbox.requests).toHaveLength(0);
+    expect(env.sandbox.requests).toHaveLength(0);
   });
 
   it('survives a dead response_url', async () => {
@@ -74,7 +59,7 @@ describe('Open payment page button', () => {
 });
 
 describe('link_shared', () => {
-  const link = (id: string) => `${sandbox.payUrl}/pay/${id}`;
+  const link = (id: string) => `${env.sandbox.payUrl}/pay/${id}`;
 
   it('unfurls each payment link into a compact card, keyed by the exact URL', async () => {
     const urls = [link(DEMO_INVOICE_IDS.open), `${link(DEMO_INVOICE_IDS.paid)}?utm=x`];
@@ -101,14 +86,14 @@ describe('link_shared', () => {
 
   it.each([
     ['a link to no invoice', () => link('aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee'), 1],
-    ['a malformed link', () => `${sandbox.payUrl}/pay/not-an-id`, 0],
+    ['a malformed link', () => `${env.sandbox.payUrl}/pay/not-an-id`, 0],
     ['a link on another host', () => `https://elsewhere.example/pay/${DEMO_INVOICE_IDS.open}`, 0],
-    ['a page that is not a payment link', () => `${sandbox.payUrl}/about`, 0],
+    ['a page that is not a payment link', () => `${env.sandbox.payUrl}/about`, 0],
   ])('leaves %s alone: no unfurl, no throw', async (_label, url, calls) => {
     const { args, unfurls } = linkSharedArgs([url()]);
     await createLinkSharedEvent(deps())(args);
     expect(unfurls).toEqual([]);
-    expect(sandbox.requests).toHaveLength(calls);
+    expect(env.sandbox.requests).toHaveLength(calls);
   });
 
   it('logs, and does not throw, when chat.unfurl fails', async () => {

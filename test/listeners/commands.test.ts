@@ -1,26 +1,15 @@
 import type { RespondArguments } from '@slack/bolt';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBalanceCommand } from '../../src/listeners/commands/balance.js';
 import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
 import { commandListener } from '../../src/listeners/reply.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { BALANCE_TITLE } from '../../src/views/balance.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
-import { captureLogs, commandArgs, type DepsOptions, HOME_TEAM, listenerDeps } from '../support/bolt.js';
+import { captureLogs, commandArgs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
+import { useSandbox } from '../support/use-sandbox.js';
 
-let sandbox: Sandbox;
-const closers: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-afterEach(async () => {
-  sandbox.reset();
-  sandbox.setLatency(0);
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const env = useSandbox();
 
 type Command = '/balance' | '/invoice';
 
@@ -30,8 +19,7 @@ async function run(
   text: string,
   opts: DepsOptions & { team?: string; user?: string; channel?: string; failRespond?: boolean } = {},
 ) {
-  const { deps, close } = listenerDeps(sandbox, opts);
-  closers.push(close);
+  const deps = env.deps(opts);
   const handler = command === '/balance' ? createBalanceCommand(deps) : createInvoiceCommand(deps);
   const { args, rec } = commandArgs(
     {
@@ -58,7 +46,7 @@ describe('/balance', () => {
     expectValidMessage(reply);
     expect(visibleText(reply)).toContain('*Bitcoin*\n`0.0123456` BTC');
     expect(visibleText(reply)).toContain('*Litecoin*\n`0.0000001` LTC');
-    expect(sandbox.requests.map((r) => r.path)).toEqual(['/api/v2/balance']);
+    expect(env.sandbox.requests.map((r) => r.path)).toEqual(['/api/v2/balance']);
   });
 
   it.each<[string, DepsOptions & { team?: string; user?: string; channel?: string }, string]>([
@@ -77,7 +65,7 @@ describe('/balance', () => {
     const { reply } = await run('/balance', '', opts);
     expect(reply?.response_type).toBe('ephemeral');
     expect(visibleText(reply)).toContain(phrase);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(env.sandbox.requests).toHaveLength(0);
   });
 
   it('lets the listed people in the listed channels through', async () => {
@@ -93,11 +81,11 @@ describe('/balance', () => {
   it('explains itself on "help", to anyone, without calling the service', async () => {
     const { reply } = await run('/balance', ' HELP ', { team: 'T0GUEST' });
     expect(visibleText(reply)).toContain('shows the merchant');
-    expect(sandbox.requests).toHaveLength(0);
+    expect(env.sandbox.requests).toHaveLength(0);
   });
 
   it('tells an admin to check the key when the service rejects it, never showing it', async () => {
-    sandbox.failNext({
+    env.sandbox.failNext({
       kind: 'status',
       status: 401,
       body: '{"status":401,"name":"UnauthorizedError","message":"shop not found","details":"check api key"}',
@@ -105,11 +93,11 @@ describe('/balance', () => {
     const { reply } = await run('/balance', '');
     expect(reply?.response_type).toBe('ephemeral');
     expect(visibleText(reply)).toContain('`PAYMENT_API_KEY`');
-    expect(JSON.stringify(reply)).not.toContain(sandbox.apiKey);
+    expect(JSON.stringify(reply)).not.toContain(env.sandbox.apiKey);
   });
 
   it('acks empty by the fast-path deadline when the service is slow, then answers via response_url', async () => {
-    sandbox.setLatency(300);
+    env.sandbox.setLatency(300);
     const { rec, reply } = await run('/balance', '', { fastPathMs: 100 });
     expect(rec.acks).toEqual([undefined]);
     expect(rec.ackMs).toBeLessThan(250);
@@ -119,7 +107,7 @@ describe('/balance', () => {
   });
 
   it('logs one line for the request with who asked, the outcome and the latency', async () => {
-    const logs = captureLogs([sandbox.apiKey]);
+    const logs = captureLogs([env.sandbox.apiKey]);
     await run('/balance', '', { logger: logs.logger });
     const line = logs.lines.find((l) => l.msg === 'command /balance');
     expect(line).toMatchObject({
@@ -140,15 +128,15 @@ describe('/invoice', () => {
   it.each([
     ['an id', id],
     ['an upper-case id with spaces around', `   ${id.toUpperCase()}  `],
-    ['a pasted payment link', () => `${sandbox.payUrl}/pay/${id}`],
-    ['a link as Slack escapes it', () => `<${sandbox.payUrl}/pay/${id}>`],
-    ['a labelled link as Slack escapes it', () => `<${sandbox.payUrl}/pay/${id}|Pay here>`],
+    ['a pasted payment link', () => `${env.sandbox.payUrl}/pay/${id}`],
+    ['a link as Slack escapes it', () => `<${env.sandbox.payUrl}/pay/${id}>`],
+    ['a labelled link as Slack escapes it', () => `<${env.sandbox.payUrl}/pay/${id}|Pay here>`],
   ])('shows the invoice in the channel for %s', async (_label, text) => {
     const { reply } = await run('/invoice', typeof text === 'function' ? text() : text);
     expect(reply?.response_type).toBe('in_channel');
     expectValidMessage(reply);
     expect(visibleText(reply)).toContain('Order #1042');
-    expect(sandbox.requests.map((r) => r.path)).toEqual([`/api/v2/invoice/${id}`]);
+    expect(env.sandbox.requests.map((r) => r.path)).toEqual([`/api/v2/invoice/${id}`]);
   });
 
   it('replies only to the asker when INVOICE_REPLY is ephemeral', async () => {
@@ -163,7 +151,7 @@ describe('/invoice', () => {
     const { reply } = await run('/invoice', text);
     expect(reply?.response_type).toBe('ephemeral');
     expect(visibleText(reply)).toContain(phrase);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(env.sandbox.requests).toHaveLength(0);
   });
 
   it.each([
@@ -176,7 +164,7 @@ describe('/invoice', () => {
     expect(reply?.response_type).toBe('ephemeral');
     expectValidMessage(reply);
     expect(visibleText(reply)).toContain(quoted);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(env.sandbox.requests).toHaveLength(0);
   });
 
   it('names the id of an invoice that does not exist', async () => {
@@ -196,14 +184,14 @@ describe('/invoice', () => {
     [{ kind: 'html' as const }, 1, 'could not read'],
     [{ kind: 'hang' as const }, 1, 'did not answer in time'],
   ])('explains a failing service (%o) ephemerally', async (fault, times, phrase) => {
-    sandbox.failNext(fault, times);
+    env.sandbox.failNext(fault, times);
     const { reply } = await run('/invoice', id, { fastPathMs: 5000 });
     expect(reply?.response_type).toBe('ephemeral');
     expect(visibleText(reply)).toContain(phrase);
   });
 
   it('does not throw when the response_url is gone, and logs it', async () => {
-    sandbox.setLatency(200);
+    env.sandbox.setLatency(200);
     const logs = captureLogs();
     await run('/invoice', id, { fastPathMs: 50, failRespond: true, logger: logs.logger });
     expect(logs.lines.find((l) => l.msg === 'command /invoice')).toMatchObject({
