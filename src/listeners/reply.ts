@@ -34,17 +34,21 @@ export const reply = (message: Message, visibility: Visibility, outcome = 'ok'):
 /** A command handler: parse, check, fetch, render. It may throw; errors become ephemeral replies. */
 export type CommandHandler = (command: SlashCommand, log: RequestLog) => Promise<Reply>;
 
+/** Outcomes the person caused (a typo, an unknown id, a refusal): the request line says it all. */
+const PERSONAL_OUTCOMES = new Set(['invalid_invoice_id', 'invoice_not_found']);
+
 /**
- * Runs `work` and turns any failure into an ephemeral reply explaining it. Expected failures
- * (payment service, access) are logged as warnings; anything else is a bug, logged as an error.
+ * Runs `work` and turns any failure into an ephemeral reply explaining it. A failure of the
+ * payment service is logged as a warning with its details (status, schema issues); anything
+ * unexpected is a bug, logged as an error with its stack.
  */
 export async function settle(logger: Logger, work: () => Promise<Reply>, intro?: string): Promise<Reply> {
   try {
     return await work();
   } catch (error) {
-    if (isPaymentError(error) || error instanceof AccessDeniedError) {
-      logger.warn({ err: error }, error.message);
-    } else {
+    if (isPaymentError(error)) {
+      if (!PERSONAL_OUTCOMES.has(error.code)) logger.warn({ err: error }, error.message);
+    } else if (!(error instanceof AccessDeniedError)) {
       logger.error({ err: error }, 'request failed');
     }
     return {

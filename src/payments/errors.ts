@@ -39,8 +39,11 @@ export abstract class PaymentError extends Error {
 export class InvalidInvoiceIdError extends PaymentError {
   override readonly name = 'InvalidInvoiceIdError';
   readonly code = 'invalid_invoice_id';
-  constructor(readonly input: string) {
+  /** What was typed, cut to 500 characters: enough to quote back, not a pasted novel in the logs. */
+  readonly input: string;
+  constructor(input: string) {
     super('not an invoice id (expected 8-4-4-4-12 hexadecimal)');
+    this.input = input.slice(0, 500);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import type { Invoice } from '../payments/index.js';
+import type { Amount, Invoice } from '../payments/index.js';
 import {
   actionButton,
   actions,
@@ -46,8 +46,7 @@ function expiry(invoice: Invoice, now: Date): Mrkdwn {
     : md`${slackDate(invoice.timeout)} (expired)`;
 }
 
-const money = (amount: { toString(): string }, currency: string) =>
-  md`\`${amount.toString()}\` ${esc(currency, 40)}`;
+const money = (amount: Amount, currency: string) => md`\`${amount.toString()}\` ${esc(currency, 40)}`;
 
 const title = (invoice: Invoice) => (invoice.title.trim() === '' ? 'Invoice' : invoice.title);
 

@@ -122,6 +122,29 @@ describe('/balance', () => {
   });
 });
 
+describe('request logs', () => {
+  const lines = async (text: string, arrange = () => {}) => {
+    const logs = captureLogs();
+    arrange();
+    await run('/invoice', text, { logger: logs.logger });
+    return logs.lines.map((l) => [l.level, l.msg]);
+  };
+
+  it('write only the request line for what the person got wrong', async () => {
+    expect(await lines('not-an-id')).toEqual([['info', 'command /invoice']]);
+    expect(await lines('aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee')).toEqual([['info', 'command /invoice']]);
+  });
+
+  it('add a warning with the details when the service fails', async () => {
+    const logged = await lines(DEMO_INVOICE_IDS.open, () => env.sandbox.failNext({ kind: 'html' }));
+    expect(logged).toContainEqual([
+      'warn',
+      'unexpected answer from the payment service: the body is not JSON',
+    ]);
+    expect(logged.at(-1)).toEqual(['info', 'command /invoice']);
+  });
+});
+
 describe('/invoice', () => {
   const id = DEMO_INVOICE_IDS.open;
 
