@@ -92,13 +92,12 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
 
   /** GET with the deadline and the retry policy; resolves with a 2xx answer or rejects with a PaymentError. */
   async function get(path: string, operation: Operation, invoiceId?: string): Promise<Answer> {
-    const startedAt = performance.now();
     // Not AbortSignal.timeout(): its timer cannot be cleared, so every call would leave one
     // running (and a DOMException to build) for the whole deadline after it has finished.
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
     try {
-      return await attempts(path, operation, invoiceId, controller.signal, startedAt);
+      return await attempts(path, operation, invoiceId, controller.signal);
     } finally {
       clearTimeout(timer);
     }
@@ -109,8 +108,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     operation: Operation,
     invoiceId: string | undefined,
     deadline: AbortSignal,
-    startedAt: number,
   ): Promise<Answer> {
+    const startedAt = performance.now();
     for (let attempt = 0; ; attempt += 1) {
       let failure: PaymentError;
       try {
