@@ -62,7 +62,8 @@ export async function startBot(
         return [];
       }
     });
-  const exited = (once(child, 'exit') as Promise<[number | null]>).then(([code]) => code);
+  // 'close', not 'exit': it comes after stdout and stderr have been read to the end.
+  const exited = (once(child, 'close') as Promise<[number | null]>).then(([code]) => code);
 
   let port = 0;
   if (!opts.expectExit) {
