@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHANNEL_ID, USER_ID } from './slack-ids.js';
 
 /**
  * The bot's configuration, read once at start from the environment (after `.env`, via dotenv)
@@ -90,8 +91,8 @@ const schema = z.object({
       .min(100, 'must be 100..120000')
       .max(120_000, 'must be 100..120000'),
   ).default(8000),
-  BALANCE_ALLOWED_USERS: idList(/^[UW][A-Z0-9]+$/, 'Slack user ids (U…)'),
-  BALANCE_ALLOWED_CHANNELS: idList(/^[CGD][A-Z0-9]+$/, 'Slack channel ids (C…, G…, D…)'),
+  BALANCE_ALLOWED_USERS: idList(USER_ID, 'Slack user ids (U…)'),
+  BALANCE_ALLOWED_CHANNELS: idList(CHANNEL_ID, 'Slack channel ids (C…, G…, D…)'),
   INVOICE_REPLY: optional(z.enum(['in_channel', 'ephemeral'], 'must be in_channel or ephemeral')).default(
     'in_channel',
   ),

@@ -1,7 +1,7 @@
 import { AccessDeniedError } from '../access.js';
 import { type AnyPaymentError, isPaymentError } from '../payments/index.js';
 import { fallbackText, type Message, section } from './blocks.js';
-import { esc, join, type Mrkdwn, md } from './mrkdwn.js';
+import { channelMention, esc, join, type Mrkdwn, md } from './mrkdwn.js';
 
 export const EXAMPLE_INVOICE_ID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 
@@ -9,8 +9,6 @@ interface Explanation {
   title: string;
   body: Mrkdwn;
 }
-
-const channelMention = (id: string): Mrkdwn => (/^[CGD][A-Z0-9]+$/.test(id) ? md`<#${id}>` : esc(id));
 
 function explainPaymentError(error: AnyPaymentError): Explanation {
   switch (error.code) {

@@ -1,3 +1,5 @@
+import { CHANNEL_ID, USER_ID } from '../slack-ids.js';
+
 /**
  * Text that is safe to send to Slack as mrkdwn. The only ways to make one are the `md` template
  * (which escapes what is interpolated), `esc`, and the trusted constructors here (dates, links,
@@ -78,7 +80,12 @@ export function slackDate(date: Date, format = '{date_short_pretty} at {time}'):
 
 /** A mention of a Slack user; ids are checked, as they come in requests. */
 export function mention(userId: string): Mrkdwn {
-  return /^[UW][A-Z0-9]+$/.test(userId) ? new Mrkdwn(`<@${userId}>`) : esc(userId);
+  return USER_ID.test(userId) ? new Mrkdwn(`<@${userId}>`) : esc(userId);
+}
+
+/** A link to a Slack channel; anything that is not a channel id is shown as escaped text. */
+export function channelMention(channelId: string): Mrkdwn {
+  return CHANNEL_ID.test(channelId) ? new Mrkdwn(`<#${channelId}>`) : esc(channelId);
 }
 
 /** Longest URL Slack takes in a button; also the cap for links. */
