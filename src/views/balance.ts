@@ -34,10 +34,8 @@ export function balanceMessage(entries: readonly BalanceEntry[], readAt: Date): 
     };
   }
 
-  const ordered = [
-    ...entries.filter((e) => !e.balance.isZero()),
-    ...entries.filter((e) => e.balance.isZero()),
-  ];
+  const funded = entries.filter((e) => !e.balance.isZero());
+  const ordered = [...funded, ...entries.filter((e) => e.balance.isZero())];
   const rows = ordered.map(
     (e) => md`*${esc(e.title, MAX_TITLE)}*\n\`${e.balance.toString()}\` ${esc(e.id, MAX_ID)}`,
   );
@@ -66,9 +64,7 @@ export function balanceMessage(entries: readonly BalanceEntry[], readAt: Date): 
         ),
   );
 
-  const summary = ordered
-    .filter((e) => !e.balance.isZero())
-    .map((e) => md`${e.balance.toString()} ${esc(e.id, MAX_ID)}`);
+  const summary = funded.map((e) => md`${e.balance.toString()} ${esc(e.id, MAX_ID)}`);
   const nonZero = summary.length === 0 ? md`all zero` : join(summary, ', ');
   return { text: fallbackText(md`${BALANCE_TITLE}: ${nonZero}`), blocks };
 }

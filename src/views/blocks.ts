@@ -37,17 +37,12 @@ export function fallbackText(text: Mrkdwn): string {
 }
 
 export function header(raw: string): HeaderBlock {
-  const text = raw.trim() === '' ? 'Untitled' : raw;
-  return {
-    type: 'header',
-    text: { type: 'plain_text', text: truncate(escapeText(text), LIMITS.headerText), emoji: true },
-  };
+  return { type: 'header', text: plain(raw.trim() === '' ? 'Untitled' : raw, LIMITS.headerText) };
 }
 
-export function section(text: Mrkdwn, blockId?: string): SectionBlock {
+export function section(text: Mrkdwn): SectionBlock {
   return {
     type: 'section',
-    ...(blockId ? { block_id: blockId } : {}),
     text: { type: 'mrkdwn', text: nonEmpty(truncate(text.text, LIMITS.sectionText)) },
   };
 }
@@ -84,13 +79,12 @@ export function linkButton(label: string, rawUrl: string, actionId: string): But
   return { type: 'button', action_id: actionId, text: plain(label, LIMITS.buttonText), url };
 }
 
-export function actionButton(label: string, actionId: string, value: string, style?: 'primary'): Button {
+export function actionButton(label: string, actionId: string, value: string): Button {
   return {
     type: 'button',
     action_id: actionId,
     text: plain(label, LIMITS.buttonText),
     value: value.slice(0, LIMITS.buttonValue),
-    ...(style ? { style } : {}),
   };
 }
 

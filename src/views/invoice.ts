@@ -48,6 +48,17 @@ function expiry(invoice: Invoice, now: Date): Mrkdwn {
 
 const money = (amount: Amount, currency: string) => md`\`${amount.toString()}\` ${esc(currency, 40)}`;
 
+/** Status, payment status and amount: the three facts the card and the notification text lead with. */
+const headline = (invoice: Invoice, separator: string) =>
+  join(
+    [
+      label(STATUS_LABELS, invoice.status),
+      label(PAY_STATUS_LABELS, invoice.payStatus),
+      money(invoice.amount, invoice.currency),
+    ],
+    separator,
+  );
+
 const title = (invoice: Invoice) => (invoice.title.trim() === '' ? 'Invoice' : invoice.title);
 
 export interface InvoiceViewOptions {
@@ -60,8 +71,8 @@ export interface InvoiceViewOptions {
 /** The full invoice reply: every field, the two status fields, and the payment-page and refresh buttons. */
 export function invoiceMessage(invoice: Invoice, { now, refreshedBy }: InvoiceViewOptions): Message {
   const redirects = [
-    invoice.shop.successUrl ? md`${link(invoice.shop.successUrl, 'after success')}` : undefined,
-    invoice.shop.failUrl ? md`${link(invoice.shop.failUrl, 'after failure')}` : undefined,
+    invoice.shop.successUrl ? link(invoice.shop.successUrl, 'after success') : undefined,
+    invoice.shop.failUrl ? link(invoice.shop.failUrl, 'after failure') : undefined,
   ].filter((m): m is Mrkdwn => m !== undefined);
 
   const fields = [
@@ -100,7 +111,7 @@ export function invoiceUnfurl(invoice: Invoice, now: Date): { blocks: KnownBlock
   return {
     blocks: [
       section(
-        md`*${esc(title(invoice), 150)}*\n${label(STATUS_LABELS, invoice.status)} · ${label(PAY_STATUS_LABELS, invoice.payStatus)} · ${money(invoice.amount, invoice.currency)}\nExpiry: ${expiry(invoice, now)}`,
+        md`*${esc(title(invoice), 150)}*\n${headline(invoice, ' · ')}\nExpiry: ${expiry(invoice, now)}`,
       ),
       context(md`${esc(invoice.shop.title, 200)} · invoice \`${esc(invoice.id, 100)}\``),
     ],
@@ -108,5 +119,5 @@ export function invoiceUnfurl(invoice: Invoice, now: Date): { blocks: KnownBlock
 }
 
 function summary(invoice: Invoice, now: Date): Mrkdwn {
-  return md`Invoice "${esc(title(invoice), 300)}": ${label(STATUS_LABELS, invoice.status)}, ${label(PAY_STATUS_LABELS, invoice.payStatus)}, ${money(invoice.amount, invoice.currency)}, ${expiry(invoice, now)}`;
+  return md`Invoice "${esc(title(invoice), 300)}": ${headline(invoice, ', ')}, ${expiry(invoice, now)}`;
 }

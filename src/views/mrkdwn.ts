@@ -73,9 +73,11 @@ export function join(pieces: readonly Mrkdwn[], separator: string): Mrkdwn {
 }
 
 /** A date every reader sees in their own time zone; the fallback is UTC ISO 8601. */
-export function slackDate(date: Date, format = '{date_short_pretty} at {time}'): Mrkdwn {
+export function slackDate(date: Date): Mrkdwn {
   const seconds = Math.floor(date.getTime() / 1000);
-  return new Mrkdwn(`<!date^${seconds}^${format}|${date.toISOString().replace(/\.\d{3}Z$/, 'Z')}>`);
+  return new Mrkdwn(
+    `<!date^${seconds}^{date_short_pretty} at {time}|${date.toISOString().replace(/\.\d{3}Z$/, 'Z')}>`,
+  );
 }
 
 /** A mention of a Slack user; ids are checked, as they come in requests. */
