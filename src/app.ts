@@ -24,8 +24,6 @@ export interface BotDeps {
   payments: PaymentsClient;
   logger: Logger;
   identity: SlackIdentity;
-  clock?: () => Date;
-  fastPathMs?: number;
 }
 
 export interface Bot {
@@ -127,8 +125,8 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     payments: deps.payments,
     logger,
     inflight,
-    clock: deps.clock ?? (() => new Date()),
-    fastPathMs: deps.fastPathMs ?? FAST_PATH_MS,
+    clock: () => new Date(),
+    fastPathMs: FAST_PATH_MS,
     invoiceReply: config.invoiceReply,
     payUrl: config.payments.payUrl,
     balancePolicy: {
