@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Amount } from './amount.js';
 
 /**
- * The service's answers, per the API document (§2, §7). Bodies are parsed with lossless-json, so
+ * The service's answers (docs/payment-api.md). Bodies are parsed with lossless-json, so
  * every JSON number arrives here as a `LosslessNumber` holding the digits that were sent.
  *
  * Open by design: extra fields are dropped, and `status`, `payStatus`, currency and method ids
@@ -62,7 +62,7 @@ export const invoiceSchema = z.object({
   }),
 });
 
-/** §7: the error object. Every field optional: an error answer is mapped even when it is malformed. */
+/** The error object (docs/payment-api.md#errors). Every field optional: an error answer is mapped even when it is malformed. */
 export const errorBodySchema = z.object({
   name: z.string().optional().catch(undefined),
   message: z.string().optional().catch(undefined),

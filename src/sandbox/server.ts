@@ -13,7 +13,7 @@ import {
 
 /**
  * A local payment service that speaks the two documented calls and the two documented errors
- * (§4, §7 of the API document), for demos and tests. Tests can make chosen requests fail.
+ * (docs/payment-api.md), for demos and tests. Tests can make chosen requests fail.
  */
 
 /** How one request should misbehave instead of being answered normally. */

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 
 /**
- * A Block Kit checker for everything the bot sends, encoding ../shared/slack-facts.md on its own
+ * A Block Kit checker for everything the bot sends, encoding docs/slack.md on its own
  * (it does not import the bot's limits, so a wrong constant there cannot agree with it). It also
  * checks mrkdwn safety: every `<…>` token must be a date, a user or channel mention or an http(s)
  * link, and `&` only appears in the three entities, so service or user text cannot ping or spoof.

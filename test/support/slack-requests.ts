@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * Requests as Slack sends them (../shared/slack-facts.md): form-encoded slash commands with every
+ * Requests as Slack sends them (docs/slack.md): form-encoded slash commands with every
  * documented field, `block_actions` payloads, `link_shared` event callbacks, each signed
  * `v0=hex(HMAC-SHA256(secret, "v0:" + ts + ":" + body))`.
  */

@@ -6,7 +6,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { blockKitProblems } from './block-kit.js';
 
 /**
- * A local stand-in for Slack, following ../shared/slack-facts.md: the Web API under `apiUrl`
+ * A local stand-in for Slack, following docs/slack.md: the Web API under `apiUrl`
  * (auth.test, apps.connections.open, chat.unfurl), `response_url` endpoints, and a Socket Mode
  * WebSocket server. Everything the bot sends is recorded and checked against Block Kit's limits.
  */
