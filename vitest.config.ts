@@ -1,16 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
+/** The fast tests: no child processes, no database server. Also what mutation testing runs. */
+export const unitProject = {
+  test: {
+    name: 'unit',
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/e2e/**'],
+    testTimeout: 10_000,
+  },
+};
+
 export default defineConfig({
   test: {
     projects: [
-      {
-        test: {
-          name: 'unit',
-          include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**'],
-          testTimeout: 10_000,
-        },
-      },
+      unitProject,
       {
         test: {
           name: 'e2e',

@@ -8,7 +8,6 @@ import { AccessDeniedError } from '../src/access.js';
 import {
   createPaymentsClient,
   InvalidApiKeyError,
-  InvalidInvoiceIdError,
   InvoiceNotFoundError,
   PaymentTimeoutError,
   RateLimitedError,
@@ -19,7 +18,7 @@ import {
 import { DEMO_INVOICE_IDS, demoInvoices } from '../src/sandbox/data.js';
 import { startSandbox } from '../src/sandbox/server.js';
 import { balanceMessage } from '../src/views/balance.js';
-import { errorMessage } from '../src/views/errors.js';
+import { errorMessage, invalidInvoiceMessage } from '../src/views/errors.js';
 import { balanceHelp, invoiceHelp, invoiceUsage } from '../src/views/help.js';
 import { invoiceMessage, invoiceUnfurl } from '../src/views/invoice.js';
 
@@ -41,6 +40,7 @@ try {
     apiKey: sandbox.apiKey,
     dispatcher: pool,
     userAgent: 'preview',
+    timeoutMs: 8000,
   });
   const balance = await client.getBalance();
   const open = await client.getInvoice(DEMO_INVOICE_IDS.open);
@@ -60,7 +60,7 @@ try {
     ['`/balance help`', balanceHelp()],
     ['`/invoice help`', invoiceHelp('in_channel')],
     ['`/invoice` with nothing after it', invoiceUsage()],
-    ['Not an invoice id', errorMessage(new InvalidInvoiceIdError('order 1042'))],
+    ['Not an invoice id', invalidInvoiceMessage('order 1042')],
     [
       'Invoice not found',
       errorMessage(new InvoiceNotFoundError('aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee', { status: 400 })),
@@ -69,7 +69,7 @@ try {
     ['Rate limited', errorMessage(new RateLimitedError(120_000, { status: 429 }))],
     ['Timeout', errorMessage(new PaymentTimeoutError(8000, {}))],
     ['Service unavailable', errorMessage(new ServiceUnavailableError('HTTP 503', { status: 503 }))],
-    ['Unexpected answer', errorMessage(new UnexpectedResponseError('not JSON', [], '', { status: 200 }))],
+    ['Unexpected answer', errorMessage(new UnexpectedResponseError({ detail: 'not JSON', status: 200 }))],
     [
       'Other service error',
       errorMessage(new ServiceError('ForbiddenError', 'project is disabled', { status: 403 })),

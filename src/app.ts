@@ -1,8 +1,8 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { App, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Config } from './config.js';
+import { createHttpServer, type Routes } from './http/server.js';
+import { SlackHttpReceiver } from './http/slack-receiver.js';
 import { Inflight } from './inflight.js';
 import { registerListeners } from './listeners/index.js';
 import { boltLogger, type Logger } from './logger.js';
@@ -27,7 +27,7 @@ export interface BotDeps {
 }
 
 export interface Bot {
-  /** Starts taking requests; resolves with the HTTP port (the Slack endpoint, or /healthz in Socket Mode). */
+  /** Starts taking requests; resolves with the HTTP port (Slack's endpoint in HTTP mode, /healthz in both). */
   start(): Promise<{ port: number }>;
   /** Stops taking requests, then waits up to `graceMs` for replies in flight. */
   stop(graceMs: number): Promise<{ drained: boolean }>;
@@ -86,28 +86,24 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     res.end(JSON.stringify({ ok: ready }));
   };
 
-  const httpReceiver =
-    config.mode === 'http'
-      ? new HTTPReceiver({
-          signingSecret: config.slack.signingSecret ?? '',
-          logger: slackLog,
-          customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
-        })
-      : undefined;
-  const socketReceiver =
-    config.mode === 'socket'
-      ? new SocketModeReceiver({
-          appToken: config.slack.appToken ?? '',
+  const { slack } = config;
+  const receiver =
+    slack.mode === 'http'
+      ? new SlackHttpReceiver({ signingSecret: slack.signingSecret, logger, boltLogger: slackLog })
+      : new SocketModeReceiver({
+          appToken: slack.appToken,
           logger: slackLog,
           installerOptions: { clientOptions },
-        })
-      : undefined;
-  const receiver = httpReceiver ?? socketReceiver;
-  if (!receiver) throw new Error(`unknown mode ${config.mode}`);
+        });
+  const routes: Routes =
+    receiver instanceof SlackHttpReceiver
+      ? { 'GET /healthz': healthz, 'POST /slack/events': receiver.handle }
+      : { 'GET /healthz': healthz };
+  const server = createHttpServer(routes, logger);
 
   const app = new App({
     receiver,
-    token: config.slack.botToken,
+    token: slack.botToken,
     // Given both ids, Bolt skips its own auth.test: ours already ran.
     botId: deps.identity.botId,
     botUserId: deps.identity.botUserId,
@@ -136,40 +132,24 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     },
   });
 
-  // In Socket Mode nothing else listens on a port, so /healthz gets a server of its own.
-  let server: Server | undefined;
-
   return {
     async start() {
-      if (httpReceiver) {
-        server = await httpReceiver.start(config.port);
-      } else {
-        server = createServer((req, res) => {
-          if (req.method === 'GET' && req.url?.split('?')[0] === '/healthz') return healthz(req, res);
-          res.writeHead(404).end();
-        });
-        server.listen(config.port);
-        await once(server, 'listening');
-        await socketReceiver?.start();
-      }
+      const port = await server.listen(config.port, undefined);
+      await app.start();
       ready = true;
-      const { port } = server.address() as AddressInfo;
-      logger.info({ mode: config.mode, port, team: deps.identity.teamId }, 'bot started');
+      logger.info({ mode: slack.mode, port, team: deps.identity.teamId }, 'bot started');
       return { port };
     },
 
     async stop(graceMs) {
       ready = false;
-      // Stop taking requests: Bolt closes its HTTP server (requests being acked still finish) or
-      // its WebSocket; in Socket Mode the health server is ours to close.
-      const stopped = Promise.all([
-        app.stop(),
-        socketReceiver && server ? new Promise((resolve) => server?.close(resolve)) : undefined,
-      ]);
-      server?.closeIdleConnections();
+      // Stop taking requests: no new connections (requests being acked still finish), and in
+      // Socket Mode no more envelopes.
+      const closed = server.close();
+      await app.stop();
       const drained = await inflight.drain(graceMs);
-      server?.closeAllConnections();
-      await stopped;
+      server.closeAll();
+      await closed;
       return { drained };
     },
   };

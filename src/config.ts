@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Visibility } from './pipeline/outcome.js';
 import { CHANNEL_ID, USER_ID } from './slack-ids.js';
 
 /**
@@ -7,16 +8,15 @@ import { CHANNEL_ID, USER_ID } from './slack-ids.js';
  * with it, never its value: several of these are secrets.
  */
 
+/** How Slack reaches the bot: signed HTTP requests, or a Socket Mode WebSocket the bot opens. */
+export type SlackConnection = { mode: 'http'; signingSecret: string } | { mode: 'socket'; appToken: string };
+
 export interface Config {
-  slack: {
+  slack: SlackConnection & {
     botToken: string;
-    /** Set in HTTP mode. */
-    signingSecret: string | undefined;
-    /** Set in Socket Mode. */
-    appToken: string | undefined;
     apiUrl: string;
   };
-  mode: 'http' | 'socket';
+  /** Where the bot listens: Slack's requests (HTTP mode), /healthz and /metrics (both modes). */
   port: number;
   payments: {
     apiUrl: string;
@@ -29,7 +29,7 @@ export interface Config {
     balanceUsers: readonly string[] | undefined;
     balanceChannels: readonly string[] | undefined;
   };
-  invoiceReply: 'in_channel' | 'ephemeral';
+  invoiceReply: Visibility;
   logLevel: LogLevel;
 }
 
@@ -71,8 +71,6 @@ const idList = (pattern: RegExp, what: string) =>
 
 const schema = z.object({
   SLACK_BOT_TOKEN: z.string('is required').trim().startsWith('xoxb-', 'must be a bot token (xoxb-…)'),
-  SLACK_SIGNING_SECRET: optional(z.string().trim()),
-  SLACK_APP_TOKEN: optional(z.string().trim().startsWith('xapp-', 'must be an app-level token (xapp-…)')),
   PORT: optional(
     z.coerce
       .number('must be a port number')
@@ -99,6 +97,24 @@ const schema = z.object({
   LOG_LEVEL: optional(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)).default('info'),
 });
 
+/** Socket Mode when an app-level token is set, otherwise HTTP mode, which needs the signing secret. */
+const connectionSchema = z
+  .object({
+    SLACK_SIGNING_SECRET: optional(z.string().trim()),
+    SLACK_APP_TOKEN: optional(z.string().trim().startsWith('xapp-', 'must be an app-level token (xapp-…)')),
+  })
+  .transform((e, ctx): SlackConnection => {
+    if (e.SLACK_APP_TOKEN) return { mode: 'socket', appToken: e.SLACK_APP_TOKEN };
+    if (e.SLACK_SIGNING_SECRET) return { mode: 'http', signingSecret: e.SLACK_SIGNING_SECRET };
+    ctx.issues.push({
+      code: 'custom',
+      path: ['SLACK_SIGNING_SECRET'],
+      message: 'is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',
+      input: undefined,
+    });
+    return z.NEVER;
+  });
+
 const deepFreeze = <T>(value: T): T => {
   if (value && typeof value === 'object' && !(value instanceof URL)) {
     Object.values(value).forEach(deepFreeze);
@@ -109,23 +125,19 @@ const deepFreeze = <T>(value: T): T => {
 
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const parsed = schema.safeParse(env);
+  const connection = connectionSchema.safeParse(env);
   // Our own messages only: zod's defaults could echo a value, and some of these are secrets.
-  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-  const isSet = (name: string) => Boolean(env[name]?.trim());
-  if (!isSet('SLACK_APP_TOKEN') && !isSet('SLACK_SIGNING_SECRET')) {
-    problems.push('SLACK_SIGNING_SECRET: is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
-  }
-  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const problems = [parsed, connection].flatMap((result) =>
+    result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+  );
+  if (!parsed.success || !connection.success) throw new ConfigError(problems);
   const e = parsed.data;
-  const mode = e.SLACK_APP_TOKEN ? 'socket' : 'http';
   return deepFreeze({
     slack: {
+      ...connection.data,
       botToken: e.SLACK_BOT_TOKEN,
-      signingSecret: e.SLACK_SIGNING_SECRET,
-      appToken: e.SLACK_APP_TOKEN,
       apiUrl: e.SLACK_API_URL.endsWith('/') ? e.SLACK_API_URL : `${e.SLACK_API_URL}/`,
     },
-    mode,
     port: e.PORT,
     payments: {
       apiUrl: e.PAYMENT_API_URL,
@@ -141,10 +153,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 
 /** The secrets in a configuration, for redaction. */
 export function secretsOf(config: Config): string[] {
+  const { slack } = config;
   return [
-    config.slack.botToken,
-    config.slack.signingSecret,
-    config.slack.appToken,
+    slack.botToken,
+    slack.mode === 'http' ? slack.signingSecret : slack.appToken,
     config.payments.apiKey,
-  ].filter((s): s is string => Boolean(s));
+  ];
 }

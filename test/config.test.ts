@@ -21,9 +21,8 @@ function problems(env: Record<string, string>): string[] {
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
     expect(loadConfig(base)).toMatchObject({
-      mode: 'http',
       port: 3000,
-      slack: { apiUrl: 'https://slack.com/api/', appToken: undefined },
+      slack: { mode: 'http', signingSecret: 'signing-secret-value', apiUrl: 'https://slack.com/api/' },
       payments: { timeoutMs: 8000, payUrl: undefined },
       access: { balanceUsers: undefined, balanceChannels: undefined },
       invoiceReply: 'in_channel',
@@ -33,7 +32,12 @@ describe('loadConfig', () => {
 
   it('runs in Socket Mode when SLACK_APP_TOKEN is set, without a signing secret', () => {
     const { SLACK_SIGNING_SECRET: _, ...socket } = base;
-    expect(loadConfig({ ...socket, SLACK_APP_TOKEN: 'xapp-1-A1-abc' }).mode).toBe('socket');
+    expect(loadConfig({ ...socket, SLACK_APP_TOKEN: 'xapp-1-A1-abc' }).slack).toEqual({
+      mode: 'socket',
+      appToken: 'xapp-1-A1-abc',
+      botToken: base.SLACK_BOT_TOKEN,
+      apiUrl: 'https://slack.com/api/',
+    });
   });
 
   it('reads every variable', () => {

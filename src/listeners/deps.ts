@@ -1,18 +1,12 @@
 import type { BalancePolicy } from '../access.js';
-import type { Inflight } from '../inflight.js';
-import type { Logger } from '../logger.js';
 import type { PaymentsClient } from '../payments/index.js';
-
-export type Visibility = 'ephemeral' | 'in_channel';
+import type { AckRaceDeps } from '../pipeline/ack-race.js';
+import type { Visibility } from '../pipeline/outcome.js';
 
 /** What every listener is given: built once at start, nothing read from the environment here. */
-export interface ListenerDeps {
+export interface ListenerDeps extends AckRaceDeps {
   payments: PaymentsClient;
-  logger: Logger;
-  inflight: Inflight;
   clock: () => Date;
-  /** How long a command waits for the service before acknowledging and answering via response_url. */
-  fastPathMs: number;
   invoiceReply: Visibility;
   payUrl: URL | undefined;
   balancePolicy: BalancePolicy;

@@ -1,23 +1,23 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { parse as parseJson } from 'lossless-json';
 import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import { createRedactor } from '../redact.js';
+import { errorFromAnswer } from './answers.js';
 import {
-  errorFromAnswer,
-  InvalidInvoiceIdError,
-  type Operation,
+  InvoiceNotFoundError,
   type PaymentError,
   PaymentTimeoutError,
   RateLimitedError,
+  ServiceError,
   ServiceUnavailableError,
   UnexpectedResponseError,
 } from './errors.js';
-import { parseInvoiceId } from './invoice-id.js';
+import { type InvoiceId, parseInvoiceId } from './invoice-id.js';
 import { type BalanceEntry, balanceResponseSchema, type Invoice, invoiceSchema } from './schemas.js';
 import { SingleFlight } from './single-flight.js';
 
-interface RetryPolicy {
+export interface RetryPolicy {
   /** Retries after the first attempt. */
   maxRetries: number;
   /** Backoff before retry n (0-based) is random in [0, min(maxDelayMs, baseDelayMs * 2^n)). */
@@ -25,10 +25,27 @@ interface RetryPolicy {
   maxDelayMs: number;
 }
 
-const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 2000 };
-const DEFAULT_TIMEOUT_MS = 8000;
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 2000 };
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const SNIPPET_LENGTH = 200;
+
+/** What the retry loop reads from the world; tests replace it to check delays exactly. */
+export interface RetryEnvironment {
+  /** A number in [0, 1), as Math.random. */
+  random: () => number;
+  /** Milliseconds on a monotonic clock, as performance.now. */
+  now: () => number;
+  /** Waits `ms`, or rejects when `signal` aborts first. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+const REAL_WORLD: RetryEnvironment = {
+  random: Math.random,
+  now: () => performance.now(),
+  sleep: (ms, signal) => sleepFor(ms, undefined, { signal }),
+};
+
+export type Operation = 'balance' | 'invoice';
 
 export interface PaymentsClientOptions {
   /** The service's `{base_url}`; paths `/api/v2/...` are appended to it. */
@@ -38,8 +55,9 @@ export interface PaymentsClientOptions {
   dispatcher: Dispatcher;
   userAgent: string;
   /** One deadline per call, covering connect, headers, body and retries. */
-  timeoutMs?: number;
+  timeoutMs: number;
   retry?: RetryPolicy;
+  retryEnvironment?: Partial<RetryEnvironment>;
   maxBodyBytes?: number;
   logger?: { warn(fields: object, message: string): void };
 }
@@ -47,8 +65,8 @@ export interface PaymentsClientOptions {
 export interface PaymentsClient {
   /** The merchant's balance per cryptocurrency, summed over all projects. */
   getBalance(): Promise<readonly BalanceEntry[]>;
-  /** One invoice. Rejects with `InvalidInvoiceIdError`, before any request, when `id` is not one. */
-  getInvoice(id: string): Promise<Invoice>;
+  /** One invoice; rejects with `InvoiceNotFoundError` when the service has no such id. */
+  getInvoice(id: InvoiceId): Promise<Invoice>;
 }
 
 interface Answer {
@@ -62,8 +80,9 @@ class BodyTooLargeError extends Error {
 }
 
 export function createPaymentsClient(options: PaymentsClientOptions): PaymentsClient {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { timeoutMs } = options;
   const retry = options.retry ?? DEFAULT_RETRY;
+  const world: RetryEnvironment = { ...REAL_WORLD, ...options.retryEnvironment };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const redact = createRedactor([options.apiKey]);
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -91,40 +110,35 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   }
 
   /** GET with the deadline and the retry policy; resolves with a 2xx answer or rejects with a PaymentError. */
-  async function get(path: string, operation: Operation, invoiceId?: string): Promise<Answer> {
+  async function get(path: string, operation: Operation): Promise<Answer> {
     // Not AbortSignal.timeout(): its timer cannot be cleared, so every call would leave one
     // running (and a DOMException to build) for the whole deadline after it has finished.
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
     try {
-      return await attempts(path, operation, invoiceId, controller.signal);
+      return await attempts(path, operation, controller.signal);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  async function attempts(
-    path: string,
-    operation: Operation,
-    invoiceId: string | undefined,
-    deadline: AbortSignal,
-  ): Promise<Answer> {
-    const startedAt = performance.now();
+  async function attempts(path: string, operation: Operation, deadline: AbortSignal): Promise<Answer> {
+    const startedAt = world.now();
     for (let attempt = 0; ; attempt += 1) {
       let failure: PaymentError;
       try {
         const answer = await fetchOnce(path, deadline);
         if (answer.status >= 200 && answer.status < 300) return answer;
-        failure = errorFromAnswer({ ...answer, operation, invoiceId, redact });
+        failure = errorFromAnswer({ ...answer, redact });
       } catch (error) {
         if (deadline.aborted) throw new PaymentTimeoutError(timeoutMs, { cause: error });
         if (error instanceof BodyTooLargeError) {
-          throw new UnexpectedResponseError(error.message, [], '', { cause: error });
+          throw new UnexpectedResponseError({ detail: error.message, cause: error });
         }
         failure = new ServiceUnavailableError(redact(describeNetworkError(error)), { cause: error });
       }
-      const remainingMs = timeoutMs - (performance.now() - startedAt);
-      const delayMs = retryDelay(failure, attempt, retry);
+      const remainingMs = timeoutMs - (world.now() - startedAt);
+      const delayMs = retryDelay(failure, attempt, retry, world.random);
       if (delayMs === undefined || delayMs >= remainingMs) throw failure;
       options.logger?.warn(
         {
@@ -137,7 +151,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
         'payment service call failed, retrying',
       );
       try {
-        await sleep(delayMs, undefined, { signal: deadline });
+        await world.sleep(delayMs, deadline);
       } catch (error) {
         throw new PaymentTimeoutError(timeoutMs, { cause: error });
       }
@@ -150,7 +164,9 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     try {
       json = parseJson(answer.body);
     } catch (error) {
-      throw new UnexpectedResponseError('the body is not JSON', [], snippet, {
+      throw new UnexpectedResponseError({
+        detail: 'the body is not JSON',
+        bodySnippet: snippet,
         status: answer.status,
         cause: error,
       });
@@ -160,7 +176,10 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       const issues = parsed.error.issues
         .slice(0, 10)
         .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-      throw new UnexpectedResponseError('the body does not match the API document', issues, snippet, {
+      throw new UnexpectedResponseError({
+        detail: 'the body does not match the API document',
+        issues,
+        bodySnippet: snippet,
         status: answer.status,
       });
     }
@@ -176,18 +195,30 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     },
 
     getInvoice(id) {
-      const invoiceId = parseInvoiceId(id);
-      if (invoiceId === undefined) return Promise.reject(new InvalidInvoiceIdError(id));
-      return invoiceFlight.run(invoiceId, async () => {
-        const answer = await get(`/api/v2/invoice/${invoiceId}`, 'invoice', invoiceId);
-        return decode(invoiceSchema, answer);
+      // The type says it is an id; this guard keeps a caller's cast from reaching a URL path.
+      if (parseInvoiceId(id) !== id) return Promise.reject(new TypeError('getInvoice: not an invoice id'));
+      return invoiceFlight.run(id, async () => {
+        try {
+          return decode(invoiceSchema, await get(`/api/v2/invoice/${id}`, 'invoice'));
+        } catch (error) {
+          throw isNotFound(error) ? new InvoiceNotFoundError(id, { status: 400, cause: error }) : error;
+        }
       });
     },
   };
 }
 
+/** docs/payment-api.md#not-found: exactly a 400 `BadRequestError` means "no such invoice". */
+const isNotFound = (error: unknown) =>
+  error instanceof ServiceError && error.status === 400 && error.serviceName === 'BadRequestError';
+
 /** Connection errors, 429 and 502/503/504 are retried; never 400, 401 or a broken body. */
-function retryDelay(failure: PaymentError, attempt: number, policy: RetryPolicy): number | undefined {
+function retryDelay(
+  failure: PaymentError,
+  attempt: number,
+  policy: RetryPolicy,
+  random: () => number,
+): number | undefined {
   if (attempt >= policy.maxRetries) return undefined;
   const retryable =
     failure instanceof RateLimitedError ||
@@ -195,7 +226,7 @@ function retryDelay(failure: PaymentError, attempt: number, policy: RetryPolicy)
       (failure.status === undefined || [502, 503, 504].includes(failure.status)));
   if (!retryable) return undefined;
   if (failure instanceof RateLimitedError && failure.retryAfterMs !== undefined) return failure.retryAfterMs;
-  return Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  return random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
 }
 
 async function readText(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {

@@ -1,5 +1,5 @@
 export { Amount } from './amount.js';
-export { createPaymentsClient, type PaymentsClient } from './client.js';
+export { createPaymentsClient, type PaymentsClient, type RetryPolicy } from './client.js';
 export * from './errors.js';
 export { type InvoiceId, parseInvoiceId } from './invoice-id.js';
 export type { BalanceEntry, Invoice } from './schemas.js';

@@ -1,4 +1,5 @@
 import { LosslessNumber } from 'lossless-json';
+import { type InvoiceId, parseInvoiceId } from '../payments/invoice-id.js';
 
 /**
  * Demo data in the service's wire shape. Amounts are `LosslessNumber`s so the JSON carries exactly
@@ -43,10 +44,16 @@ export const DEMO_BALANCES: readonly WireBalanceEntry[] = [
   { id: 'DOGE', title: 'Dogecoin', balance: num('4200.75') },
 ];
 
+const invoiceId = (text: string): InvoiceId => {
+  const id = parseInvoiceId(text);
+  if (id === undefined) throw new Error(`not an invoice id: ${text}`);
+  return id;
+};
+
 export const DEMO_INVOICE_IDS = {
-  open: '5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
-  paid: '9d2c7b61-0a4e-4f3b-9c8d-7e6f5a4b3c2d',
-  expired: 'c0ffee00-1234-4abc-8def-0123456789ab',
+  open: invoiceId('5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b'),
+  paid: invoiceId('9d2c7b61-0a4e-4f3b-9c8d-7e6f5a4b3c2d'),
+  expired: invoiceId('c0ffee00-1234-4abc-8def-0123456789ab'),
 } as const;
 
 const HOUR = 3_600_000;

@@ -1,16 +1,6 @@
-import type { KnownBlock } from '@slack/types';
 import type { BalanceEntry } from '../payments/index.js';
-import {
-  blockChars,
-  context,
-  fallbackText,
-  fieldSections,
-  header,
-  LIMITS,
-  type Message,
-  section,
-} from './blocks.js';
-import { esc, join, md, slackDate } from './mrkdwn.js';
+import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
+import { esc, join, type Mrkdwn, md, slackDate } from './mrkdwn.js';
 
 export const BALANCE_TITLE = 'Balance across all projects';
 export const NO_BALANCES =
@@ -19,11 +9,37 @@ export const NO_BALANCES =
 /** Longest currency title and id shown in a row; the amount is always shown whole. */
 const MAX_TITLE = 80;
 const MAX_ID = 40;
+/**
+ * Characters kept free of rows: the header, the context line (a date and the "N more" note)
+ * and the `type` names Slack counts with the text. Rows get the rest of the message budget.
+ */
+export const RESERVED_CHARS = 600;
+/** What a field costs beyond its text: its `mrkdwn` type, and a share of its section's. */
+export const FIELD_OVERHEAD = 30;
+
+const row = (e: BalanceEntry): Mrkdwn =>
+  md`*${esc(e.title, MAX_TITLE)}*\n\`${e.balance.toString()}\` ${esc(e.id, MAX_ID)}`;
+
+/**
+ * The rows that fit in one message, in order; building stops as soon as the next one would not
+ * fit, so a service listing 20,000 currencies costs no more than one that lists a few hundred.
+ */
+function fittingRows(entries: readonly BalanceEntry[]): Mrkdwn[] {
+  const rows: Mrkdwn[] = [];
+  let chars = RESERVED_CHARS;
+  for (const entry of entries) {
+    const next = row(entry);
+    chars += next.text.length + FIELD_OVERHEAD;
+    if (chars > LIMITS.messageChars) break;
+    rows.push(next);
+  }
+  return rows;
+}
 
 /**
  * The merchant's balance: one row per currency (title, id, exact amount), non-zero balances
  * first and zero ones after them, then when it was read. Rows that cannot fit in one Slack
- * message (50 blocks, 12,000 characters) are counted and the count is shown, never dropped silently.
+ * message (12,000 characters) are counted and the count is shown, never dropped silently.
  */
 export function balanceMessage(entries: readonly BalanceEntry[], readAt: Date): Message {
   const readLine = md`Total across all projects · read ${slackDate(readAt)}`;
@@ -35,36 +51,18 @@ export function balanceMessage(entries: readonly BalanceEntry[], readAt: Date): 
   }
 
   const funded = entries.filter((e) => !e.balance.isZero());
-  const ordered = [...funded, ...entries.filter((e) => e.balance.isZero())];
-  const rows = ordered.map(
-    (e) => md`*${esc(e.title, MAX_TITLE)}*\n\`${e.balance.toString()}\` ${esc(e.id, MAX_ID)}`,
-  );
-
-  // Room for the header, the context line (with an "N more" note) and some slack for JSON keys.
-  const head = header(BALANCE_TITLE);
-  const reserveChars = blockChars(head) + 600;
-  const maxRows = (LIMITS.blocks - 2) * LIMITS.fields;
-  let shown = 0;
-  let chars = reserveChars;
-  for (const row of rows) {
-    const cost = row.text.length + 30; // the field's own JSON keys and type
-    if (shown === maxRows || chars + cost > LIMITS.messageChars) break;
-    chars += cost;
-    shown += 1;
-  }
-  const omitted = rows.length - shown;
-
-  const blocks: KnownBlock[] = [head, ...fieldSections(rows.slice(0, shown))];
-  blocks.push(
-    omitted === 0
-      ? context(readLine)
-      : context(
-          readLine,
-          md`${omitted} more ${omitted === 1 ? 'currency' : 'currencies'} not shown: too many for one Slack message`,
-        ),
-  );
+  const rows = fittingRows([...funded, ...entries.filter((e) => e.balance.isZero())]);
+  const omitted = entries.length - rows.length;
+  const note = md`${omitted} more ${omitted === 1 ? 'currency' : 'currencies'} not shown: too many for one Slack message`;
 
   const summary = funded.map((e) => md`${e.balance.toString()} ${esc(e.id, MAX_ID)}`);
   const nonZero = summary.length === 0 ? md`all zero` : join(summary, ', ');
-  return { text: fallbackText(md`${BALANCE_TITLE}: ${nonZero}`), blocks };
+  return {
+    text: fallbackText(md`${BALANCE_TITLE}: ${nonZero}`),
+    blocks: [
+      header(BALANCE_TITLE),
+      ...fieldSections(rows),
+      omitted === 0 ? context(readLine) : context(readLine, note),
+    ],
+  };
 }

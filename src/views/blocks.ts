@@ -1,8 +1,8 @@
-import type { Button, ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
+import type { ActionsBlock, Button, ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
 import { escapeText, httpUrl, type Mrkdwn, truncate } from './mrkdwn.js';
 
 /**
- * Block Kit builders that respect Slack's limits (../shared/slack-facts.md) whatever they are given:
+ * Block Kit builders that respect Slack's limits (docs/slack.md#block-kit) whatever they are given:
  * every text is cut to its maximum with "…" and is never empty, so a message built from them is
  * never rejected for size.
  */
@@ -37,7 +37,7 @@ export function fallbackText(text: Mrkdwn): string {
 }
 
 export function header(raw: string): HeaderBlock {
-  return { type: 'header', text: plain(raw.trim() === '' ? 'Untitled' : raw, LIMITS.headerText) };
+  return { type: 'header', text: plain(raw, LIMITS.headerText) };
 }
 
 export function section(text: Mrkdwn): SectionBlock {
@@ -88,23 +88,15 @@ export function actionButton(label: string, actionId: string, value: string): Bu
   };
 }
 
-export function actions(blockId: string, elements: readonly (Button | undefined)[]): KnownBlock | undefined {
-  const present = elements.filter((e): e is Button => e !== undefined);
-  return present.length === 0 ? undefined : { type: 'actions', block_id: blockId, elements: present };
+/** A row of buttons; optional ones (`undefined`) are left out, and the last is never optional. */
+export function actions(blockId: string, ...elements: [...(Button | undefined)[], Button]): ActionsBlock {
+  return {
+    type: 'actions',
+    block_id: blockId,
+    elements: elements.filter((e): e is Button => e !== undefined),
+  };
 }
 
 function plain(raw: string, max: number) {
   return { type: 'plain_text' as const, text: nonEmpty(truncate(escapeText(raw), max)), emoji: true };
-}
-
-/** Characters of text in a block, as counted against the message budget. */
-export function blockChars(block: KnownBlock): number {
-  let total = 0;
-  const visit = (value: unknown): void => {
-    if (typeof value === 'string') total += value.length;
-    else if (Array.isArray(value)) value.forEach(visit);
-    else if (value && typeof value === 'object') Object.values(value).forEach(visit);
-  };
-  visit(block);
-  return total;
 }

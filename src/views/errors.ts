@@ -12,11 +12,6 @@ interface Explanation {
 
 function explainPaymentError(error: AnyPaymentError): Explanation {
   switch (error.code) {
-    case 'invalid_invoice_id':
-      return {
-        title: 'That is not an invoice id',
-        body: md`\`${esc(error.input.replace(/`/g, "'"), 200)}\` is not an invoice id or payment link. An invoice id looks like \`${EXAMPLE_INVOICE_ID}\`; you can also paste the invoice's payment link.`,
-      };
     case 'invoice_not_found':
       return {
         title: 'Invoice not found',
@@ -90,6 +85,14 @@ const INTERNAL: Explanation = {
   body: md`Try again. If it keeps happening, tell the bot’s admin: the details are in the bot’s logs.`,
 };
 
+/** What the person typed is not an invoice id or payment link; quoted back, cut and escaped. */
+export function invalidInvoiceMessage(input: string): Message {
+  return warning(
+    'That is not an invoice id',
+    md`\`${esc(input.replace(/`/g, "'"), 200)}\` is not an invoice id or payment link. An invoice id looks like \`${EXAMPLE_INVOICE_ID}\`; you can also paste the invoice's payment link.`,
+  );
+}
+
 /** Explains what went wrong and what to do; `intro` prefixes the title (e.g. for a failed refresh). */
 export function errorMessage(error: unknown, intro?: string): Message {
   const { title, body } = isPaymentError(error)
@@ -97,15 +100,12 @@ export function errorMessage(error: unknown, intro?: string): Message {
     : error instanceof AccessDeniedError
       ? explainRefusal(error)
       : INTERNAL;
-  const heading = intro ? `${intro}: ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title;
+  return warning(intro ? `${intro}: ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title, body);
+}
+
+function warning(heading: string, body: Mrkdwn): Message {
   return {
     text: fallbackText(md`${heading}. ${body}`),
     blocks: [section(md`:warning: *${heading}*\n${body}`)],
   };
-}
-
-/** The code logged for an outcome that is an error. */
-export function errorCode(error: unknown): string {
-  if (isPaymentError(error) || error instanceof AccessDeniedError) return error.code;
-  return 'internal_error';
 }

@@ -95,14 +95,13 @@ export function invoiceMessage(invoice: Invoice, { now, refreshedBy }: InvoiceVi
     header(title(invoice)),
     ...fieldSections(fields),
     section(md`*Accepted methods*\n${methods}`),
+    actions(
+      INVOICE_ACTIONS_BLOCK,
+      linkButton('Open payment page', invoice.link, ACTION_OPEN_PAYMENT_PAGE),
+      actionButton('Refresh', ACTION_REFRESH, invoice.id),
+    ),
+    context(md`Invoice \`${esc(invoice.id, 100)}\` · ${stamp}`),
   ];
-  const buttons = actions(INVOICE_ACTIONS_BLOCK, [
-    linkButton('Open payment page', invoice.link, ACTION_OPEN_PAYMENT_PAGE),
-    actionButton('Refresh', ACTION_REFRESH, invoice.id),
-  ]);
-  if (buttons) blocks.push(buttons);
-  blocks.push(context(md`Invoice \`${esc(invoice.id, 100)}\` · ${stamp}`));
-
   return { text: fallbackText(summary(invoice, now)), blocks };
 }
 

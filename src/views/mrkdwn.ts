@@ -1,5 +1,8 @@
 import { CHANNEL_ID, USER_ID } from '../slack-ids.js';
 
+/** Marks text this module built as safe; the only way to construct a `Mrkdwn`. */
+let trust: (text: string) => Mrkdwn;
+
 /**
  * Text that is safe to send to Slack as mrkdwn. The only ways to make one are the `md` template
  * (which escapes what is interpolated), `esc`, and the trusted constructors here (dates, links,
@@ -7,9 +10,10 @@ import { CHANNEL_ID, USER_ID } from '../slack-ids.js';
  * cannot reach a text object unescaped: `<!channel>` in a title stays text, never a ping.
  */
 export class Mrkdwn {
-  constructor(readonly text: string) {}
-  toString(): string {
-    return this.text;
+  private constructor(readonly text: string) {}
+
+  static {
+    trust = (text) => new Mrkdwn(text);
   }
 }
 
@@ -52,7 +56,7 @@ export function truncate(text: string, max: number): string {
 /** Escapes `raw` and, when `max` is given, fits it. */
 export function esc(raw: string, max?: number): Mrkdwn {
   const escaped = escapeText(raw);
-  return new Mrkdwn(max === undefined ? escaped : truncate(escaped, max));
+  return trust(max === undefined ? escaped : truncate(escaped, max));
 }
 
 type Interpolation = Mrkdwn | string | number;
@@ -64,30 +68,30 @@ export function md(strings: TemplateStringsArray, ...values: Interpolation[]): M
     out += value instanceof Mrkdwn ? value.text : escapeText(String(value));
     out += strings[index + 1] ?? '';
   });
-  return new Mrkdwn(out);
+  return trust(out);
 }
 
 /** Joins safe pieces with a literal separator. */
 export function join(pieces: readonly Mrkdwn[], separator: string): Mrkdwn {
-  return new Mrkdwn(pieces.map((p) => p.text).join(separator));
+  return trust(pieces.map((p) => p.text).join(separator));
 }
 
 /** A date every reader sees in their own time zone; the fallback is UTC ISO 8601. */
 export function slackDate(date: Date): Mrkdwn {
   const seconds = Math.floor(date.getTime() / 1000);
-  return new Mrkdwn(
+  return trust(
     `<!date^${seconds}^{date_short_pretty} at {time}|${date.toISOString().replace(/\.\d{3}Z$/, 'Z')}>`,
   );
 }
 
 /** A mention of a Slack user; ids are checked, as they come in requests. */
 export function mention(userId: string): Mrkdwn {
-  return USER_ID.test(userId) ? new Mrkdwn(`<@${userId}>`) : esc(userId);
+  return USER_ID.test(userId) ? trust(`<@${userId}>`) : esc(userId);
 }
 
 /** A link to a Slack channel; anything that is not a channel id is shown as escaped text. */
 export function channelMention(channelId: string): Mrkdwn {
-  return CHANNEL_ID.test(channelId) ? new Mrkdwn(`<#${channelId}>`) : esc(channelId);
+  return CHANNEL_ID.test(channelId) ? trust(`<#${channelId}>`) : esc(channelId);
 }
 
 /** Longest URL Slack takes in a button; also the cap for links. */
@@ -102,8 +106,9 @@ export function httpUrl(raw: string): string | undefined {
     return undefined;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
-  // `|` and `>` would end the link markup early; percent-encoding them keeps the same address.
-  const href = url.href.replace(/\|/g, '%7C').replace(/>/g, '%3E').replace(/</g, '%3C');
+  // `|` would end the link markup early; percent-encoding it keeps the same address. The URL
+  // parser has already percent-encoded `<`, `>`, spaces and quotes.
+  const href = url.href.replace(/\|/g, '%7C');
   return href.length <= MAX_URL_LENGTH ? href : undefined;
 }
 
@@ -111,5 +116,5 @@ export function httpUrl(raw: string): string | undefined {
 export function link(raw: string, label: string): Mrkdwn {
   const href = httpUrl(raw);
   if (href === undefined) return esc(raw, 200);
-  return new Mrkdwn(`<${escapeText(href)}|${escapeText(label)}>`);
+  return trust(`<${escapeText(href)}|${escapeText(label)}>`);
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { acknowledgeOpenPaymentPage } from '../../src/listeners/actions/open-payment-page.js';
 import { createRefreshInvoiceAction } from '../../src/listeners/actions/refresh-invoice.js';
 import { createLinkSharedEvent } from '../../src/listeners/events/link-shared.js';
+import { actionListener, eventListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { buttonArgs, captureLogs, linkSharedArgs } from '../support/bolt.js';
@@ -13,7 +14,11 @@ const deps = env.deps;
 describe('Refresh button', () => {
   it('acks, reads the invoice again and replaces the message in place, saying who refreshed it', async () => {
     const { args, rec } = buttonArgs(DEMO_INVOICE_IDS.open);
-    await createRefreshInvoiceAction(deps())(args);
+    expect(await createRefreshInvoiceAction(deps())(args)).toEqual({
+      outcome: 'ok',
+      invoiceId: DEMO_INVOICE_IDS.open,
+      delivery: 'response_url',
+    });
     expect(rec.acks).toEqual([undefined]);
     const [response] = rec.responses;
     expect(response?.replace_original).toBe(true);
@@ -25,34 +30,54 @@ describe('Refresh button', () => {
   it('leaves the message as it was and tells only the clicker when the refresh fails', async () => {
     env.sandbox.failNext({ kind: 'status', status: 503 }, 3);
     const { args, rec } = buttonArgs(DEMO_INVOICE_IDS.open);
-    await createRefreshInvoiceAction(deps())(args);
+    expect(await createRefreshInvoiceAction(deps())(args)).toMatchObject({ outcome: 'service_unavailable' });
     const [response] = rec.responses;
     expect(response).toMatchObject({ replace_original: false, response_type: 'ephemeral' });
+    expectValidMessage(response);
     expect(response?.text).toMatch(/^Could not refresh the invoice: the payment service is unavailable/);
   });
 
   it('treats a tampered button value as a bad id, calling nothing', async () => {
     const { args, rec } = buttonArgs('../balance');
-    await createRefreshInvoiceAction(deps())(args);
+    expect(await createRefreshInvoiceAction(deps())(args)).toMatchObject({ outcome: 'invalid_input' });
     expect(rec.responses[0]).toMatchObject({ replace_original: false, response_type: 'ephemeral' });
+    expect(visibleText(rec.responses[0])).toContain('`../balance` is not an invoice id');
     expect(env.sandbox.requests).toHaveLength(0);
   });
 
   it('survives a dead response_url', async () => {
     const logs = captureLogs();
     const { args } = buttonArgs(DEMO_INVOICE_IDS.open, { failRespond: true });
-    await createRefreshInvoiceAction(deps({ logger: logs.logger }))(args);
-    expect(logs.lines.find((l) => l.msg === 'action refresh_invoice')).toMatchObject({
+    const d = deps({ logger: logs.logger });
+    await actionListener(d, 'refresh_invoice', createRefreshInvoiceAction(d))(args);
+    expect(logs.lines.map((l) => [l.level, l.msg])).toEqual([
+      ['warn', 'could not post the reply to response_url'],
+      ['info', 'action refresh_invoice'],
+    ]);
+    expect(logs.lines.at(-1)).toMatchObject({
+      kind: 'action',
+      user: 'U0CLICKER',
+      team: 'T0HOME',
+      channel: 'C0SUPPORT',
+      invoiceId: DEMO_INVOICE_IDS.open,
       outcome: 'ok',
       delivery: 'failed',
     });
+  });
+
+  it('still answers when its ack fails, and logs the failed ack', async () => {
+    const logs = captureLogs();
+    const { args, rec } = buttonArgs(DEMO_INVOICE_IDS.open, { failAck: true });
+    await createRefreshInvoiceAction(deps({ logger: logs.logger }))(args);
+    expect(rec.responses[0]?.replace_original).toBe(true);
+    expect(logs.lines.map((l) => l.msg)).toContain('could not acknowledge the request');
   });
 });
 
 describe('Open payment page button', () => {
   it('is only acknowledged', async () => {
     const { args, rec } = buttonArgs('x', { actionId: 'open_payment_page' });
-    await acknowledgeOpenPaymentPage(args);
+    expect(await acknowledgeOpenPaymentPage(args)).toEqual({ outcome: 'ok' });
     expect(rec.acks).toEqual([undefined]);
     expect(rec.responses).toEqual([]);
   });
@@ -64,7 +89,11 @@ describe('link_shared', () => {
   it('unfurls each payment link into a compact card, keyed by the exact URL', async () => {
     const urls = [link(DEMO_INVOICE_IDS.open), `${link(DEMO_INVOICE_IDS.paid)}?utm=x`];
     const { args, unfurls } = linkSharedArgs(urls);
-    await createLinkSharedEvent(deps())(args);
+    expect(await createLinkSharedEvent(deps())(args)).toEqual({
+      outcome: 'ok',
+      invoiceId: `${DEMO_INVOICE_IDS.open},${DEMO_INVOICE_IDS.paid}`,
+      counts: { unfurled: 2 },
+    });
     expect(unfurls).toHaveLength(1);
     const [call] = unfurls;
     expect(call).toMatchObject({ channel: 'C0SUPPORT', ts: '1700000000.000200' });
@@ -84,14 +113,27 @@ describe('link_shared', () => {
     expect(unfurls[0]).not.toHaveProperty('ts');
   });
 
-  it.each([
-    ['a link to no invoice', () => link('aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee'), 1],
-    ['a malformed link', () => `${env.sandbox.payUrl}/pay/not-an-id`, 0],
-    ['a link on another host', () => `https://elsewhere.example/pay/${DEMO_INVOICE_IDS.open}`, 0],
-    ['a page that is not a payment link', () => `${env.sandbox.payUrl}/about`, 0],
-  ])('leaves %s alone: no unfurl, no throw', async (_label, url, calls) => {
-    const { args, unfurls } = linkSharedArgs([url()]);
+  it('unfurls at most five links of a message', async () => {
+    const urls = Array.from({ length: 7 }, (_, i) => `${link(DEMO_INVOICE_IDS.open)}?n=${i}`);
+    const { args, unfurls } = linkSharedArgs(urls);
     await createLinkSharedEvent(deps())(args);
+    const call = unfurls[0];
+    expect(Object.keys(call && 'unfurls' in call ? (call.unfurls ?? {}) : {})).toEqual(urls.slice(0, 5));
+  });
+
+  it.each([
+    ['a link to no invoice', () => link('aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee'), 1, 'no_invoice'],
+    ['a malformed link', () => `${env.sandbox.payUrl}/pay/not-an-id`, 0, 'no_payment_link'],
+    [
+      'a link on another host',
+      () => `https://elsewhere.example/pay/${DEMO_INVOICE_IDS.open}`,
+      0,
+      'no_payment_link',
+    ],
+    ['a page that is not a payment link', () => `${env.sandbox.payUrl}/about`, 0, 'no_payment_link'],
+  ])('leaves %s alone: no unfurl, no throw', async (_label, url, calls, outcome) => {
+    const { args, unfurls } = linkSharedArgs([url()]);
+    expect(await createLinkSharedEvent(deps())(args)).toMatchObject({ outcome });
     expect(unfurls).toEqual([]);
     expect(env.sandbox.requests).toHaveLength(calls);
   });
@@ -99,7 +141,19 @@ describe('link_shared', () => {
   it('logs, and does not throw, when chat.unfurl fails', async () => {
     const logs = captureLogs();
     const { args } = linkSharedArgs([link(DEMO_INVOICE_IDS.open)], { failUnfurl: true });
-    await createLinkSharedEvent(deps({ logger: logs.logger }))(args);
-    expect(logs.lines.find((l) => l.msg === 'event link_shared')).toMatchObject({ outcome: 'unfurl_failed' });
+    const d = deps({ logger: logs.logger });
+    await eventListener(d, 'link_shared', createLinkSharedEvent(d))(args);
+    expect(logs.lines.map((l) => [l.level, l.msg])).toEqual([
+      ['warn', 'chat.unfurl failed'],
+      ['info', 'event link_shared'],
+    ]);
+    expect(logs.lines.at(-1)).toMatchObject({
+      kind: 'event',
+      user: 'U0PASTER',
+      team: 'T0HOME',
+      channel: 'C0SUPPORT',
+      outcome: 'unfurl_failed',
+      invoiceId: DEMO_INVOICE_IDS.open,
+    });
   });
 });

@@ -2,7 +2,7 @@ import type { RespondArguments } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { createBalanceCommand } from '../../src/listeners/commands/balance.js';
 import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
-import { commandListener } from '../../src/listeners/reply.js';
+import { commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { BALANCE_TITLE } from '../../src/views/balance.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
@@ -17,7 +17,13 @@ type Command = '/balance' | '/invoice';
 async function run(
   command: Command,
   text: string,
-  opts: DepsOptions & { team?: string; user?: string; channel?: string; failRespond?: boolean } = {},
+  opts: DepsOptions & {
+    team?: string;
+    user?: string;
+    channel?: string;
+    failRespond?: boolean;
+    failAck?: boolean;
+  } = {},
 ) {
   const deps = env.deps(opts);
   const handler = command === '/balance' ? createBalanceCommand(deps) : createInvoiceCommand(deps);
@@ -29,9 +35,9 @@ async function run(
       ...(opts.user ? { user_id: opts.user } : {}),
       ...(opts.channel ? { channel_id: opts.channel } : {}),
     },
-    { failRespond: opts.failRespond ?? false },
+    { failRespond: opts.failRespond ?? false, failAck: opts.failAck ?? false },
   );
-  await commandListener(deps, handler)(args);
+  await commandListener(deps, command, handler)(args);
   const [ack] = rec.acks;
   const reply = (typeof ack === 'object' ? ack : rec.responses[0]) as RespondArguments | undefined;
   return { rec, reply, deps };
@@ -123,25 +129,113 @@ describe('/balance', () => {
 });
 
 describe('request logs', () => {
-  const lines = async (text: string, arrange = () => {}) => {
+  const logged = async (command: Command, text: string, opts: Parameters<typeof run>[2] = {}) => {
     const logs = captureLogs();
-    arrange();
-    await run('/invoice', text, { logger: logs.logger });
-    return logs.lines.map((l) => [l.level, l.msg]);
+    await run(command, text, { ...opts, logger: logs.logger });
+    return logs.lines;
   };
+  const outcome = async (command: Command, text: string, opts: Parameters<typeof run>[2] = {}) =>
+    (await logged(command, text, opts)).find((l) => l.msg === `command ${command}`);
 
-  it('write only the request line for what the person got wrong', async () => {
-    expect(await lines('not-an-id')).toEqual([['info', 'command /invoice']]);
-    expect(await lines('aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee')).toEqual([['info', 'command /invoice']]);
+  it.each<[string, Command, string, Parameters<typeof run>[2], Record<string, unknown>]>([
+    ['a balance', '/balance', '', {}, { outcome: 'ok', delivery: 'ack' }],
+    ['balance help', '/balance', 'help', {}, { outcome: 'help' }],
+    ['balance with words after it', '/balance', 'please', {}, { outcome: 'usage' }],
+    ['a refusal', '/balance', '', { team: 'T0GUEST' }, { outcome: 'other_workspace', team: 'T0GUEST' }],
+    [
+      'an invoice',
+      '/invoice',
+      DEMO_INVOICE_IDS.open,
+      {},
+      { outcome: 'ok', invoiceId: DEMO_INVOICE_IDS.open },
+    ],
+    ['invoice help', '/invoice', 'help', {}, { outcome: 'help' }],
+    ['an empty invoice command', '/invoice', ' ', {}, { outcome: 'usage' }],
+    ['a typo', '/invoice', 'not-an-id', {}, { outcome: 'invalid_input' }],
+    [
+      'an unknown invoice',
+      '/invoice',
+      'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee',
+      {},
+      { outcome: 'invoice_not_found', invoiceId: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' },
+    ],
+  ])('record the outcome of %s', async (_label, command, text, opts, fields) => {
+    expect(await outcome(command, text, opts)).toMatchObject({
+      level: 'info',
+      kind: 'command',
+      name: command,
+      ...fields,
+    });
+  });
+
+  it('record a failing service under its code, with the invoice asked for', async () => {
+    env.sandbox.failNext({ kind: 'status', status: 500 });
+    expect(await outcome('/invoice', DEMO_INVOICE_IDS.paid)).toMatchObject({
+      outcome: 'service_unavailable',
+      invoiceId: DEMO_INVOICE_IDS.paid,
+    });
+  });
+
+  it('write only the request line for what the person got wrong or was refused', async () => {
+    for (const [command, text, opts] of [
+      ['/invoice', 'not-an-id', {}],
+      ['/invoice', 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee', {}],
+      ['/balance', '', { team: 'T0GUEST' }],
+    ] as const) {
+      expect((await logged(command, text, opts)).map((l) => [l.level, l.msg])).toEqual([
+        ['info', `command ${command}`],
+      ]);
+    }
   });
 
   it('add a warning with the details when the service fails', async () => {
-    const logged = await lines(DEMO_INVOICE_IDS.open, () => env.sandbox.failNext({ kind: 'html' }));
-    expect(logged).toContainEqual([
-      'warn',
-      'unexpected answer from the payment service: the body is not JSON',
+    env.sandbox.failNext({ kind: 'html' });
+    const lines = (await logged('/invoice', DEMO_INVOICE_IDS.open)).map((l) => [l.level, l.msg]);
+    expect(lines).toEqual([
+      ['warn', 'unexpected answer from the payment service: the body is not JSON'],
+      ['info', 'command /invoice'],
     ]);
-    expect(logged.at(-1)).toEqual(['info', 'command /invoice']);
+  });
+
+  it('log a bug in a handler as an error with its stack, and still answer the person', async () => {
+    const logs = captureLogs();
+    const deps = env.deps({ logger: logs.logger });
+    const { args, rec } = commandArgs({ command: '/balance' });
+    await commandListener(deps, '/balance', async () => {
+      throw new TypeError('boom');
+    })(args);
+    expect(logs.lines.map((l) => [l.level, l.msg, l.outcome])).toEqual([
+      ['error', 'request failed', undefined],
+      ['info', 'command /balance', 'internal_error'],
+    ]);
+    expect(String(logs.lines[0]?.err && (logs.lines[0].err as { stack: string }).stack)).toContain(
+      'TypeError: boom',
+    );
+    expect(visibleText(rec.acks[0])).toContain('Something went wrong inside the bot');
+  });
+
+  it('deliver the reply through the response_url when the ack cannot be sent', async () => {
+    const logs = captureLogs();
+    const { rec } = await run('/balance', '', { failAck: true, logger: logs.logger });
+    expect(rec.acks).toEqual([]);
+    expect(rec.responses).toHaveLength(1);
+    expect(visibleText(rec.responses[0])).toContain('`0.0123456` BTC');
+    expect(logs.lines.map((l) => [l.level, l.msg])).toEqual([
+      ['error', 'could not acknowledge the request'],
+      ['info', 'command /balance'],
+    ]);
+    expect(logs.lines.at(-1)).toMatchObject({ outcome: 'ok', delivery: 'response_url' });
+  });
+
+  it('record a reply lost both ways as delivery "failed"', async () => {
+    const logs = captureLogs();
+    await run('/balance', '', { failAck: true, failRespond: true, logger: logs.logger });
+    expect(logs.lines.map((l) => [l.level, l.msg])).toEqual([
+      ['error', 'could not acknowledge the request'],
+      ['warn', 'could not post the reply to response_url'],
+      ['info', 'command /balance'],
+    ]);
+    expect(logs.lines.at(-1)).toMatchObject({ outcome: 'ok', delivery: 'failed' });
   });
 });
 

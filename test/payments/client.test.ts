@@ -2,11 +2,10 @@ import { inspect } from 'node:util';
 import { stringify } from 'lossless-json';
 import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../../src/payments/errors.js';
+import { parseRetryAfter } from '../../src/payments/answers.js';
 import {
   createPaymentsClient,
   InvalidApiKeyError,
-  InvalidInvoiceIdError,
   InvoiceNotFoundError,
   type PaymentError,
   type PaymentsClient,
@@ -18,6 +17,7 @@ import {
 } from '../../src/payments/index.js';
 import { DEMO_INVOICE_IDS, demoInvoices, num } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { invoiceId } from '../support/factories.js';
 
 const FAST_RETRY = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 };
 
@@ -40,6 +40,7 @@ function client(overrides: Partial<Parameters<typeof createPaymentsClient>[0]> =
     apiKey: sandbox.apiKey,
     dispatcher: pool,
     userAgent: 'payments-slack-bot/test',
+    timeoutMs: 2000,
     retry: FAST_RETRY,
     ...overrides,
   });
@@ -100,6 +101,7 @@ describe('getBalance', () => {
         apiKey: own.apiKey,
         dispatcher: ownPool,
         userAgent: 't',
+        timeoutMs: 2000,
       }).getBalance();
       expect(balance.map((b) => [b.id, b.balance.toString()])).toEqual([['NEWCOIN-X9', '9007199254740993']]);
     } finally {
@@ -148,11 +150,6 @@ describe('getInvoice', () => {
     expect(invoice.shop).toEqual({ title: 'Acme Gift Cards', successUrl: null, failUrl: null });
   });
 
-  it('asks for an upper-case id in lower case', async () => {
-    await client().getInvoice(DEMO_INVOICE_IDS.open.toUpperCase());
-    expect(sandbox.requests.map((r) => r.path)).toEqual([`/api/v2/invoice/${DEMO_INVOICE_IDS.open}`]);
-  });
-
   it('takes unknown status values and currencies as they come', async () => {
     const odd = {
       ...demoInvoices('https://pay.example.com')[0],
@@ -169,28 +166,43 @@ describe('getInvoice', () => {
   });
 
   it('maps 400 BadRequestError to InvoiceNotFoundError carrying the id, without retrying', async () => {
-    const id = 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee';
+    const id = invoiceId('aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee');
     const error = await failure(client().getInvoice(id));
     expect(error).toBeInstanceOf(InvoiceNotFoundError);
     expect(error).toMatchObject({ code: 'invoice_not_found', invoiceId: id, status: 400 });
+    expect(error.cause).toBeInstanceOf(ServiceError);
     expect(sandbox.requests).toHaveLength(1);
   });
 
   it.each([
-    '',
-    'abc',
-    '../balance',
-    '../../api/v2/balance',
-    '%2e%2e%2fbalance',
-    `${DEMO_INVOICE_IDS.open}/../../balance`,
-    `${DEMO_INVOICE_IDS.open}#`,
-    'x'.repeat(5000),
-  ])('rejects %j with InvalidInvoiceIdError and makes no request', async (input) => {
-    const error = await failure(client().getInvoice(input));
-    expect(error).toBeInstanceOf(InvalidInvoiceIdError);
-    expect(error).toMatchObject({ code: 'invalid_invoice_id', input: input.slice(0, 500) });
-    expect(sandbox.requests).toHaveLength(0);
+    ['another 400', 400, '{"status":400,"name":"ValidationError","message":"bad"}'],
+    ['a 404', 404, '{"status":404,"name":"BadRequestError","message":"no any invoice"}'],
+  ])('keeps %s a service error: only a 400 BadRequestError means not found', async (_label, status, body) => {
+    sandbox.failNext({ kind: 'status', status, body });
+    const error = await failure(client().getInvoice(DEMO_INVOICE_IDS.open));
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toMatchObject({ code: 'service_error', status });
   });
+
+  it('maps a 400 BadRequestError on the balance to a service error, not "invoice not found"', async () => {
+    sandbox.failNext({
+      kind: 'status',
+      status: 400,
+      body: '{"status":400,"name":"BadRequestError","message":"x"}',
+    });
+    const error = await failure(client().getBalance());
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toMatchObject({ serviceName: 'BadRequestError', serviceMessage: 'x' });
+  });
+
+  it.each(['', '../balance', '../../api/v2/balance', `${DEMO_INVOICE_IDS.open}/../../balance`, 'ABC'])(
+    'refuses %j cast to an InvoiceId, making no request',
+    async (input) => {
+      const error = await failure(client().getInvoice(input as never));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(sandbox.requests).toHaveLength(0);
+    },
+  );
 });
 
 describe('failures and retries', () => {
@@ -234,6 +246,7 @@ describe('failures and retries', () => {
           apiKey: 'k',
           dispatcher: closedPool,
           userAgent: 't',
+          timeoutMs: 2000,
           retry: FAST_RETRY,
         }).getBalance(),
       );
@@ -369,13 +382,13 @@ describe('single flight', () => {
     expect(sandbox.requests).toHaveLength(3);
   });
 
-  it('keeps different invoices apart, and ids that differ only in case together', async () => {
+  it('keeps different invoices apart, and the same invoice together', async () => {
     sandbox.setLatency(50);
     try {
       const c = client();
       await Promise.all([
         c.getInvoice(DEMO_INVOICE_IDS.open),
-        c.getInvoice(DEMO_INVOICE_IDS.open.toUpperCase()),
+        c.getInvoice(invoiceId(DEMO_INVOICE_IDS.open.toUpperCase())),
         c.getInvoice(DEMO_INVOICE_IDS.paid),
       ]);
       expect(sandbox.requests.map((r) => r.path).sort()).toEqual([
@@ -433,5 +446,186 @@ describe('parseRetryAfter', () => {
     [undefined, undefined],
   ])('reads %j as %s ms', (value, ms) => {
     expect(parseRetryAfter(value, now)).toBe(ms);
+  });
+});
+
+describe('the retry policy, with its clock, dice and sleep replaced', () => {
+  /** A world where time moves only when the client sleeps, and the dice always roll `roll`. */
+  function world(roll = 0.5) {
+    let now = 0;
+    const sleeps: number[] = [];
+    return {
+      sleeps,
+      environment: {
+        random: () => roll,
+        now: () => now,
+        sleep: async (ms: number) => {
+          sleeps.push(ms);
+          now += ms;
+        },
+      },
+    };
+  }
+
+  it('backs off by random × base × 2^n between attempts', async () => {
+    sandbox.failNext({ kind: 'status', status: 503 }, 4);
+    const w = world(0.5);
+    await failure(
+      client({
+        retry: { maxRetries: 3, baseDelayMs: 100, maxDelayMs: 10_000 },
+        retryEnvironment: w.environment,
+      }).getBalance(),
+    );
+    expect(w.sleeps).toEqual([50, 100, 200]);
+    expect(sandbox.requests).toHaveLength(4);
+  });
+
+  it('caps each backoff at maxDelayMs', async () => {
+    sandbox.failNext({ kind: 'status', status: 503 }, 3);
+    const w = world(0.999);
+    await failure(
+      client({
+        retry: { maxRetries: 2, baseDelayMs: 1000, maxDelayMs: 1500 },
+        retryEnvironment: w.environment,
+        timeoutMs: 60_000,
+      }).getBalance(),
+    );
+    expect(w.sleeps).toEqual([999, 1498.5]);
+  });
+
+  it('waits exactly what Retry-After asks when it fits the deadline', async () => {
+    sandbox.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '3' } });
+    const w = world();
+    await client({ retryEnvironment: w.environment, timeoutMs: 10_000 }).getBalance();
+    expect(w.sleeps).toEqual([3000]);
+  });
+
+  it('retries a 429 without Retry-After with the ordinary backoff', async () => {
+    sandbox.failNext({ kind: 'status', status: 429 });
+    const w = world(0.25);
+    await expect(
+      client({
+        retry: { maxRetries: 2, baseDelayMs: 40, maxDelayMs: 1000 },
+        retryEnvironment: w.environment,
+      }).getBalance(),
+    ).resolves.toHaveLength(7);
+    expect(w.sleeps).toEqual([10]);
+    expect(sandbox.requests).toHaveLength(2);
+  });
+
+  it('makes one request and no sleep with maxRetries 0', async () => {
+    sandbox.failNext({ kind: 'status', status: 503 });
+    const w = world();
+    const error = await failure(
+      client({
+        retry: { maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10 },
+        retryEnvironment: w.environment,
+      }).getBalance(),
+    );
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(w.sleeps).toEqual([]);
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('ends the call with the last error when the next backoff would not fit the time left', async () => {
+    sandbox.failNext({ kind: 'status', status: 503 }, 3);
+    const w = world(0.5);
+    // Backoffs of 300 and 600 fit the 1000 ms deadline; the third (1200) does not fit the 100 left.
+    const error = await failure(
+      client({
+        retry: { maxRetries: 5, baseDelayMs: 600, maxDelayMs: 10_000 },
+        retryEnvironment: w.environment,
+        timeoutMs: 1000,
+      }).getBalance(),
+    );
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(w.sleeps).toEqual([300, 600]);
+    expect(sandbox.requests).toHaveLength(3);
+  });
+
+  it('reports a timeout when the deadline passes during a backoff', async () => {
+    sandbox.failNext({ kind: 'status', status: 503 });
+    const error = await failure(
+      client({
+        timeoutMs: 100,
+        retryEnvironment: {
+          now: () => 0,
+          random: () => 0.5,
+          // A sleep that only the deadline ends.
+          sleep: (_ms, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', reject)),
+        },
+      }).getBalance(),
+    );
+    expect(error).toBeInstanceOf(PaymentTimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 100 });
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('logs each retry as a warning with the attempt, code, status and delay', async () => {
+    sandbox.failNext({ kind: 'status', status: 502 });
+    const warnings: [object, string][] = [];
+    const w = world(0.5);
+    await client({
+      retry: { maxRetries: 1, baseDelayMs: 100, maxDelayMs: 100 },
+      retryEnvironment: w.environment,
+      logger: { warn: (fields, message) => warnings.push([fields, message]) },
+    }).getBalance();
+    expect(warnings).toEqual([
+      [
+        { operation: 'balance', attempt: 1, code: 'service_unavailable', status: 502, delayMs: 50 },
+        'payment service call failed, retrying',
+      ],
+    ]);
+  });
+});
+
+describe('error classes', () => {
+  it.each<[PaymentError, string, string]>([
+    [new InvalidApiKeyError({ status: 401 }), 'InvalidApiKeyError', 'invalid_api_key'],
+    [new InvoiceNotFoundError('x', { status: 400 }), 'InvoiceNotFoundError', 'invoice_not_found'],
+    [new RateLimitedError(1000, { status: 429 }), 'RateLimitedError', 'rate_limited'],
+    [
+      new ServiceUnavailableError('HTTP 503', { status: 503 }),
+      'ServiceUnavailableError',
+      'service_unavailable',
+    ],
+    [new PaymentTimeoutError(8000, {}), 'PaymentTimeoutError', 'timeout'],
+    [new UnexpectedResponseError({ detail: 'x' }), 'UnexpectedResponseError', 'unexpected_response'],
+    [new ServiceError('E', 'm', { status: 418 }), 'ServiceError', 'service_error'],
+  ])('%s is named %s with code %s', (error, name, code) => {
+    expect(error.name).toBe(name);
+    expect(error.code).toBe(code);
+    expect(String(error)).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it.each<[PaymentError, string]>([
+    [new InvalidApiKeyError({}), 'the payment service rejected the API key'],
+    [new InvoiceNotFoundError('abc', {}), 'no invoice abc'],
+    [new RateLimitedError(undefined, {}), 'rate limited by the payment service'],
+    [new RateLimitedError(1500, {}), 'rate limited by the payment service, retry after 1500 ms'],
+    [new ServiceUnavailableError('ECONNRESET', {}), 'payment service unavailable: ECONNRESET'],
+    [new PaymentTimeoutError(300, {}), 'the payment service did not answer within 300 ms'],
+    [
+      new UnexpectedResponseError({ detail: 'the body is not JSON' }),
+      'unexpected answer from the payment service: the body is not JSON',
+    ],
+    [new ServiceError(undefined, undefined, { status: 404 }), 'payment service answered HTTP 404'],
+    [
+      new ServiceError('Forbidden', 'disabled', { status: 403 }),
+      'payment service answered HTTP 403 Forbidden: disabled',
+    ],
+  ])('words its log message: %s', (error, message) => {
+    expect(error.message).toBe(message);
+  });
+
+  it('keeps the cause only when there is one', () => {
+    expect('cause' in new InvalidApiKeyError({ status: 401 })).toBe(false);
+    const cause = new Error('inner');
+    expect(new ServiceUnavailableError('x', { cause }).cause).toBe(cause);
+  });
+
+  it('gives an unexpected answer empty issues and snippet unless told', () => {
+    const error = new UnexpectedResponseError({ detail: 'x', status: 200 });
+    expect(error).toMatchObject({ issues: [], bodySnippet: '', status: 200 });
   });
 });

@@ -32,11 +32,19 @@ interface Recorder {
   ackMs?: number;
 }
 
-function recorder(failRespond = false) {
+interface RecorderOptions {
+  /** Every respond() rejects, as an expired response_url does. */
+  failRespond?: boolean;
+  /** ack() rejects, as it does when a Socket Mode connection has closed. */
+  failAck?: boolean;
+}
+
+function recorder({ failRespond = false, failAck = false }: RecorderOptions = {}) {
   const rec: Recorder = { acks: [], responses: [] };
   const started = performance.now();
   const ack = async (response?: AckArg) => {
     rec.ackMs = performance.now() - started;
+    if (failAck) throw new Error('socket closed');
     rec.acks.push(response);
   };
   const respond = async (message: string | RespondArguments) => {
@@ -47,7 +55,7 @@ function recorder(failRespond = false) {
   return { rec, ack, respond };
 }
 
-export function commandArgs(overrides: Partial<SlashCommand> = {}, opts: { failRespond?: boolean } = {}) {
+export function commandArgs(overrides: Partial<SlashCommand> = {}, opts: RecorderOptions = {}) {
   const command: SlashCommand = {
     token: 'deprecated-verification-token',
     command: '/invoice',
@@ -64,7 +72,7 @@ export function commandArgs(overrides: Partial<SlashCommand> = {}, opts: { failR
     is_enterprise_install: 'false',
     ...overrides,
   };
-  const { rec, ack, respond } = recorder(opts.failRespond);
+  const { rec, ack, respond } = recorder(opts);
   const args: SlackCommandMiddlewareArgs = {
     command,
     body: command,
@@ -76,7 +84,7 @@ export function commandArgs(overrides: Partial<SlashCommand> = {}, opts: { failR
   return { args, rec };
 }
 
-export function buttonArgs(value: string, opts: { failRespond?: boolean; actionId?: string } = {}) {
+export function buttonArgs(value: string, opts: RecorderOptions & { actionId?: string } = {}) {
   const action: ButtonAction = {
     type: 'button',
     action_id: opts.actionId ?? 'refresh_invoice',
@@ -98,7 +106,7 @@ export function buttonArgs(value: string, opts: { failRespond?: boolean; actionI
     api_app_id: 'A0APP',
     token: 'deprecated',
   };
-  const { rec, ack, respond } = recorder(opts.failRespond);
+  const { rec, ack, respond } = recorder(opts);
   const args: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> = {
     action,
     body,

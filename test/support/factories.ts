@@ -1,4 +1,10 @@
-import { Amount, type BalanceEntry, type Invoice } from '../../src/payments/index.js';
+import {
+  Amount,
+  type BalanceEntry,
+  type Invoice,
+  type InvoiceId,
+  parseInvoiceId,
+} from '../../src/payments/index.js';
 
 export const NOW = new Date('2026-11-21T12:00:00.000Z');
 export const INVOICE_ID = '5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -15,7 +21,7 @@ export function balanceEntry(id: string, balance: string, title = id): BalanceEn
 
 export function invoice(overrides: Partial<Invoice> = {}): Invoice {
   return {
-    id: INVOICE_ID,
+    id: invoiceId(INVOICE_ID),
     payStatus: 'none',
     createdAt: new Date(NOW.getTime() - 2 * 3_600_000),
     amount: amount('149.99'),
@@ -31,4 +37,11 @@ export function invoice(overrides: Partial<Invoice> = {}): Invoice {
     shop: { title: 'Acme Store', successUrl: 'https://shop.example.com/ok', failUrl: null },
     ...overrides,
   };
+}
+
+/** An invoice id for a test, checked like the bot checks one. */
+export function invoiceId(text: string): InvoiceId {
+  const id = parseInvoiceId(text);
+  if (!id) throw new Error(`bad test invoice id ${text}`);
+  return id;
 }

@@ -1,8 +1,9 @@
 import { AccessDeniedError, balanceRefusal } from '../../access.js';
+import type { CommandHandler } from '../../pipeline/ack-race.js';
+import { reply } from '../../pipeline/reply.js';
 import { balanceMessage } from '../../views/balance.js';
 import { balanceHelp } from '../../views/help.js';
 import type { ListenerDeps } from '../deps.js';
-import { type CommandHandler, reply } from '../reply.js';
 
 /** `/balance`: financial data, so always ephemeral, and only for those the policy allows. */
 export function createBalanceCommand(deps: ListenerDeps): CommandHandler {

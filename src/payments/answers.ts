@@ -1,0 +1,55 @@
+import { parse as parseJson } from 'lossless-json';
+import {
+  InvalidApiKeyError,
+  type PaymentError,
+  RateLimitedError,
+  ServiceError,
+  ServiceUnavailableError,
+} from './errors.js';
+import { errorBodySchema } from './schemas.js';
+
+/** An HTTP answer that was not a success, as the client received it. */
+export interface FailedAnswer {
+  status: number;
+  retryAfter?: string | undefined;
+  body: string;
+  /** Removes secrets from any text copied out of the answer. */
+  redact: (text: string) => string;
+}
+
+/** Longest service `name`/`message` kept in an error. */
+const MAX_SERVICE_TEXT = 200;
+
+/**
+ * The one place an unsuccessful answer becomes an error (docs/payment-api.md#errors), for any
+ * call: 401 → invalid key; 429 → rate limited; 5xx → unavailable; anything else → a service
+ * error carrying the service's own words (the invoice call narrows its 400 to "not found").
+ */
+export function errorFromAnswer(answer: FailedAnswer): PaymentError {
+  const { status } = answer;
+  if (status === 401) return new InvalidApiKeyError({ status });
+  if (status === 429) return new RateLimitedError(parseRetryAfter(answer.retryAfter), { status });
+  if (status >= 500) return new ServiceUnavailableError(`HTTP ${status}`, { status });
+  const fields = readErrorBody(answer.body);
+  const clean = (text: string | undefined) => text && answer.redact(text).slice(0, MAX_SERVICE_TEXT);
+  return new ServiceError(clean(fields.name), clean(fields.message), { status });
+}
+
+function readErrorBody(body: string): { name?: string | undefined; message?: string | undefined } {
+  try {
+    const parsed = errorBodySchema.safeParse(parseJson(body));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {}; // not JSON: an HTML error page from a proxy, say
+  }
+}
+
+/** `Retry-After` as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // An HTTP-date always names its day and month; Date.parse alone would take "-5" as a year.
+  const date = /[A-Za-z]/.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

@@ -1,0 +1,40 @@
+import type {
+  BlockAction,
+  SlackActionMiddlewareArgs,
+  SlackCommandMiddlewareArgs,
+  SlackEventMiddlewareArgs,
+} from '@slack/bolt';
+import { type AckRaceDeps, ackRace, type CommandHandler } from './ack-race.js';
+import { type Kind, type Tracked, type TrackingDeps, tracked, type Who } from './tracked.js';
+
+/**
+ * `tracked` for each kind of Slack request, with who asked and where read from its payload.
+ * Listener files hold handlers; listeners/index.ts wraps them with these.
+ */
+
+/** A wrapper for one kind of request whose payloads all extend `Base`. */
+function kindOf<Base>(kind: Kind, who: (args: Base) => Who) {
+  return <A extends Base>(deps: TrackingDeps, name: string, handle: (args: A) => Promise<Tracked>) =>
+    tracked<A>(deps, kind, name, who, handle);
+}
+
+const command = kindOf('command', ({ command }: SlackCommandMiddlewareArgs) => ({
+  user: command.user_id,
+  team: command.team_id,
+  channel: command.channel_id,
+}));
+
+export const commandListener = (deps: AckRaceDeps, name: string, handle: CommandHandler) =>
+  command(deps, name, ackRace(deps, handle));
+
+export const actionListener = kindOf('action', ({ body }: SlackActionMiddlewareArgs<BlockAction>) => ({
+  user: body.user.id,
+  team: body.team?.id,
+  channel: body.channel?.id,
+}));
+
+export const eventListener = kindOf('event', ({ event, body }: SlackEventMiddlewareArgs<'link_shared'>) => ({
+  user: event.user,
+  team: body.team_id,
+  channel: event.channel,
+}));

@@ -1,0 +1,25 @@
+import type { Refusal } from '../access.js';
+import type { PaymentErrorCode } from '../payments/index.js';
+
+/** Who sees a reply: only the person who asked, or everyone in the conversation. */
+export type Visibility = 'ephemeral' | 'in_channel';
+
+/** How a reply reached Slack, or that it did not. */
+export type Delivery = 'ack' | 'response_url' | 'failed';
+
+/**
+ * What the request log records for every piece of work, from one closed set (it is also a
+ * metric label): success, the person's own input (`help`, `usage`, `invalid_input`), each way the
+ * payment service can fail, each access refusal, what an event came to, and a bug.
+ */
+export type Outcome =
+  | 'ok'
+  | 'help'
+  | 'usage'
+  | 'invalid_input'
+  | PaymentErrorCode
+  | Refusal
+  | 'internal_error'
+  | 'no_payment_link'
+  | 'no_invoice'
+  | 'unfurl_failed';

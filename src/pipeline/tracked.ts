@@ -1,0 +1,57 @@
+import type { Inflight } from '../inflight.js';
+import type { Logger } from '../logger.js';
+import type { Delivery, Outcome } from './outcome.js';
+
+/** The kinds of work the bot does: Slack's requests, and its own scheduled jobs. */
+export type Kind = 'command' | 'action' | 'event';
+
+/** Who a request came from and where, as Slack said. */
+export interface Who {
+  user?: string | undefined;
+  team?: string | undefined;
+  channel?: string | undefined;
+}
+
+/** What a handler returns: how its work ended, for the one request log line. */
+export interface Tracked {
+  outcome: Outcome;
+  delivery?: Delivery;
+  invoiceId?: string | undefined;
+  /** Figures worth a field of their own in the log line (e.g. how many links were unfurled). */
+  counts?: Readonly<Record<string, number>>;
+}
+
+export interface TrackingDeps {
+  logger: Logger;
+  inflight: Inflight;
+}
+
+/**
+ * The one wrapper every listener runs in: it keeps the work in flight (so a graceful stop waits
+ * for it), times it, turns a throw into an `internal_error` outcome instead of a crash, and
+ * writes one log line with who asked, what, the outcome and the latency.
+ */
+export function tracked<A>(
+  deps: TrackingDeps,
+  kind: Kind,
+  name: string,
+  who: (args: A) => Who,
+  handle: (args: A) => Promise<Tracked>,
+): (args: A) => Promise<void> {
+  return (args) =>
+    deps.inflight.run(async () => {
+      const startedAt = performance.now();
+      let result: Tracked;
+      try {
+        result = await handle(args);
+      } catch (error) {
+        deps.logger.error({ err: error, kind, name }, `${kind} ${name} failed`);
+        result = { outcome: 'internal_error' };
+      }
+      const { counts, ...fields } = result;
+      deps.logger.info(
+        { kind, name, ...who(args), ...fields, ...counts, ms: Math.round(performance.now() - startedAt) },
+        `${kind} ${name}`,
+      );
+    });
+}
