@@ -1,0 +1,19 @@
+// Mutation testing of the unit suite: `npm run test:mutation` (minutes; not part of CI).
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  mutate: ['src/**/*.ts', '!src/sandbox/**', '!src/main.ts'],
+  coverageAnalysis: 'perTest',
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  concurrency: 2,
+  timeoutMS: 10000,
+  thresholds: { high: 95, low: 90, break: 90 },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+  // Reuses the last run's results for code and tests that did not change (reports/stryker-incremental.json).
+  incremental: true,
+  incrementalFile: 'reports/stryker-incremental.json',
+};
