@@ -1,4 +1,5 @@
 import type { ActionsBlock, Button, ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
+import { cut } from '../text.js';
 import { escapeText, httpUrl, type Mrkdwn, truncate } from './mrkdwn.js';
 
 /**
@@ -84,7 +85,7 @@ export function actionButton(label: string, actionId: string, value: string): Bu
     type: 'button',
     action_id: actionId,
     text: plain(label, LIMITS.buttonText),
-    value: value.slice(0, LIMITS.buttonValue),
+    value: cut(value, LIMITS.buttonValue),
   };
 }
 

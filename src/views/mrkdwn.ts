@@ -1,4 +1,5 @@
 import { CHANNEL_ID, USER_ID } from '../slack-ids.js';
+import { graphemeEnd } from '../text.js';
 
 /** Marks text this module built as safe; the only way to construct a `Mrkdwn`. */
 let trust: (text: string) => Mrkdwn;
@@ -26,25 +27,26 @@ export function escapeText(raw: string): string {
 
 /**
  * Cuts already-safe Slack text to at most `max` UTF-16 units, ending with "…" when cut. Never cuts
- * inside an entity (`&amp;`), a `<…>` token (date, link, mention) or a surrogate pair, so what is
- * left is still valid. Lengths are counted in UTF-16 units, which is never less than Slack's count.
+ * inside an entity (`&amp;`), a `<…>` token (date, link, mention) or a grapheme cluster (an emoji,
+ * a letter with its accent), so what is left is still valid. Lengths are counted in UTF-16 units,
+ * which is never less than Slack's count.
  */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   const limit = max - ELLIPSIS.length;
   let safe = 0;
   let i = 0;
-  while (i < text.length) {
+  while (i < limit) {
     const char = text[i];
-    let end = i + 1;
+    let end: number;
     if (char === '<') {
       const close = text.indexOf('>', i);
       end = close === -1 ? text.length : close + 1;
     } else if (char === '&') {
       const semi = text.indexOf(';', i);
       end = semi !== -1 && semi - i <= 5 ? semi + 1 : i + 1;
-    } else if (/[\uD800-\uDBFF]/.test(char ?? '')) {
-      end = i + 2;
+    } else {
+      end = graphemeEnd(text, i);
     }
     if (end > limit) break;
     safe = end;

@@ -42,6 +42,8 @@ describe('truncate', () => {
     expect(truncate('ab&amp;cd', 5)).toBe('ab…');
     expect(truncate(`a ${slackDate(new Date(0)).text} b`, 20)).toBe('a…');
     expect(truncate('ab😀cd', 4)).toBe('ab…');
+    expect(truncate('ab👩‍👩‍👧‍👦cd', 12)).toBe('ab…');
+    expect(truncate('abe\u0301cd', 4)).toBe('ab…');
   });
 
   it('keeps any escaped text valid and within the limit', () => {
