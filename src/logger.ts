@@ -21,8 +21,8 @@ export interface LoggerOptions {
  * cannot leak through any path, including a library's log line or an error's stack.
  */
 export function createLogger({ level, secrets, destination }: LoggerOptions): Logger {
-  // A secret may be written JSON-escaped inside a log line; redact that spelling too.
-  const redact = createRedactor(secrets.flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]));
+  // Every spelling: a secret may be written JSON-escaped once or twice inside a log line.
+  const redact = createRedactor(secrets);
   return pino(
     {
       level,

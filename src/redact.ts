@@ -1,12 +1,25 @@
 export const REDACTED = '[REDACTED]';
 
+/** A string as it appears inside a JSON string literal. */
+const jsonEscaped = (s: string) => JSON.stringify(s).slice(1, -1);
+
 /**
- * A function that replaces every occurrence of the given secrets with `[REDACTED]`.
- * Empty secrets are ignored; longer secrets are replaced first so one that contains another
- * is not left half-visible.
+ * Every spelling of a secret a log line or an answer can hold: as is, escaped once (inside a
+ * JSON body, or a log line's JSON) and escaped twice (a JSON body quoted inside a log line).
+ * A key holding `"` or `\` is spelled differently in each.
+ */
+export function spellings(secret: string): string[] {
+  const once = jsonEscaped(secret);
+  return [secret, once, jsonEscaped(once)];
+}
+
+/**
+ * A function that replaces every spelling of the given secrets with `[REDACTED]`. Empty secrets
+ * are ignored; longer spellings are replaced first so one that contains another is not left
+ * half-visible.
  */
 export function createRedactor(secrets: readonly (string | undefined)[]): (text: string) => string {
-  const present = [...new Set(secrets.filter((s): s is string => Boolean(s)))].sort(
+  const present = [...new Set(secrets.filter((s): s is string => Boolean(s)).flatMap(spellings))].sort(
     (a, b) => b.length - a.length,
   );
   if (present.length === 0) return (text) => text;

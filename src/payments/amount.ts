@@ -30,11 +30,14 @@ export class Amount {
   static parse(raw: string): Amount | undefined {
     if (raw.length > MAX_AMOUNT_LENGTH || !DECIMAL.test(raw)) return undefined;
     const exponentAt = raw.search(/[eE]/);
-    if (exponentAt === -1) return new Amount(new Big(raw), raw);
     // Bound the expansion before big.js performs it: the plain form is about |exponent| + digits long.
-    if (Math.abs(Number(raw.slice(exponentAt + 1))) + exponentAt > MAX_AMOUNT_LENGTH) return undefined;
+    if (exponentAt !== -1 && Math.abs(Number(raw.slice(exponentAt + 1))) + exponentAt > MAX_AMOUNT_LENGTH) {
+      return undefined;
+    }
     const value = new Big(raw);
-    return new Amount(value, value.toFixed());
+    const text = exponentAt === -1 ? raw : value.toFixed();
+    // A signed zero is still nothing: `-0.00` reads as `0.00`.
+    return new Amount(value, value.eq(0) ? text.replace(/^-/, '') : text);
   }
 
   isZero(): boolean {

@@ -1,4 +1,5 @@
 import { parse as parseJson } from 'lossless-json';
+import { cut } from '../text.js';
 import {
   InvalidApiKeyError,
   type PaymentError,
@@ -31,7 +32,7 @@ export function errorFromAnswer(answer: FailedAnswer): PaymentError {
   if (status === 429) return new RateLimitedError(parseRetryAfter(answer.retryAfter), { status });
   if (status >= 500) return new ServiceUnavailableError(`HTTP ${status}`, { status });
   const fields = readErrorBody(answer.body);
-  const clean = (text: string | undefined) => text && answer.redact(text).slice(0, MAX_SERVICE_TEXT);
+  const clean = (text: string | undefined) => text && cut(answer.redact(text), MAX_SERVICE_TEXT);
   return new ServiceError(clean(fields.name), clean(fields.message), { status });
 }
 
@@ -44,12 +45,21 @@ function readErrorBody(body: string): { name?: string | undefined; message?: str
   }
 }
 
-/** `Retry-After` as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+/**
+ * The longest wait a `Retry-After` can ask for: beyond it the header is taken as meaning "much
+ * later", not as a year to wait or to tell a person about.
+ */
+export const MAX_RETRY_AFTER_MS = 6 * 60 * 60 * 1000;
+
+/** `Retry-After` as milliseconds, at most six hours: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
   // An HTTP-date always names its day and month; Date.parse alone would take "-5" as a year.
-  const date = /[A-Za-z]/.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const ms = /^\d+$/.test(trimmed)
+    ? Number(trimmed) * 1000
+    : /[A-Za-z]/.test(trimmed)
+      ? Date.parse(trimmed) - now
+      : Number.NaN;
+  return Number.isNaN(ms) ? undefined : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }

@@ -1,10 +1,12 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { parse as parseJson } from 'lossless-json';
 import { type Dispatcher, request } from 'undici';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { createRedactor } from '../redact.js';
+import { cut } from '../text.js';
 import { errorFromAnswer } from './answers.js';
 import {
+  BusyError,
   InvoiceNotFoundError,
   type PaymentError,
   PaymentTimeoutError,
@@ -14,6 +16,7 @@ import {
   UnexpectedResponseError,
 } from './errors.js';
 import { type InvoiceId, parseInvoiceId } from './invoice-id.js';
+import { Limiter, QueueFullError } from './limiter.js';
 import { type BalanceEntry, balanceResponseSchema, type Invoice, invoiceSchema } from './schemas.js';
 import { SingleFlight } from './single-flight.js';
 
@@ -28,6 +31,9 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 2000 };
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const SNIPPET_LENGTH = 200;
+/** Calls to the service at once, and calls allowed to wait for a turn (docs/payment-api.md#limits). */
+export const DEFAULT_CONCURRENCY = 32;
+export const DEFAULT_MAX_QUEUE = 1000;
 
 /** What the retry loop reads from the world; tests replace it to check delays exactly. */
 export interface RetryEnvironment {
@@ -51,8 +57,15 @@ export interface PaymentsClientOptions {
   /** The service's `{base_url}`; paths `/api/v2/...` are appended to it. */
   baseUrl: string;
   apiKey: string;
-  /** The keep-alive pool requests go through; its owner closes it at shutdown. */
+  /**
+   * The keep-alive pool requests go through; its owner closes it at shutdown. It should allow at
+   * least `concurrency` connections, or requests would queue inside it with their deadline running.
+   */
   dispatcher: Dispatcher;
+  /** Calls in flight at once; more wait their turn, with their deadline not yet started. */
+  concurrency?: number;
+  /** Calls allowed to wait; beyond, a call fails at once with `BusyError`. */
+  maxQueue?: number;
   userAgent: string;
   /** One deadline per call, covering connect, headers, body and retries. */
   timeoutMs: number;
@@ -85,6 +98,10 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   const world: RetryEnvironment = { ...REAL_WORLD, ...options.retryEnvironment };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const redact = createRedactor([options.apiKey]);
+  const limiter = new Limiter(
+    options.concurrency ?? DEFAULT_CONCURRENCY,
+    options.maxQueue ?? DEFAULT_MAX_QUEUE,
+  );
   const base = options.baseUrl.replace(/\/+$/, '');
   const headers = {
     authorization: `Token ${options.apiKey}`,
@@ -109,16 +126,27 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     };
   }
 
-  /** GET with the deadline and the retry policy; resolves with a 2xx answer or rejects with a PaymentError. */
+  /**
+   * GET with the deadline and the retry policy; resolves with a 2xx answer, its body already
+   * redacted, or rejects with a PaymentError. The deadline starts when the call gets its turn.
+   */
   async function get(path: string, operation: Operation): Promise<Answer> {
-    // Not AbortSignal.timeout(): its timer cannot be cleared, so every call would leave one
-    // running (and a DOMException to build) for the whole deadline after it has finished.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
     try {
-      return await attempts(path, operation, controller.signal);
-    } finally {
-      clearTimeout(timer);
+      return await limiter.run(async () => {
+        // Not AbortSignal.timeout(): its timer cannot be cleared, so every call would leave one
+        // running (and a DOMException to build) for the whole deadline after it has finished.
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
+        try {
+          const answer = await attempts(path, operation, controller.signal);
+          // docs/payment-api.md#secrets: the key never reaches a view or a log through an answer.
+          return { ...answer, body: redact(answer.body) };
+        } finally {
+          clearTimeout(timer);
+        }
+      });
+    } catch (error) {
+      throw error instanceof QueueFullError ? new BusyError(limiter.queued) : error;
     }
   }
 
@@ -158,39 +186,40 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     }
   }
 
-  function decode<S extends z.ZodType>(schema: S, answer: Answer): z.output<S> {
-    const snippet = redact(answer.body.slice(0, SNIPPET_LENGTH));
-    let json: unknown;
+  /** The body as JSON, numbers kept exact; the body is already redacted. */
+  function parse(answer: Answer): unknown {
     try {
-      json = parseJson(answer.body);
+      return parseJson(answer.body);
     } catch (error) {
-      throw new UnexpectedResponseError({
-        detail: 'the body is not JSON',
-        bodySnippet: snippet,
-        status: answer.status,
-        cause: error,
-      });
+      throw unexpected(answer, 'the body is not JSON', [], error);
     }
+  }
+
+  function validate<S extends z.ZodType>(schema: S, json: unknown, answer: Answer): z.output<S> {
     const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .slice(0, 10)
-        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-      throw new UnexpectedResponseError({
-        detail: 'the body does not match the API document',
-        issues,
-        bodySnippet: snippet,
-        status: answer.status,
-      });
-    }
-    return parsed.data;
+    if (parsed.success) return parsed.data;
+    const issues = parsed.error.issues
+      .slice(0, 10)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw unexpected(answer, 'the body does not match the API document', issues);
   }
 
   return {
     getBalance() {
       return balanceFlight.run('balance', async () => {
         const answer = await get('/api/v2/balance', 'balance');
-        return decode(balanceResponseSchema, answer).result;
+        const json = parse(answer);
+        // docs/payment-api.md#success: only "success" is a balance; an error in a 200 is not.
+        const { status, message } = validate(envelopeSchema, json, answer);
+        if (status !== 'success') {
+          const said = message ? `: ${cut(message, SNIPPET_LENGTH)}` : '';
+          throw unexpected(
+            answer,
+            `the status is ${JSON.stringify(status ?? null)}, not "success"${said}`,
+            [],
+          );
+        }
+        return validate(balanceResponseSchema, json, answer).result;
       });
     },
 
@@ -199,7 +228,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       if (parseInvoiceId(id) !== id) return Promise.reject(new TypeError('getInvoice: not an invoice id'));
       return invoiceFlight.run(id, async () => {
         try {
-          return decode(invoiceSchema, await get(`/api/v2/invoice/${id}`, 'invoice'));
+          const answer = await get(`/api/v2/invoice/${id}`, 'invoice');
+          return validate(invoiceSchema, parse(answer), answer);
         } catch (error) {
           throw isNotFound(error) ? new InvoiceNotFoundError(id, { status: 400, cause: error }) : error;
         }
@@ -207,6 +237,27 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     },
   };
 }
+
+function unexpected(
+  answer: Answer,
+  detail: string,
+  issues: string[],
+  cause?: unknown,
+): UnexpectedResponseError {
+  return new UnexpectedResponseError({
+    detail,
+    issues,
+    bodySnippet: cut(answer.body, SNIPPET_LENGTH),
+    status: answer.status,
+    cause,
+  });
+}
+
+/** Only the `status` and `message` of the balance answer, whatever else it holds. */
+const envelopeSchema = z.object({
+  status: z.string().optional().catch(undefined),
+  message: z.string().optional().catch(undefined),
+});
 
 /** docs/payment-api.md#not-found: exactly a 400 `BadRequestError` means "no such invoice". */
 const isNotFound = (error: unknown) =>

@@ -11,7 +11,8 @@ export type PaymentErrorCode =
   | 'service_unavailable'
   | 'timeout'
   | 'unexpected_response'
-  | 'service_error';
+  | 'service_error'
+  | 'busy';
 
 interface ErrorInit {
   /** The HTTP status of the service's answer, when there was an answer. */
@@ -125,6 +126,15 @@ export class ServiceError extends PaymentError {
   }
 }
 
+/** More calls to the service are waiting than the bot lets queue; none was made for this one. */
+export class BusyError extends PaymentError {
+  override readonly name = 'BusyError';
+  readonly code = 'busy';
+  constructor(readonly queued: number) {
+    super(`${queued} calls to the payment service are already waiting`);
+  }
+}
+
 /** Every concrete payment error: a `switch` on `code` narrows to the class and its fields. */
 export type AnyPaymentError =
   | InvalidApiKeyError
@@ -133,7 +143,8 @@ export type AnyPaymentError =
   | ServiceUnavailableError
   | PaymentTimeoutError
   | UnexpectedResponseError
-  | ServiceError;
+  | ServiceError
+  | BusyError;
 
 export function isPaymentError(error: unknown): error is AnyPaymentError {
   return error instanceof PaymentError;

@@ -20,6 +20,12 @@ export const FIELD_OVERHEAD = 30;
 const row = (e: BalanceEntry): Mrkdwn =>
   md`*${esc(e.title, MAX_TITLE)}*\n\`${e.balance.toString()}\` ${esc(e.id, MAX_ID)}`;
 
+/** Non-zero balances first, zero ones after, without copying a list of 20,000 currencies. */
+function* fundedFirst(entries: readonly BalanceEntry[]): Generator<BalanceEntry> {
+  for (const e of entries) if (!e.balance.isZero()) yield e;
+  for (const e of entries) if (e.balance.isZero()) yield e;
+}
+
 /**
  * The rows that fit in one message, in order; building stops as soon as the next one would not
  * fit, so a service listing 20,000 currencies costs no more than one that lists a few hundred.
@@ -27,13 +33,27 @@ const row = (e: BalanceEntry): Mrkdwn =>
 function fittingRows(entries: readonly BalanceEntry[]): Mrkdwn[] {
   const rows: Mrkdwn[] = [];
   let chars = RESERVED_CHARS;
-  for (const entry of entries) {
+  for (const entry of fundedFirst(entries)) {
     const next = row(entry);
     chars += next.text.length + FIELD_OVERHEAD;
     if (chars > LIMITS.messageChars) break;
     rows.push(next);
   }
   return rows;
+}
+
+/** "0.5 BTC, 12 ETC": the funded currencies for the notification text, stopping once it is full. */
+function fundedSummary(entries: readonly BalanceEntry[]): Mrkdwn {
+  const parts: Mrkdwn[] = [];
+  let chars = 0;
+  for (const e of entries) {
+    if (e.balance.isZero()) continue;
+    const part = md`${e.balance.toString()} ${esc(e.id, MAX_ID)}`;
+    parts.push(part);
+    chars += part.text.length + 2;
+    if (chars > LIMITS.topLevelText) break;
+  }
+  return parts.length === 0 ? md`all zero` : join(parts, ', ');
 }
 
 /**
@@ -50,15 +70,11 @@ export function balanceMessage(entries: readonly BalanceEntry[], readAt: Date): 
     };
   }
 
-  const funded = entries.filter((e) => !e.balance.isZero());
-  const rows = fittingRows([...funded, ...entries.filter((e) => e.balance.isZero())]);
+  const rows = fittingRows(entries);
   const omitted = entries.length - rows.length;
   const note = md`${omitted} more ${omitted === 1 ? 'currency' : 'currencies'} not shown: too many for one Slack message`;
-
-  const summary = funded.map((e) => md`${e.balance.toString()} ${esc(e.id, MAX_ID)}`);
-  const nonZero = summary.length === 0 ? md`all zero` : join(summary, ', ');
   return {
-    text: fallbackText(md`${BALANCE_TITLE}: ${nonZero}`),
+    text: fallbackText(md`${BALANCE_TITLE}: ${fundedSummary(entries)}`),
     blocks: [
       header(BALANCE_TITLE),
       ...fieldSections(rows),

@@ -10,6 +10,15 @@ interface Explanation {
   body: Mrkdwn;
 }
 
+/** "in a minute", "in 5 minutes", "in 2 hours": a wait as a person reads it (never more than the cap). */
+export function waitInWords(ms: number | undefined): string {
+  if (ms === undefined || ms <= 60_000) return 'in a minute';
+  const minutes = Math.ceil(ms / 60_000);
+  if (minutes < 60) return `in ${minutes} minutes`;
+  const hours = Math.ceil(minutes / 60);
+  return hours === 1 ? 'in an hour' : `in ${hours} hours`;
+}
+
 function explainPaymentError(error: AnyPaymentError): Explanation {
   switch (error.code) {
     case 'invoice_not_found':
@@ -22,14 +31,16 @@ function explainPaymentError(error: AnyPaymentError): Explanation {
         title: 'The payment service rejected the bot’s API key',
         body: md`The bot cannot read invoices or balances until this is fixed. An admin of this bot should check \`PAYMENT_API_KEY\` in its configuration: any active project’s key works.`,
       };
-    case 'rate_limited': {
-      const ms = error.retryAfterMs;
-      const when = ms === undefined || ms <= 60_000 ? 'in a minute' : `in ${Math.ceil(ms / 60_000)} minutes`;
+    case 'rate_limited':
       return {
         title: 'The payment service is busy',
-        body: md`It is receiving too many requests right now. Try again ${when}.`,
+        body: md`It is receiving too many requests right now. Try again ${waitInWords(error.retryAfterMs)}.`,
       };
-    }
+    case 'busy':
+      return {
+        title: 'The bot is answering too many requests right now',
+        body: md`Try again in a minute.`,
+      };
     case 'timeout':
       return {
         title: 'The payment service did not answer in time',

@@ -4,6 +4,7 @@ import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseRetryAfter } from '../../src/payments/answers.js';
 import {
+  BusyError,
   createPaymentsClient,
   InvalidApiKeyError,
   InvoiceNotFoundError,
@@ -441,6 +442,10 @@ describe('parseRetryAfter', () => {
     [' 0 ', 0],
     ['Sat, 21 Nov 2026 12:00:30 GMT', 30_000],
     ['Sat, 21 Nov 2026 11:00:00 GMT', 0], // a date in the past means "now"
+    ['99999999999999999999', 6 * 3_600_000], // absurd waits are capped at six hours
+    ['Fri, 31 Dec 9999 23:59:59 GMT', 6 * 3_600_000],
+    ['21600', 6 * 3_600_000],
+    ['21599', 21_599_000],
     ['soon', undefined],
     ['-5', undefined],
     [undefined, undefined],
@@ -592,6 +597,7 @@ describe('error classes', () => {
     [new PaymentTimeoutError(8000, {}), 'PaymentTimeoutError', 'timeout'],
     [new UnexpectedResponseError({ detail: 'x' }), 'UnexpectedResponseError', 'unexpected_response'],
     [new ServiceError('E', 'm', { status: 418 }), 'ServiceError', 'service_error'],
+    [new BusyError(3), 'BusyError', 'busy'],
   ])('%s is named %s with code %s', (error, name, code) => {
     expect(error.name).toBe(name);
     expect(error.code).toBe(code);
@@ -627,5 +633,105 @@ describe('error classes', () => {
   it('gives an unexpected answer empty issues and snippet unless told', () => {
     const error = new UnexpectedResponseError({ detail: 'x', status: 200 });
     expect(error).toMatchObject({ issues: [], bodySnippet: '', status: 200 });
+  });
+});
+
+describe('answers that are not what they seem', () => {
+  it.each([
+    [
+      'an error status with a result',
+      '{"status":"error","message":"maintenance","result":[{"id":"BTC","title":"B","balance":1}]}',
+      'the status is "error", not "success": maintenance',
+    ],
+    [
+      'an error status with an empty result',
+      '{"status":"error","result":[]}',
+      'the status is "error", not "success"',
+    ],
+    ['no status at all', '{"result":[]}', 'the status is null, not "success"'],
+  ])('never shows %s as the balance', async (_label, body, detail) => {
+    sandbox.failNext({ kind: 'status', status: 200, body });
+    const error = await failure(client().getBalance());
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(error.message).toBe(`unexpected answer from the payment service: ${detail}`);
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('cuts a long service message in that error on a character boundary', async () => {
+    sandbox.failNext({
+      kind: 'status',
+      status: 200,
+      body: JSON.stringify({ status: 'error', message: `${'a'.repeat(199)}😀😀`, result: [] }),
+    });
+    const error = await failure(client().getBalance());
+    expect(error.message).toMatch(/: a{199}$/);
+  });
+});
+
+describe('the API key in answers', () => {
+  const key = 'sk-live-"quoted"\\back-Zq8Xv2LmN4pR7tY1';
+
+  it('is redacted before the snippet is cut, so no part of it is kept', async () => {
+    const body = `${'x'.repeat(180)} Token ${key}`;
+    sandbox.failNext({ kind: 'status', status: 200, body });
+    const error = (await failure(client({ apiKey: key }).getBalance())) as UnexpectedResponseError;
+    expect(error.bodySnippet).toBe(`${'x'.repeat(180)} Token [REDACTED]`.slice(0, 200));
+    expect(error.bodySnippet).not.toContain('sk-live');
+  });
+
+  it('is redacted in its JSON-escaped spelling too', async () => {
+    const body = JSON.stringify({ result: `echo ${key}` });
+    expect(body).not.toContain(key); // the body holds the escaped spelling only
+    sandbox.failNext({ kind: 'status', status: 200, body });
+    const error = (await failure(client({ apiKey: key }).getBalance())) as UnexpectedResponseError;
+    expect(error.bodySnippet).toBe('{"result":"echo [REDACTED]"}');
+  });
+
+  it('is removed from every string of a successful answer before anything shows it', async () => {
+    const wire = {
+      ...demoInvoices(sandbox.payUrl)[0],
+      title: `Order for ${key}`,
+      shop: { title: key, failUrl: null, successUrl: null },
+    };
+    sandbox.failNext({ kind: 'status', status: 200, body: stringify(wire) ?? '' });
+    const invoice = await client({ apiKey: key }).getInvoice(DEMO_INVOICE_IDS.open);
+    expect(invoice.title).toBe('Order for [REDACTED]');
+    expect(invoice.shop.title).toBe('[REDACTED]');
+    expect(invoice.amount.toString()).toBe('149.99');
+  });
+});
+
+describe('more callers than the service takes at once', () => {
+  it('starts each call’s deadline at its turn, so a slow but healthy service never times out', async () => {
+    const ids = Object.values(DEMO_INVOICE_IDS);
+    sandbox.setLatency(150);
+    const narrow = new Pool(sandbox.url, { connections: 1 });
+    try {
+      const c = client({ dispatcher: narrow, concurrency: 1, timeoutMs: 250 });
+      const results = await Promise.allSettled(ids.map((id) => c.getInvoice(id)));
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    } finally {
+      sandbox.setLatency(0);
+      await narrow.close();
+    }
+  });
+
+  it('refuses a call at once with BusyError when the queue is full, calling nothing for it', async () => {
+    sandbox.setLatency(100);
+    try {
+      const c = client({ concurrency: 1, maxQueue: 1 });
+      const [first, second, third] = await Promise.allSettled(
+        Object.values(DEMO_INVOICE_IDS).map((id) => c.getInvoice(id)),
+      );
+      expect(first?.status).toBe('fulfilled');
+      expect(second?.status).toBe('fulfilled');
+      expect(third).toMatchObject({
+        status: 'rejected',
+        reason: { code: 'busy', name: 'BusyError', queued: 1 },
+      });
+      expect(sandbox.requests).toHaveLength(2);
+    } finally {
+      sandbox.setLatency(0);
+    }
   });
 });

@@ -78,6 +78,39 @@ describe('balanceMessage', () => {
     expect(visibleText(message)).toMatch(/\d+ more currencies not shown/);
   });
 
+  it('builds only the rows that fit: 20,000 currencies cost no more than a few hundred', () => {
+    let titlesRead = 0;
+    const entries = Array.from({ length: 20_000 }, (_, i) => {
+      const entry = balanceEntry(`C${i}`, `${i}.5`);
+      return Object.defineProperty(entry, 'title', {
+        get: () => {
+          titlesRead += 1;
+          return `Coin ${i}`;
+        },
+      });
+    });
+    const message = balanceMessage(entries, NOW);
+    expectValidMessage(message);
+    const shown = fieldsOf(message).length;
+    expect(titlesRead).toBe(shown + 1); // the rows shown, and the one that did not fit
+    expect(visibleText(message)).toContain(`${20_000 - shown} more currencies not shown`);
+  });
+
+  it('spends exactly the 12,000-character budget: 292 rows of 9 characters, not one more', () => {
+    // Each row "*T*\n`1` X" is 9 characters and costs 9 + 30; 600 are kept for the rest.
+    const entries = Array.from({ length: 400 }, () => balanceEntry('X', '1', 'T'));
+    const message = balanceMessage(entries, NOW);
+    expectValidMessage(message);
+    expect(fieldsOf(message)).toHaveLength(Math.floor((12_000 - 600) / 39));
+    expect(fieldsOf(message)).toHaveLength(292);
+    expect(visibleText(message)).toContain('108 more currencies not shown');
+  });
+
+  it('says "currency" for one left out', () => {
+    const entries = Array.from({ length: 293 }, () => balanceEntry('X', '1', 'T'));
+    expect(visibleText(balanceMessage(entries, NOW))).toContain('1 more currency not shown');
+  });
+
   it('escapes titles and ids from the service', () => {
     const message = balanceMessage([balanceEntry('<@U1>', '1', '<!channel> & <https://evil|Click>')], NOW);
     expectValidMessage(message);
