@@ -1,4 +1,5 @@
 import type { SlackCommandMiddlewareArgs, SlashCommand } from '@slack/bolt';
+import type { ResponseUrlClient } from '../slack/response-url.js';
 import { acknowledge, deliver } from './delivery.js';
 import { settle } from './error-policy.js';
 import type { Delivery } from './outcome.js';
@@ -11,6 +12,7 @@ export type CommandHandler = (command: SlashCommand) => Promise<Reply>;
 export interface AckRaceDeps extends TrackingDeps {
   /** How long a command waits for its reply before acknowledging empty (docs/slack.md#ack). */
   fastPathMs: number;
+  responseUrls: ResponseUrlClient;
 }
 
 /**
@@ -19,7 +21,9 @@ export interface AckRaceDeps extends TrackingDeps {
  * person; otherwise an empty ack goes out then and the reply follows through `respond()`.
  */
 export function ackRace(deps: AckRaceDeps, handle: CommandHandler) {
-  return async ({ command, ack, respond }: SlackCommandMiddlewareArgs): Promise<Tracked> => {
+  return async ({ command, ack }: SlackCommandMiddlewareArgs): Promise<Tracked> => {
+    const respond = (reply: Reply) =>
+      deliver(deps.responseUrls, command.response_url, toResponse(reply), deps.logger);
     const answer = settle(deps.logger, () => handle(command));
     let timer: NodeJS.Timeout | undefined;
     const early = await Promise.race([
@@ -38,11 +42,11 @@ export function ackRace(deps: AckRaceDeps, handle: CommandHandler) {
       // response_url takes the same reply (docs/slack.md#socket-mode).
       delivery = (await acknowledge(() => ack(toResponse(early)), deps.logger))
         ? 'ack'
-        : await deliver(respond, toResponse(early), deps.logger);
+        : await respond(early);
     } else {
       await acknowledge(() => ack(), deps.logger);
       final = await answer;
-      delivery = await deliver(respond, toResponse(final), deps.logger);
+      delivery = await respond(final);
     }
     return { outcome: final.outcome, invoiceId: final.invoiceId, delivery };
   };

@@ -1,5 +1,6 @@
-import type { RespondArguments, RespondFn } from '@slack/bolt';
+import type { RespondArguments } from '@slack/bolt';
 import type { Logger } from '../logger.js';
+import type { ResponseUrlClient } from '../slack/response-url.js';
 import type { Delivery } from './outcome.js';
 
 /** Sends Slack's acknowledgement; a failure (a closed socket, say) is logged, never thrown. */
@@ -13,14 +14,18 @@ export async function acknowledge(ack: () => Promise<void>, logger: Logger): Pro
   }
 }
 
-/** Posts to the response_url; a failure (expired URL, Slack down) is logged, never thrown. */
+/**
+ * Posts to the response_url (the client retries transient failures); a failure that remains
+ * (an expired URL, Slack down for long) is logged, never thrown.
+ */
 export async function deliver(
-  respond: RespondFn,
+  responseUrls: ResponseUrlClient,
+  url: string,
   message: RespondArguments,
   logger: Logger,
 ): Promise<Delivery> {
   try {
-    await respond(message);
+    await responseUrls.post(url, message);
     return 'response_url';
   } catch (error) {
     logger.warn({ err: error }, 'could not post the reply to response_url');

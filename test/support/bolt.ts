@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type {
   BlockAction,
@@ -17,6 +18,7 @@ import type { UnfurlClient } from '../../src/listeners/events/link-shared.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createPaymentsClient } from '../../src/payments/index.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import { type ResponseUrlClient, ResponseUrlError } from '../../src/slack/response-url.js';
 import { NOW } from './factories.js';
 
 /** Typed stand-ins for the arguments Bolt gives listeners, recording what the listener does. */
@@ -39,6 +41,19 @@ interface RecorderOptions {
   failAck?: boolean;
 }
 
+/** The recorders of the response_urls handed out, by URL, for `recordingResponseUrls`. */
+const byResponseUrl = new Map<string, { rec: Recorder; fail: boolean }>();
+
+/** A response_url client that records each post in the recorder of the request it belongs to. */
+export const recordingResponseUrls: ResponseUrlClient = {
+  async post(url, message) {
+    const target = byResponseUrl.get(url);
+    if (!target) throw new ResponseUrlError(`unknown response_url ${url}`, 404, undefined);
+    if (target.fail) throw new ResponseUrlError('the response_url answered HTTP 404', 404, undefined);
+    target.rec.responses.push(message);
+  },
+};
+
 function recorder({ failRespond = false, failAck = false }: RecorderOptions = {}) {
   const rec: Recorder = { acks: [], responses: [] };
   const started = performance.now();
@@ -47,20 +62,21 @@ function recorder({ failRespond = false, failAck = false }: RecorderOptions = {}
     if (failAck) throw new Error('socket closed');
     rec.acks.push(response);
   };
-  const respond = async (message: string | RespondArguments) => {
-    if (failRespond) throw new Error('response_url expired');
-    rec.responses.push(typeof message === 'string' ? { text: message } : message);
-    return new Response(null, { status: 200 });
+  const responseUrl = `https://hooks.slack.test/${randomUUID()}`;
+  byResponseUrl.set(responseUrl, { rec, fail: failRespond });
+  const respond = async () => {
+    throw new Error('listeners post through ListenerDeps.responseUrls, not Bolt’s respond()');
   };
-  return { rec, ack, respond };
+  return { rec, ack, respond, responseUrl };
 }
 
 export function commandArgs(overrides: Partial<SlashCommand> = {}, opts: RecorderOptions = {}) {
+  const { rec, ack, respond, responseUrl } = recorder(opts);
   const command: SlashCommand = {
     token: 'deprecated-verification-token',
     command: '/invoice',
     text: '',
-    response_url: 'https://hooks.slack.test/commands/1',
+    response_url: responseUrl,
     trigger_id: '1.2.3',
     user_id: 'U0ASKER',
     user_name: 'asker',
@@ -72,7 +88,6 @@ export function commandArgs(overrides: Partial<SlashCommand> = {}, opts: Recorde
     is_enterprise_install: 'false',
     ...overrides,
   };
-  const { rec, ack, respond } = recorder(opts);
   const args: SlackCommandMiddlewareArgs = {
     command,
     body: command,
@@ -85,6 +100,7 @@ export function commandArgs(overrides: Partial<SlashCommand> = {}, opts: Recorde
 }
 
 export function buttonArgs(value: string, opts: RecorderOptions & { actionId?: string } = {}) {
+  const { rec, ack, respond, responseUrl } = recorder(opts);
   const action: ButtonAction = {
     type: 'button',
     action_id: opts.actionId ?? 'refresh_invoice',
@@ -101,12 +117,11 @@ export function buttonArgs(value: string, opts: RecorderOptions & { actionId?: s
     channel: { id: 'C0SUPPORT', name: 'support' },
     message: { type: 'message', ts: '1700000000.000100', text: 'x' },
     container: { type: 'message', message_ts: '1700000000.000100' },
-    response_url: 'https://hooks.slack.test/actions/1',
+    response_url: responseUrl,
     trigger_id: '1.2.3',
     api_app_id: 'A0APP',
     token: 'deprecated',
   };
-  const { rec, ack, respond } = recorder(opts);
   const args: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> = {
     action,
     body,
@@ -216,6 +231,7 @@ export function listenerDeps(sandbox: Sandbox, opts: DepsOptions = {}) {
     inflight: new Inflight(),
     clock: () => NOW,
     fastPathMs: opts.fastPathMs ?? 1500,
+    responseUrls: recordingResponseUrls,
     invoiceReply: opts.invoiceReply ?? 'in_channel',
     payUrl: opts.payUrl ?? new URL(sandbox.payUrl),
     balancePolicy: { homeTeamId: HOME_TEAM, ...opts.policy },

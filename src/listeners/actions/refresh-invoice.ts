@@ -19,7 +19,6 @@ export function createRefreshInvoiceAction(deps: ListenerDeps) {
     ack,
     body,
     action,
-    respond,
   }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>>): Promise<Tracked> => {
     await acknowledge(ack, deps.logger);
     const value = action.value ?? '';
@@ -40,10 +39,7 @@ export function createRefreshInvoiceAction(deps: ListenerDeps) {
       result.outcome === 'ok'
         ? { text: result.message.text, blocks: result.message.blocks, replace_original: true }
         : { ...toResponse(result), replace_original: false };
-    return {
-      outcome: result.outcome,
-      invoiceId: id,
-      delivery: await deliver(respond, response, deps.logger),
-    };
+    const delivery = await deliver(deps.responseUrls, body.response_url, response, deps.logger);
+    return { outcome: result.outcome, invoiceId: id, delivery };
   };
 }
