@@ -7,6 +7,7 @@ import { Inflight } from './inflight.js';
 import { registerListeners } from './listeners/index.js';
 import { boltLogger, type Logger } from './logger.js';
 import type { PaymentsClient } from './payments/index.js';
+import { createResponseUrlClient } from './slack/response-url.js';
 
 /** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
 const FAST_PATH_MS = 1500;
@@ -47,17 +48,17 @@ function slackClientOptions(config: Config) {
   };
 }
 
-/** Why `auth.test` failed, in words that tell the admin what to fix. */
-function authTestFailure(error: unknown, apiUrl: string): string {
+/** Why a call Slack answers at start failed, in words that tell the admin what to fix. */
+function startFailure(error: unknown, call: string, variable: string, fix: string, apiUrl: string): string {
   if (error instanceof webApi.WebAPIPlatformError) {
-    return `Slack rejected SLACK_BOT_TOKEN (${error.data.error}); copy the Bot User OAuth Token again`;
+    return `Slack rejected ${variable} (${error.data.error}); ${fix}`;
   }
   if (error instanceof webApi.WebAPIRequestError) {
     return `could not reach Slack at ${apiUrl} (${error.original.message}); check the network or SLACK_API_URL`;
   }
   if (error instanceof webApi.WebAPIHTTPError)
-    return `Slack answered HTTP ${error.statusCode} to auth.test at ${apiUrl}`;
-  return `auth.test failed: ${error instanceof Error ? error.message : String(error)}`;
+    return `Slack answered HTTP ${error.statusCode} to ${call} at ${apiUrl}`;
+  return `${call} failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** `auth.test`: checks the bot token and tells which workspace it belongs to. */
@@ -67,7 +68,10 @@ export async function fetchIdentity(config: Config, logger: Logger): Promise<Sla
     logger: boltLogger(logger),
   });
   const result = await client.auth.test().catch((error: unknown) => {
-    throw new Error(authTestFailure(error, config.slack.apiUrl), { cause: error });
+    const fix = 'copy the Bot User OAuth Token again';
+    throw new Error(startFailure(error, 'auth.test', 'SLACK_BOT_TOKEN', fix, config.slack.apiUrl), {
+      cause: error,
+    });
   });
   if (!result.team_id || !result.user_id || !result.bot_id) {
     throw new Error('auth.test did not say which workspace and bot the token belongs to');
@@ -123,6 +127,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     inflight,
     clock: () => new Date(),
     fastPathMs: FAST_PATH_MS,
+    responseUrls: createResponseUrlClient({ timeoutMs: SLACK_HTTP_TIMEOUT_MS }),
     invoiceReply: config.invoiceReply,
     payUrl: config.payments.payUrl,
     balancePolicy: {
@@ -132,16 +137,32 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     },
   });
 
+  let starting: Promise<unknown> | undefined;
+
+  async function start(): Promise<{ port: number }> {
+    const port = await server.listen(config.http.port, config.http.host);
+    // Only Socket Mode's start can fail: it opens the WebSocket with the app-level token.
+    await app.start().catch((error: unknown) => {
+      const fix = 'generate an app-level token with connections:write under Basic Information';
+      throw new Error(startFailure(error, 'apps.connections.open', 'SLACK_APP_TOKEN', fix, slack.apiUrl), {
+        cause: error,
+      });
+    });
+    ready = true;
+    logger.info({ mode: slack.mode, port, team: deps.identity.teamId }, 'bot started');
+    return { port };
+  }
+
   return {
-    async start() {
-      const port = await server.listen(config.port, undefined);
-      await app.start();
-      ready = true;
-      logger.info({ mode: slack.mode, port, team: deps.identity.teamId }, 'bot started');
-      return { port };
+    start() {
+      const started = start();
+      starting = started;
+      return started;
     },
 
     async stop(graceMs) {
+      // A stop that comes while starting waits for the start to end, then undoes it.
+      await starting?.catch(() => undefined);
       ready = false;
       // Stop taking requests: no new connections (requests being acked still finish), and in
       // Socket Mode no more envelopes.

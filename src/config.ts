@@ -17,13 +17,19 @@ export interface Config {
     apiUrl: string;
   };
   /** Where the bot listens: Slack's requests (HTTP mode), /healthz and /metrics (both modes). */
-  port: number;
+  http: {
+    port: number;
+    /** The interface to listen on; all of them when unset. */
+    host: string | undefined;
+  };
   payments: {
     apiUrl: string;
     apiKey: string;
     /** The `{pay_url}` of payment links, for pasted links and unfurls; any host when unset. */
     payUrl: URL | undefined;
     timeoutMs: number;
+    /** Calls to the service at once; more wait their turn. */
+    concurrency: number;
   };
   access: {
     balanceUsers: readonly string[] | undefined;
@@ -43,54 +49,90 @@ export class ConfigError extends Error {
   }
 }
 
-/** Unset and empty are the same: `FOO=` in a .env file means "not set". */
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.optional());
+/** The values `.env.example` ships with: a copy left unedited is refused by name. */
+export const PLACEHOLDERS: Readonly<Record<string, string>> = {
+  SLACK_BOT_TOKEN: 'xoxb-...',
+  SLACK_APP_TOKEN: 'xapp-...',
+  PAYMENT_API_URL: 'https://api.your-payment-service.example',
+  PAYMENT_PAY_URL: 'https://pay.your-payment-service.example',
+};
 
-const httpUrl = (what: string) =>
+/** Secrets shorter than this are refused: a one-character key would redact every log line to shreds. */
+export const MIN_SECRET_LENGTH = 8;
+
+/** Unset and empty are the same everywhere: `FOO=` in a .env file means "not set". */
+const blankIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankIsUnset, schema.optional());
+const required = <T extends z.ZodType>(schema: T) => z.preprocess(blankIsUnset, schema);
+
+/** A string, trimmed, that is not the .env.example placeholder for `name`. */
+const text = (name: string) =>
+  z
+    .string('is required')
+    .trim()
+    .refine((v) => v !== PLACEHOLDERS[name], {
+      message: 'is still the placeholder from .env.example',
+      abort: true,
+    });
+
+const secret = (name: string) =>
+  text(name).refine((v) => v.length >= MIN_SECRET_LENGTH, {
+    message: `must be at least ${MIN_SECRET_LENGTH} characters`,
+    abort: true,
+  });
+
+const token = (name: string, prefix: string, what: string) =>
+  secret(name).refine((v) => v.startsWith(prefix), `must be ${what} (${prefix}…)`);
+
+const httpUrl = (name: string, what: string) =>
+  text(name).refine(
+    (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol),
+    `must be an http(s) URL (${what})`,
+  );
+
+/** A whole number written in digits only: `1e3`, `0x50` and `80.0` are refused. */
+const whole = (min: number, max: number, what: string) =>
   z
     .string()
     .trim()
-    .refine(
-      (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol),
-      `must be an http(s) URL (${what})`,
-    );
+    .regex(/^\d+$/, { message: `must be ${what} (digits only)`, abort: true })
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be ${what} from ${min} to ${max}`);
 
 const idList = (pattern: RegExp, what: string) =>
-  optional(
-    z
-      .string()
-      .transform((v) =>
-        v
-          .split(',')
-          .map((id) => id.trim())
-          .filter(Boolean),
-      )
-      .refine((ids) => ids.every((id) => pattern.test(id)), `must be comma-separated ${what}`),
-  );
+  z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean),
+    )
+    .refine((ids) => ids.length > 0, {
+      message: 'holds no id: leave it unset to allow all',
+      abort: true,
+    })
+    .refine((ids) => ids.every((id) => pattern.test(id)), `must be comma-separated ${what}`);
 
 const schema = z.object({
-  SLACK_BOT_TOKEN: z.string('is required').trim().startsWith('xoxb-', 'must be a bot token (xoxb-…)'),
-  PORT: optional(
-    z.coerce
-      .number('must be a port number')
-      .int('must be a port number')
-      .min(0)
-      .max(65535, 'must be a port number'),
-  ).default(3000),
-  SLACK_API_URL: optional(httpUrl('the Slack Web API base')).default('https://slack.com/api/'),
-  PAYMENT_API_URL: z.string('is required').pipe(httpUrl('the payment service base address')),
-  PAYMENT_API_KEY: z.string('is required').trim().min(1, 'is required'),
-  PAYMENT_PAY_URL: optional(httpUrl('the origin of payment links')),
-  PAYMENT_API_TIMEOUT_MS: optional(
-    z.coerce
-      .number('must be milliseconds')
-      .int('must be milliseconds')
-      .min(100, 'must be 100..120000')
-      .max(120_000, 'must be 100..120000'),
-  ).default(8000),
-  BALANCE_ALLOWED_USERS: idList(USER_ID, 'Slack user ids (U…)'),
-  BALANCE_ALLOWED_CHANNELS: idList(CHANNEL_ID, 'Slack channel ids (C…, G…, D…)'),
+  SLACK_BOT_TOKEN: required(token('SLACK_BOT_TOKEN', 'xoxb-', 'a bot token')),
+  PORT: optional(whole(0, 65535, 'a port number')).default(3000),
+  HOST: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^[^\s/]+$/, 'must be a host name or an IP address'),
+  ),
+  SLACK_API_URL: optional(httpUrl('SLACK_API_URL', 'the Slack Web API base')).default(
+    'https://slack.com/api/',
+  ),
+  PAYMENT_API_URL: required(httpUrl('PAYMENT_API_URL', 'the payment service base address')),
+  PAYMENT_API_KEY: required(secret('PAYMENT_API_KEY')),
+  PAYMENT_PAY_URL: optional(httpUrl('PAYMENT_PAY_URL', 'the origin of payment links')),
+  PAYMENT_API_TIMEOUT_MS: optional(whole(100, 120_000, 'milliseconds')).default(8000),
+  PAYMENT_API_CONCURRENCY: optional(whole(1, 256, 'a number of calls')).default(32),
+  BALANCE_ALLOWED_USERS: optional(idList(USER_ID, 'Slack user ids (U…)')),
+  BALANCE_ALLOWED_CHANNELS: optional(idList(CHANNEL_ID, 'Slack channel ids (C…, G…, D…)')),
   INVOICE_REPLY: optional(z.enum(['in_channel', 'ephemeral'], 'must be in_channel or ephemeral')).default(
     'in_channel',
   ),
@@ -100,8 +142,8 @@ const schema = z.object({
 /** Socket Mode when an app-level token is set, otherwise HTTP mode, which needs the signing secret. */
 const connectionSchema = z
   .object({
-    SLACK_SIGNING_SECRET: optional(z.string().trim()),
-    SLACK_APP_TOKEN: optional(z.string().trim().startsWith('xapp-', 'must be an app-level token (xapp-…)')),
+    SLACK_SIGNING_SECRET: optional(secret('SLACK_SIGNING_SECRET')),
+    SLACK_APP_TOKEN: optional(token('SLACK_APP_TOKEN', 'xapp-', 'an app-level token')),
   })
   .transform((e, ctx): SlackConnection => {
     if (e.SLACK_APP_TOKEN) return { mode: 'socket', appToken: e.SLACK_APP_TOKEN };
@@ -138,12 +180,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       botToken: e.SLACK_BOT_TOKEN,
       apiUrl: e.SLACK_API_URL.endsWith('/') ? e.SLACK_API_URL : `${e.SLACK_API_URL}/`,
     },
-    port: e.PORT,
+    http: { port: e.PORT, host: e.HOST },
     payments: {
       apiUrl: e.PAYMENT_API_URL,
       apiKey: e.PAYMENT_API_KEY,
       payUrl: e.PAYMENT_PAY_URL ? new URL(e.PAYMENT_PAY_URL) : undefined,
       timeoutMs: e.PAYMENT_API_TIMEOUT_MS,
+      concurrency: e.PAYMENT_API_CONCURRENCY,
     },
     access: { balanceUsers: e.BALANCE_ALLOWED_USERS, balanceChannels: e.BALANCE_ALLOWED_CHANNELS },
     invoiceReply: e.INVOICE_REPLY,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import dotenv from 'dotenv';
 import { Pool } from 'undici';
-import { createBot, fetchIdentity } from './app.js';
+import { type Bot, createBot, fetchIdentity } from './app.js';
 import { ConfigError, loadConfig, secretsOf } from './config.js';
 import { createLogger } from './logger.js';
 import { createPaymentsClient } from './payments/index.js';
@@ -29,12 +29,33 @@ try {
 const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
+// As many connections as calls the client lets run at once, so none waits inside the pool
+// with its deadline running.
 const pool = new Pool(new URL(config.payments.apiUrl).origin, {
-  connections: 32,
+  connections: config.payments.concurrency,
   keepAliveTimeout: 30_000,
   headersTimeout: config.payments.timeoutMs,
   bodyTimeout: config.payments.timeoutMs,
 });
+
+let bot: Bot | undefined;
+let stopping = false;
+async function stop(signal: NodeJS.Signals): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'stopping: no new requests, finishing replies in flight');
+  setTimeout(() => {
+    logger.error('replies still running after the grace period; exiting anyway');
+    process.exit(1);
+  }, FORCED_EXIT_MS).unref();
+  const { drained } = bot ? await bot.stop(DRAIN_MS) : { drained: true };
+  await (drained ? pool.close() : pool.destroy());
+  logger.info({ drained }, 'stopped');
+  process.exit(0);
+}
+// Before anything starts: from here on a signal at any moment ends in a clean stop and exit 0.
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
 
 try {
   const identity = await fetchIdentity(config, logger);
@@ -43,30 +64,21 @@ try {
     apiKey: config.payments.apiKey,
     dispatcher: pool,
     timeoutMs: config.payments.timeoutMs,
+    concurrency: config.payments.concurrency,
     userAgent: `${pkg.name}/${pkg.version} (+Slack bot; node ${process.version})`,
     logger,
   });
-  const bot = createBot(config, { payments, logger, identity });
-  await bot.start();
-
-  let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping: no new requests, finishing replies in flight');
-    setTimeout(() => {
-      logger.error('replies still running after the grace period; exiting anyway');
-      process.exit(1);
-    }, FORCED_EXIT_MS).unref();
-    const { drained } = await bot.stop(DRAIN_MS);
-    await (drained ? pool.close() : pool.destroy());
-    logger.info({ drained }, 'stopped');
-    process.exit(0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  if (!stopping) {
+    bot = createBot(config, { payments, logger, identity });
+    await bot.start();
+  }
 } catch (error) {
-  logger.fatal({ err: error }, `could not start: ${error instanceof Error ? error.message : String(error)}`);
-  await pool.destroy();
-  process.exit(1);
+  if (!stopping) {
+    logger.fatal(
+      { err: error },
+      `could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    await pool.destroy();
+    process.exit(1);
+  }
 }

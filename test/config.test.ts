@@ -21,9 +21,9 @@ function problems(env: Record<string, string>): string[] {
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
     expect(loadConfig(base)).toMatchObject({
-      port: 3000,
+      http: { port: 3000, host: undefined },
       slack: { mode: 'http', signingSecret: 'signing-secret-value', apiUrl: 'https://slack.com/api/' },
-      payments: { timeoutMs: 8000, payUrl: undefined },
+      payments: { timeoutMs: 8000, payUrl: undefined, concurrency: 32 },
       access: { balanceUsers: undefined, balanceChannels: undefined },
       invoiceReply: 'in_channel',
       logLevel: 'info',
@@ -44,6 +44,8 @@ describe('loadConfig', () => {
     const config = loadConfig({
       ...base,
       PORT: '8080',
+      HOST: '127.0.0.1',
+      PAYMENT_API_CONCURRENCY: '8',
       SLACK_API_URL: 'http://127.0.0.1:9/api',
       PAYMENT_PAY_URL: 'https://pay.example/app',
       PAYMENT_API_TIMEOUT_MS: '2500',
@@ -53,9 +55,9 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
-      port: 8080,
+      http: { port: 8080, host: '127.0.0.1' },
       slack: { apiUrl: 'http://127.0.0.1:9/api/' },
-      payments: { timeoutMs: 2500 },
+      payments: { timeoutMs: 2500, concurrency: 8 },
       access: { balanceUsers: ['U01', 'W02'], balanceChannels: ['C01', 'G02'] },
       invoiceReply: 'ephemeral',
       logLevel: 'debug',
@@ -63,8 +65,23 @@ describe('loadConfig', () => {
     expect(config.payments.payUrl?.href).toBe('https://pay.example/app');
   });
 
+  it.each(['SLACK_BOT_TOKEN', 'PAYMENT_API_URL', 'PAYMENT_API_KEY'])(
+    'says %s is required whether it is unset, empty or blank',
+    (name) => {
+      const { [name as keyof typeof base]: _, ...without } = base;
+      const expected = [`${name}: is required`];
+      expect(problems(without)).toEqual(expected);
+      expect(problems({ ...base, [name]: '' })).toEqual(expected);
+      expect(problems({ ...base, [name]: '   ' })).toEqual(expected);
+    },
+  );
+
+  it('treats an empty SLACK_APP_TOKEN as unset: HTTP mode, not a broken Socket Mode', () => {
+    expect(loadConfig({ ...base, SLACK_APP_TOKEN: '' }).slack.mode).toBe('http');
+  });
+
   it('treats empty values as unset', () => {
-    expect(loadConfig({ ...base, PORT: '', BALANCE_ALLOWED_USERS: '', LOG_LEVEL: ' ' }).port).toBe(3000);
+    expect(loadConfig({ ...base, PORT: '', BALANCE_ALLOWED_USERS: '', LOG_LEVEL: ' ' }).http.port).toBe(3000);
   });
 
   it('is frozen', () => {
@@ -85,11 +102,34 @@ describe('loadConfig', () => {
   it.each([
     ['SLACK_BOT_TOKEN', 'xoxp-user-token-secret', 'must be a bot token'],
     ['SLACK_APP_TOKEN', 'app-token-secret', 'must be an app-level token'],
-    ['PORT', 'eighty', 'must be a port number'],
-    ['PORT', '70000', 'must be a port number'],
+    ['PORT', 'eighty', 'must be a port number (digits only)'],
+    ['PORT', '70000', 'must be a port number from 0 to 65535'],
     ['PAYMENT_API_URL', 'ftp://files.example', 'must be an http(s) URL'],
     ['PAYMENT_PAY_URL', 'not a url', 'must be an http(s) URL'],
-    ['PAYMENT_API_TIMEOUT_MS', '5', 'must be 100..120000'],
+    ['PAYMENT_API_TIMEOUT_MS', '5', 'must be milliseconds from 100 to 120000'],
+    ['PAYMENT_API_TIMEOUT_MS', '1e4', 'must be milliseconds (digits only)'],
+    ['PORT', '0x50', 'must be a port number (digits only)'],
+    ['PORT', '1e3', 'must be a port number (digits only)'],
+    ['PORT', '80.0', 'must be a port number (digits only)'],
+    ['PAYMENT_API_CONCURRENCY', '0', 'must be a number of calls from 1 to 256'],
+    ['HOST', 'http://localhost', 'must be a host name or an IP address'],
+    ['BALANCE_ALLOWED_CHANNELS', ',', 'holds no id'],
+    ['BALANCE_ALLOWED_USERS', ' , ', 'holds no id'],
+    ['SLACK_BOT_TOKEN', 'xoxb-...', 'is still the placeholder from .env.example'],
+    ['SLACK_APP_TOKEN', 'xapp-...', 'is still the placeholder from .env.example'],
+    [
+      'PAYMENT_API_URL',
+      'https://api.your-payment-service.example',
+      'is still the placeholder from .env.example',
+    ],
+    [
+      'PAYMENT_PAY_URL',
+      'https://pay.your-payment-service.example',
+      'is still the placeholder from .env.example',
+    ],
+    ['PAYMENT_API_KEY', 'k', 'must be at least 8 characters'],
+    ['SLACK_SIGNING_SECRET', 'abc', 'must be at least 8 characters'],
+    ['SLACK_BOT_TOKEN', 'xoxb-1', 'must be at least 8 characters'],
     ['BALANCE_ALLOWED_USERS', 'U1,alice', 'must be comma-separated Slack user ids'],
     ['BALANCE_ALLOWED_CHANNELS', '#general', 'must be comma-separated Slack channel ids'],
     ['INVOICE_REPLY', 'loud', 'must be in_channel or ephemeral'],

@@ -163,7 +163,10 @@ export class SlackHttpReceiver implements Receiver {
       });
     } catch (error) {
       logger.error({ err: error }, 'processing a Slack request failed');
-      if (!res.headersSent) res.writeHead(500).end();
+      if (!res.headersSent) {
+        ack.ack(); // no "not acknowledged within 3 seconds" later: this answer is the last
+        res.writeHead(500).end();
+      }
     }
   };
 }

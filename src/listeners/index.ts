@@ -1,5 +1,7 @@
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { CommandHandler } from '../pipeline/ack-race.js';
 import { actionListener, commandListener, eventListener } from '../pipeline/kinds.js';
+import type { Tracked } from '../pipeline/tracked.js';
 import { ACTION_OPEN_PAYMENT_PAGE, ACTION_REFRESH } from '../views/invoice.js';
 import { acknowledgeOpenPaymentPage } from './actions/open-payment-page.js';
 import { createRefreshInvoiceAction } from './actions/refresh-invoice.js';
@@ -7,18 +9,31 @@ import { createBalanceCommand } from './commands/balance.js';
 import { createInvoiceCommand } from './commands/invoice.js';
 import type { ListenerDeps } from './deps.js';
 import { createLinkSharedEvent } from './events/link-shared.js';
+import { acknowledgeUnknown, type KnownRequests } from './unknown.js';
 
-/** The one place that maps Slack's commands, actions and events to their handlers. */
+type ButtonHandler = (args: SlackActionMiddlewareArgs<BlockAction<ButtonAction>>) => Promise<Tracked>;
+
+/**
+ * The one place that maps Slack's commands, actions and events to their handlers. What is
+ * registered here is also what `acknowledgeUnknown` lets through to the listeners.
+ */
 export function registerListeners(app: App, deps: ListenerDeps): void {
-  app.command('/balance', commandListener(deps, '/balance', createBalanceCommand(deps)));
-  app.command('/invoice', commandListener(deps, '/invoice', createInvoiceCommand(deps)));
-  app.action<BlockAction<ButtonAction>>(
-    ACTION_REFRESH,
-    actionListener(deps, ACTION_REFRESH, createRefreshInvoiceAction(deps)),
-  );
-  app.action(
-    ACTION_OPEN_PAYMENT_PAGE,
-    actionListener(deps, ACTION_OPEN_PAYMENT_PAGE, acknowledgeOpenPaymentPage),
-  );
+  const known: KnownRequests = { commands: [], actions: [], events: [], shortcuts: [] };
+  app.use(acknowledgeUnknown(known, deps.logger));
+
+  const command = (name: string, handler: CommandHandler) => {
+    known.commands.push(name);
+    app.command(name, commandListener(deps, name, handler));
+  };
+  const button = (actionId: string, handler: ButtonHandler) => {
+    known.actions.push(actionId);
+    app.action<BlockAction<ButtonAction>>(actionId, actionListener(deps, actionId, handler));
+  };
+
+  command('/balance', createBalanceCommand(deps));
+  command('/invoice', createInvoiceCommand(deps));
+  button(ACTION_REFRESH, createRefreshInvoiceAction(deps));
+  button(ACTION_OPEN_PAYMENT_PAGE, acknowledgeOpenPaymentPage);
+  known.events.push('link_shared');
   app.event('link_shared', eventListener(deps, 'link_shared', createLinkSharedEvent(deps)));
 }
