@@ -1,10 +1,35 @@
+import { z } from 'zod';
 import { startSandbox } from './server.js';
 
 /** `npm run sandbox`: a local payment service to try the bot without a merchant account. */
 
-const port = Number(process.env.SANDBOX_PORT ?? 4010);
-const latencyMs = Number(process.env.SANDBOX_LATENCY_MS ?? 0);
-const sandbox = await startSandbox({ port, latencyMs });
+/** Unset and empty mean the same, as for the bot's own settings. */
+const digits = (what: string, max: number) =>
+  z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^\d+$/, `must be ${what} (digits only)`)
+      .transform(Number)
+      .refine((n) => n <= max, `must be ${what} from 0 to ${max}`)
+      .optional(),
+  );
+
+const settings = z
+  .object({
+    SANDBOX_PORT: digits('a port number', 65535).default(4010),
+    SANDBOX_LATENCY_MS: digits('milliseconds', 60_000).default(0),
+  })
+  .safeParse(process.env);
+if (!settings.success) {
+  console.error(settings.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n'));
+  process.exit(1);
+}
+
+const sandbox = await startSandbox({
+  port: settings.data.SANDBOX_PORT,
+  latencyMs: settings.data.SANDBOX_LATENCY_MS,
+});
 
 console.log(`Sandbox payment service listening on ${sandbox.url}
 

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
 
 /** Secrets the bot is given in the end-to-end runs; none may ever appear in its output. */
@@ -121,9 +121,9 @@ export interface Stack {
 
 /** The sandbox service, the Slack stand-in and the bot, wired together. */
 export async function startStack(
-  opts: { env?: Record<string, string>; socketMode?: boolean } = {},
+  opts: { env?: Record<string, string>; socketMode?: boolean; sandbox?: SandboxOptions } = {},
 ): Promise<Stack> {
-  const sandbox = await startSandbox();
+  const sandbox = await startSandbox(opts.sandbox);
   const slack = await startSlackStandIn({
     teamId: HOME_TEAM,
     botToken: SECRETS.botToken,

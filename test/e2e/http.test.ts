@@ -173,6 +173,16 @@ describe('/invoice', () => {
     expect(visibleText(reply)).toContain('did not answer in time');
   });
 
+  it('tries the response_url again when Slack answers it with a 500', async () => {
+    stack.sandbox.setLatency(1800);
+    const responseUrl = stack.slack.responseUrl({ status: 500, failures: 1 });
+    const ack = await post(commandBody({ command: '/invoice', text: id, response_url: responseUrl }));
+    expect(ack.body).toBe('');
+    const { body } = await stack.slack.waitForPost(responseUrl);
+    expect(body.response_type).toBe('in_channel');
+    expect(visibleText(body)).toContain('Order #1042');
+  });
+
   it('keeps working when the response_url is dead', async () => {
     stack.sandbox.setLatency(1800);
     const dead = stack.slack.responseUrl({ status: 404 });
@@ -263,6 +273,7 @@ describe('request signing', () => {
     ['a malformed signature', { signature: 'v0=deadbeef' }],
     ['a signature made with another secret', { signature: 'other-secret' }],
     ['a timestamp six minutes old', { timestamp: Math.floor(Date.now() / 1000) - 360 }],
+    ['a timestamp six minutes in the future', { timestamp: Math.floor(Date.now() / 1000) + 360 }],
     ['no signature', { signature: null }],
   ])('answers %s with 401 and calls nothing', async (_label, opts) => {
     const text = body();
@@ -282,6 +293,32 @@ describe('operations', () => {
     const response = await fetch(`${stack.bot.url}/healthz`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ok: true });
+  });
+
+  it.each([
+    ['payload=null', 'application/x-www-form-urlencoded'],
+    ['null', 'application/json'],
+  ])('answers a signed %s with 400 at once and keeps answering', async (body, contentType) => {
+    const result = await post(body, { contentType });
+    expect(result.status).toBe(400);
+    expect(result.ms).toBeLessThan(1000);
+    const { reply } = await command('/balance', '');
+    expect(reply.response_type).toBe('ephemeral');
+  });
+
+  it('acknowledges a click on a button it no longer knows at once, posting nothing', async () => {
+    const responseUrl = stack.slack.responseUrl();
+    const ack = await post(blockActionsBody({ actionId: 'approve_refund_v0', value: 'x', responseUrl }));
+    expect(ack.status).toBe(200);
+    expect(ack.ms).toBeLessThan(1000);
+    await sleep(100);
+    expect(stack.slack.posts.filter((p) => p.url === responseUrl)).toEqual([]);
+    expect(
+      stack.bot
+        .logs()
+        .filter((l) => l.name === 'approve_refund_v0')
+        .map((l) => l.msg),
+    ).toEqual(['acknowledged a request this app has no listener for']);
   });
 
   it('survives a request it cannot parse and keeps answering', async () => {

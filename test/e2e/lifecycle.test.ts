@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { startSandbox } from '../../src/sandbox/server.js';
@@ -49,7 +50,78 @@ describe('stopping', () => {
   });
 });
 
+describe('stopping while starting', () => {
+  it('exits 0 on a SIGTERM that comes before the bot has started', async () => {
+    const sandbox = await startSandbox();
+    const slack = await startSlackStandIn({
+      teamId: HOME_TEAM,
+      botToken: SECRETS.botToken,
+      authDelayMs: 1500,
+    });
+    try {
+      const bot = await startBot(botEnv(sandbox, slack.apiUrl), { expectExit: true });
+      await slack.waitForCall('auth.test');
+      bot.child.kill('SIGTERM');
+      expect(await bot.exited).toBe(0);
+      expect(bot.logs().map((l) => l.msg)).toEqual([
+        'stopping: no new requests, finishing replies in flight',
+        'stopped',
+      ]);
+    } finally {
+      await slack.close();
+      await sandbox.close();
+    }
+  });
+});
+
+describe('where it listens', () => {
+  it('listens on HOST only', async () => {
+    stack = await startStack({ env: { HOST: '127.0.0.1' } });
+    expect((await fetch(`http://127.0.0.1:${stack.bot.port}/healthz`)).status).toBe(200);
+    const outside = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    if (outside) await expect(fetch(`http://${outside}:${stack.bot.port}/healthz`)).rejects.toThrow();
+  });
+});
+
 describe('a failed start', () => {
+  it('exits 1 naming SLACK_APP_TOKEN when Slack rejects it', async () => {
+    const sandbox = await startSandbox();
+    const slack = await startSlackStandIn({
+      teamId: HOME_TEAM,
+      botToken: SECRETS.botToken,
+      appToken: 'xapp-another-token-entirely',
+    });
+    try {
+      const bot = await startBot(botEnv(sandbox, slack.apiUrl, { socketMode: true }), { expectExit: true });
+      expect(await bot.exited).toBe(1);
+      const fatal = bot.logs().find((l) => l.level === 'fatal');
+      expect(String(fatal?.msg)).toContain('could not start: Slack rejected SLACK_APP_TOKEN (invalid_auth)');
+      expect(bot.output.join('\n')).not.toContain(SECRETS.appToken);
+    } finally {
+      await slack.close();
+      await sandbox.close();
+    }
+  });
+
+  it('exits 1 refusing the .env.example placeholders by name', async () => {
+    const bot = await startBot(
+      {
+        SLACK_BOT_TOKEN: 'xoxb-...',
+        SLACK_APP_TOKEN: 'xapp-...',
+        PAYMENT_API_URL: 'https://api.your-payment-service.example',
+        PAYMENT_API_KEY: 'a-real-looking-key',
+      },
+      { expectExit: true },
+    );
+    expect(await bot.exited).toBe(1);
+    const output = bot.output.join('\n');
+    for (const name of ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'PAYMENT_API_URL']) {
+      expect(output).toContain(`${name}: is still the placeholder from .env.example`);
+    }
+  });
+
   it('exits 1 saying Slack could not be reached when nothing answers at SLACK_API_URL', async () => {
     const sandbox = await startSandbox();
     const gone = await startSlackStandIn({ teamId: HOME_TEAM, botToken: SECRETS.botToken });

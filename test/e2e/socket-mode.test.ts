@@ -56,6 +56,16 @@ describe('Socket Mode', () => {
     expect(visibleText(body)).toContain('Order #1042');
   });
 
+  it('sends the reply through the response_url when the connection closes before the ack', async () => {
+    stack.sandbox.setLatency(200);
+    const responseUrl = stack.slack.responseUrl();
+    stack.slack.socket.sendAndClose('slash_commands', slashCommand('/balance', '', responseUrl));
+    const { body } = await stack.slack.waitForPost(responseUrl);
+    expect(body.response_type).toBe('ephemeral');
+    expect(visibleText(body)).toContain('`0.0123456` BTC');
+    await stack.slack.socket.connected(); // and it reconnects
+  });
+
   it('refuses /balance to another workspace over Socket Mode too', async () => {
     const ack = await stack.slack.socket.send(
       'slash_commands',

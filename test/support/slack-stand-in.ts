@@ -30,6 +30,8 @@ export interface StandInOptions {
   teamId: string;
   botToken: string;
   appToken?: string;
+  /** Delay before answering auth.test, to catch the bot while it starts. */
+  authDelayMs?: number;
 }
 
 export interface SlackStandIn {
@@ -39,8 +41,11 @@ export interface SlackStandIn {
   readonly posts: ResponsePost[];
   /** Block Kit problems in anything the bot sent; tests expect none. */
   readonly problems: string[];
-  /** A fresh response_url; `status` makes it answer with an error, as an expired one does. */
-  responseUrl(opts?: { status?: number }): string;
+  /**
+   * A fresh response_url. `status` makes it answer with that error, as an expired one does: for
+   * the first `failures` posts only when that is given, for all of them otherwise.
+   */
+  responseUrl(opts?: { status?: number; failures?: number }): string;
   waitForPost(url: string, timeoutMs?: number): Promise<ResponsePost>;
   waitForCall(method: string, timeoutMs?: number): Promise<ApiCall>;
   socket: {
@@ -52,6 +57,8 @@ export interface SlackStandIn {
       payload: unknown,
       timeoutMs?: number,
     ): Promise<{ envelope_id: string; payload?: unknown; ms: number }>;
+    /** Sends an envelope, then closes the connection at once, before the bot can ack it. */
+    sendAndClose(type: string, payload: unknown): void;
   };
   close(): Promise<void>;
 }
@@ -90,7 +97,7 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const calls: ApiCall[] = [];
   const posts: ResponsePost[] = [];
   const problems: string[] = [];
-  const responseStatus = new Map<string, number>();
+  const responseFaults = new Map<string, { status: number; failures: number }>();
   let base = '';
 
   const server = createServer(async (req, res) => {
@@ -108,6 +115,7 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
       const bearer = req.headers.authorization?.replace(/^Bearer /, '');
       switch (method) {
         case 'auth.test':
+          if (options.authDelayMs) await new Promise((r) => setTimeout(r, options.authDelayMs));
           if (bearer !== options.botToken) return json(200, { ok: false, error: 'invalid_auth' });
           return json(200, {
             ok: true,
@@ -138,9 +146,10 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
 
     if (path.startsWith('/response/')) {
       const url = `${base}${path}`;
-      const status = responseStatus.get(url) ?? 200;
-      if (status !== 200) {
-        res.writeHead(status).end('expired_url');
+      const fault = responseFaults.get(url);
+      if (fault && fault.failures > 0) {
+        fault.failures -= 1;
+        res.writeHead(fault.status).end('expired_url');
         return;
       }
       const body = JSON.parse(raw) as Record<string, unknown>;
@@ -175,6 +184,22 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     );
   });
 
+  function sendEnvelope(type: string, payload: unknown): string {
+    if (!socket) throw new Error('no Socket Mode connection');
+    const envelopeId = randomUUID();
+    socket.send(
+      JSON.stringify({
+        envelope_id: envelopeId,
+        type,
+        payload,
+        accepts_response_payload: true,
+        retry_attempt: 0,
+        retry_reason: '',
+      }),
+    );
+    return envelopeId;
+  }
+
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -187,7 +212,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     problems,
     responseUrl(opts = {}) {
       const url = `${base}/response/${randomUUID()}`;
-      if (opts.status) responseStatus.set(url, opts.status);
+      if (opts.status)
+        responseFaults.set(url, { status: opts.status, failures: opts.failures ?? Number.POSITIVE_INFINITY });
       return url;
     },
     waitForPost: (url, timeoutMs = 15_000) =>
@@ -199,19 +225,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
         await waiter([0], () => socket !== undefined, 'a Socket Mode connection', timeoutMs);
       },
       async send(type, payload, timeoutMs = 10_000) {
-        if (!socket) throw new Error('no Socket Mode connection');
-        const envelopeId = randomUUID();
         const sentAt = Date.now();
-        socket.send(
-          JSON.stringify({
-            envelope_id: envelopeId,
-            type,
-            payload,
-            accepts_response_payload: true,
-            retry_attempt: 0,
-            retry_reason: '',
-          }),
-        );
+        const envelopeId = sendEnvelope(type, payload);
         const ack = await waiter(
           acks,
           (a) => a.envelope_id === envelopeId,
@@ -219,6 +234,12 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
           timeoutMs,
         );
         return { envelope_id: ack.envelope_id, payload: ack.payload, ms: ack.at - sentAt };
+      },
+      sendAndClose(type, payload) {
+        const current = socket;
+        sendEnvelope(type, payload);
+        socket = undefined;
+        current?.close();
       },
     },
     async close() {
