@@ -5,7 +5,7 @@ export const unitProject = {
   test: {
     name: 'unit',
     include: ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**'],
+    exclude: ['test/e2e/**', 'test/postgres/**'],
     testTimeout: 10_000,
   },
 };
@@ -16,13 +16,23 @@ export default defineConfig({
       unitProject,
       {
         test: {
+          name: 'postgres',
+          include: ['test/postgres/**/*.test.ts'],
+          globalSetup: ['test/postgres/global-setup.ts'],
+          testTimeout: 20_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/postgres/global-setup.ts'],
           // Each file starts the real bot in a child process; timing assertions (the 3 s ack)
           // stay honest when files do not compete for the two cores.
           fileParallelism: false,
           testTimeout: 30_000,
-          hookTimeout: 60_000,
+          hookTimeout: 300_000,
         },
       },
     ],

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
 import { App, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Config } from './config.js';
 import { createHttpServer, type Routes } from './http/server.js';
@@ -6,8 +8,15 @@ import { SlackHttpReceiver } from './http/slack-receiver.js';
 import { Inflight } from './inflight.js';
 import { registerListeners } from './listeners/index.js';
 import { boltLogger, type Logger } from './logger.js';
+import { outboxJob } from './outbox.js';
 import type { PaymentsClient } from './payments/index.js';
+import { createScheduler, type Scheduler } from './scheduler.js';
+import { serviceState } from './service-state.js';
+import { createSlackPoster } from './slack/poster.js';
 import { createResponseUrlClient } from './slack/response-url.js';
+import type { Store } from './store/database.js';
+import { firstSight } from './store/events.js';
+import { createWatches } from './watches/service.js';
 
 /** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
 const FAST_PATH_MS = 1500;
@@ -25,6 +34,9 @@ export interface BotDeps {
   payments: PaymentsClient;
   logger: Logger;
   identity: SlackIdentity;
+  store: Store;
+  /** Milliseconds since the epoch; the tests move it. */
+  clock?: () => number;
 }
 
 export interface Bot {
@@ -121,11 +133,47 @@ export function createBot(config: Config, deps: BotDeps): Bot {
   });
 
   const inflight = new Inflight();
+  const clock = deps.clock ?? Date.now;
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  // The bot's own posts: no retries inside the SDK, a 429 comes back at once for the outbox to wait out.
+  const poster = createSlackPoster(
+    new webApi.WebClient(slack.botToken, {
+      ...clientOptions,
+      logger: slackLog,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    }),
+  );
+  const state = serviceState(deps.store, logger);
+  let scheduler: Scheduler | undefined;
+  const watches = createWatches({
+    store: deps.store,
+    payments: deps.payments,
+    poster,
+    state,
+    logger,
+    clock,
+    settings: config.watches,
+    owner,
+    wakeOutbox: () => scheduler?.wake('outbox'),
+  });
+  scheduler = createScheduler({ logger, inflight, clock }, [
+    watches.pollJob(),
+    outboxJob({
+      store: deps.store,
+      poster,
+      logger,
+      clock,
+      owner,
+      onUndeliverable: (row, error) => watches.undeliverable(row, error),
+    }),
+  ]);
+
   registerListeners(app, {
     payments: deps.payments,
     logger,
     inflight,
-    clock: () => new Date(),
+    clock: () => new Date(clock()),
     fastPathMs: FAST_PATH_MS,
     responseUrls: createResponseUrlClient({ timeoutMs: SLACK_HTTP_TIMEOUT_MS }),
     invoiceReply: config.invoiceReply,
@@ -135,6 +183,9 @@ export function createBot(config: Config, deps: BotDeps): Bot {
       allowedUsers: config.access.balanceUsers,
       allowedChannels: config.access.balanceChannels,
     },
+    watches,
+    maxWatchDays: config.watches.maxDays,
+    firstSight: (key) => firstSight(deps.store, key, clock()),
   });
 
   let starting: Promise<unknown> | undefined;
@@ -148,6 +199,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
         cause: error,
       });
     });
+    scheduler?.start();
     ready = true;
     logger.info({ mode: slack.mode, port, team: deps.identity.teamId }, 'bot started');
     return { port };
@@ -168,6 +220,8 @@ export function createBot(config: Config, deps: BotDeps): Bot {
       // Socket Mode no more envelopes.
       const closed = server.close();
       await app.stop();
+      // No more background work is claimed; what runs finishes with the replies in flight.
+      await scheduler?.stop();
       const drained = await inflight.drain(graceMs);
       server.closeAll();
       await closed;

@@ -37,7 +37,26 @@ export interface Config {
   };
   invoiceReply: Visibility;
   logLevel: LogLevel;
+  database: DatabaseLocation;
+  watches: {
+    /** Seconds between checks of a watched invoice in its first 30 minutes. */
+    pollSeconds: number;
+    /** Minutes a watch goes on after its invoice's expiry, for late payments. */
+    graceMinutes: number;
+    /** Days after which a watch ends whatever happens. */
+    maxDays: number;
+    /** Active watches allowed in one channel. */
+    limitPerChannel: number;
+  };
+  /** Calls per second that background work (watches, the feed) may make to the payment service. */
+  backgroundRps: number;
 }
+
+/** Where the bot keeps its state: a SQLite file (one instance), or PostgreSQL (several). */
+export type DatabaseLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+/** The SQLite file used when DATABASE_URL is unset, relative to the working directory. */
+export const DEFAULT_SQLITE_PATH = './data/bot.sqlite';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -137,6 +156,37 @@ const schema = z.object({
     'in_channel',
   ),
   LOG_LEVEL: optional(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)).default('info'),
+  DATABASE_URL: optional(
+    z
+      .string()
+      .trim()
+      .transform((v, ctx): DatabaseLocation => {
+        if (/^postgres(ql)?:\/\//.test(v) && URL.canParse(v)) {
+          const { password } = new URL(v);
+          if (!password || decodeURIComponent(password).length >= MIN_SECRET_LENGTH)
+            return { kind: 'postgres', url: v };
+          ctx.issues.push({
+            code: 'custom',
+            message: `has a password shorter than ${MIN_SECRET_LENGTH} characters`,
+            input: undefined,
+          });
+          return z.NEVER;
+        }
+        const path = /^file:(.+)$/.exec(v)?.[1];
+        if (path) return { kind: 'sqlite', path };
+        ctx.issues.push({
+          code: 'custom',
+          message: 'must be postgres://…, postgresql://… or file:<path>',
+          input: undefined,
+        });
+        return z.NEVER;
+      }),
+  ).default({ kind: 'sqlite', path: DEFAULT_SQLITE_PATH }),
+  WATCH_POLL_SECONDS: optional(whole(1, 3600, 'seconds')).default(30),
+  WATCH_GRACE_MINUTES: optional(whole(0, 10_080, 'minutes')).default(60),
+  WATCH_MAX_DAYS: optional(whole(1, 90, 'days')).default(7),
+  WATCH_LIMIT_PER_CHANNEL: optional(whole(1, 10_000, 'a number of watches')).default(100),
+  PAYMENT_API_BACKGROUND_RPS: optional(whole(1, 100, 'calls per second')).default(5),
 });
 
 /** Socket Mode when an app-level token is set, otherwise HTTP mode, which needs the signing secret. */
@@ -191,7 +241,22 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     access: { balanceUsers: e.BALANCE_ALLOWED_USERS, balanceChannels: e.BALANCE_ALLOWED_CHANNELS },
     invoiceReply: e.INVOICE_REPLY,
     logLevel: e.LOG_LEVEL,
+    database: e.DATABASE_URL,
+    watches: {
+      pollSeconds: e.WATCH_POLL_SECONDS,
+      graceMinutes: e.WATCH_GRACE_MINUTES,
+      maxDays: e.WATCH_MAX_DAYS,
+      limitPerChannel: e.WATCH_LIMIT_PER_CHANNEL,
+    },
+    backgroundRps: e.PAYMENT_API_BACKGROUND_RPS,
   });
+}
+
+/** The password in a database URL, as written and decoded, if it has one. */
+function databasePassword(location: DatabaseLocation): string[] {
+  if (location.kind !== 'postgres') return [];
+  const { password } = new URL(location.url);
+  return password ? [password, decodeURIComponent(password)] : [];
 }
 
 /** The secrets in a configuration, for redaction. */
@@ -201,5 +266,6 @@ export function secretsOf(config: Config): string[] {
     slack.botToken,
     slack.mode === 'http' ? slack.signingSecret : slack.appToken,
     config.payments.apiKey,
+    ...databasePassword(config.database),
   ];
 }

@@ -5,10 +5,13 @@ import { type Bot, createBot, fetchIdentity } from './app.js';
 import { ConfigError, loadConfig, secretsOf } from './config.js';
 import { createLogger } from './logger.js';
 import { createPaymentsClient } from './payments/index.js';
+import { describeLocation, openStore, type Store } from './store/database.js';
 
 /** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
 const DRAIN_MS = 8_000;
 const FORCED_EXIT_MS = 9_500;
+/** Calls background work (watches, the feed) may have open at once. */
+const BACKGROUND_CONNECTIONS = 4;
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   name: string;
@@ -30,13 +33,20 @@ const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config)
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
 // As many connections as calls the client lets run at once, so none waits inside the pool
-// with its deadline running.
-const pool = new Pool(new URL(config.payments.apiUrl).origin, {
-  connections: config.payments.concurrency,
+// with its deadline running; background work has a few connections of its own.
+const poolOptions = {
   keepAliveTimeout: 30_000,
   headersTimeout: config.payments.timeoutMs,
   bodyTimeout: config.payments.timeoutMs,
-});
+};
+const origin = new URL(config.payments.apiUrl).origin;
+const pool = new Pool(origin, { ...poolOptions, connections: config.payments.concurrency });
+const backgroundPool = new Pool(origin, { ...poolOptions, connections: BACKGROUND_CONNECTIONS });
+const pools = {
+  close: () => Promise.all([pool.close(), backgroundPool.close()]),
+  destroy: () => Promise.all([pool.destroy(), backgroundPool.destroy()]),
+};
+let store: Store | undefined;
 
 let bot: Bot | undefined;
 let stopping = false;
@@ -49,7 +59,8 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
     process.exit(1);
   }, FORCED_EXIT_MS).unref();
   const { drained } = bot ? await bot.stop(DRAIN_MS) : { drained: true };
-  await (drained ? pool.close() : pool.destroy());
+  await (drained ? pools.close() : pools.destroy());
+  await store?.close();
   logger.info({ drained }, 'stopped');
   process.exit(0);
 }
@@ -58,6 +69,8 @@ process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
 
 try {
+  store = await openStore(config.database);
+  logger.info({ store: describeLocation(config.database) }, 'store ready');
   const identity = await fetchIdentity(config, logger);
   const payments = createPaymentsClient({
     baseUrl: config.payments.apiUrl,
@@ -65,11 +78,16 @@ try {
     dispatcher: pool,
     timeoutMs: config.payments.timeoutMs,
     concurrency: config.payments.concurrency,
+    background: {
+      dispatcher: backgroundPool,
+      perSecond: config.backgroundRps,
+      concurrency: BACKGROUND_CONNECTIONS,
+    },
     userAgent: `${pkg.name}/${pkg.version} (+Slack bot; node ${process.version})`,
     logger,
   });
   if (!stopping) {
-    bot = createBot(config, { payments, logger, identity });
+    bot = createBot(config, { payments, logger, identity, store });
     await bot.start();
   }
 } catch (error) {
@@ -78,7 +96,8 @@ try {
       { err: error },
       `could not start: ${error instanceof Error ? error.message : String(error)}`,
     );
-    await pool.destroy();
+    await pools.destroy();
+    await store?.close().catch(() => undefined);
     process.exit(1);
   }
 }

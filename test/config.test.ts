@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, secretsOf } from '../src/config.js';
 
 const base = {
   SLACK_BOT_TOKEN: 'xoxb-111-222-abcdef',
@@ -80,6 +80,46 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...base, SLACK_APP_TOKEN: '' }).slack.mode).toBe('http');
   });
 
+  it.each([
+    [undefined, { kind: 'sqlite', path: './data/bot.sqlite' }],
+    ['', { kind: 'sqlite', path: './data/bot.sqlite' }],
+    ['file:/var/lib/bot/state.sqlite', { kind: 'sqlite', path: '/var/lib/bot/state.sqlite' }],
+    ['postgres://bot@db:5432/payments', { kind: 'postgres', url: 'postgres://bot@db:5432/payments' }],
+    [
+      'postgresql://bot:long-enough-pw@db/payments',
+      { kind: 'postgres', url: 'postgresql://bot:long-enough-pw@db/payments' },
+    ],
+  ])('reads DATABASE_URL=%s', (value, database) => {
+    expect(loadConfig({ ...base, ...(value === undefined ? {} : { DATABASE_URL: value }) }).database).toEqual(
+      database,
+    );
+  });
+
+  it('applies the watch and background defaults, and reads them', () => {
+    expect(loadConfig(base)).toMatchObject({
+      watches: { pollSeconds: 30, graceMinutes: 60, maxDays: 7, limitPerChannel: 100 },
+      backgroundRps: 5,
+    });
+    expect(
+      loadConfig({
+        ...base,
+        WATCH_POLL_SECONDS: '1',
+        WATCH_GRACE_MINUTES: '0',
+        WATCH_MAX_DAYS: '2',
+        WATCH_LIMIT_PER_CHANNEL: '5',
+        PAYMENT_API_BACKGROUND_RPS: '20',
+      }),
+    ).toMatchObject({
+      watches: { pollSeconds: 1, graceMinutes: 0, maxDays: 2, limitPerChannel: 5 },
+      backgroundRps: 20,
+    });
+  });
+
+  it('redacts a database password, written and decoded', () => {
+    const config = loadConfig({ ...base, DATABASE_URL: 'postgres://bot:p%40ss-word-long@db/x' });
+    expect(secretsOf(config)).toEqual(expect.arrayContaining(['p%40ss-word-long', 'p@ss-word-long']));
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ ...base, PORT: '', BALANCE_ALLOWED_USERS: '', LOG_LEVEL: ' ' }).http.port).toBe(3000);
   });
@@ -130,6 +170,13 @@ describe('loadConfig', () => {
     ['PAYMENT_API_KEY', 'k', 'must be at least 8 characters'],
     ['SLACK_SIGNING_SECRET', 'abc', 'must be at least 8 characters'],
     ['SLACK_BOT_TOKEN', 'xoxb-1', 'must be at least 8 characters'],
+    ['DATABASE_URL', 'mysql://db/x', 'must be postgres://…, postgresql://… or file:<path>'],
+    ['DATABASE_URL', 'postgres://bot:pw@db/x', 'has a password shorter than 8 characters'],
+    ['WATCH_POLL_SECONDS', '7200', 'must be seconds from 1 to 3600'],
+    ['WATCH_POLL_SECONDS', '0.5', 'must be seconds (digits only)'],
+    ['WATCH_MAX_DAYS', '91', 'must be days from 1 to 90'],
+    ['WATCH_LIMIT_PER_CHANNEL', '20001', 'must be a number of watches from 1 to 10000'],
+    ['PAYMENT_API_BACKGROUND_RPS', '500', 'must be calls per second from 1 to 100'],
     ['BALANCE_ALLOWED_USERS', 'U1,alice', 'must be comma-separated Slack user ids'],
     ['BALANCE_ALLOWED_CHANNELS', '#general', 'must be comma-separated Slack channel ids'],
     ['INVOICE_REPLY', 'loud', 'must be in_channel or ephemeral'],

@@ -32,7 +32,16 @@ describe('manifest.yml', () => {
   });
 
   it('asks for exactly the scopes the bot uses, and subscribes to link_shared', () => {
-    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(['commands', 'links:read', 'links:write']);
+    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([
+      'channels:history',
+      'chat:write',
+      'chat:write.public',
+      'commands',
+      'groups:history',
+      'im:history',
+      'links:read',
+      'links:write',
+    ]);
     expect(manifest.settings.event_subscriptions.bot_events).toEqual(['link_shared']);
     const domains: string[] = manifest.features.unfurl_domains;
     expect(domains.length).toBeGreaterThanOrEqual(1);

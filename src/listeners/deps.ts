@@ -2,6 +2,7 @@ import type { BalancePolicy } from '../access.js';
 import type { PaymentsClient } from '../payments/index.js';
 import type { AckRaceDeps } from '../pipeline/ack-race.js';
 import type { Visibility } from '../pipeline/outcome.js';
+import type { Watches } from '../watches/service.js';
 
 /** What every listener is given: built once at start, nothing read from the environment here. */
 export interface ListenerDeps extends AckRaceDeps {
@@ -10,4 +11,9 @@ export interface ListenerDeps extends AckRaceDeps {
   invoiceReply: Visibility;
   payUrl: URL | undefined;
   balancePolicy: BalancePolicy;
+  watches: Watches;
+  /** For help texts that state the limits. */
+  maxWatchDays: number;
+  /** True the first time a key (an event id) is seen by any instance: Slack retries events. */
+  firstSight: (key: string) => Promise<boolean>;
 }

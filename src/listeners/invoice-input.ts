@@ -1,21 +1,39 @@
 import { type InvoiceId, parseInvoiceId } from '../payments/index.js';
 
+/** What `/invoice` can be asked to do with an invoice. */
+export type InvoiceVerb = 'show' | 'watch' | 'unwatch';
+
 export type InvoiceInput =
-  | { kind: 'usage' }
+  | { kind: 'usage'; verb: InvoiceVerb }
   | { kind: 'help' }
-  | { kind: 'invoice'; id: InvoiceId }
-  | { kind: 'invalid'; text: string };
+  | { kind: 'watching' }
+  | { kind: 'invoice'; verb: InvoiceVerb; id: InvoiceId }
+  | { kind: 'invalid'; verb: InvoiceVerb; text: string };
+
+const VERBS: Readonly<Record<string, InvoiceVerb>> = { watch: 'watch', unwatch: 'unwatch' };
+
+/** An id in any case, or a payment link, alone. */
+export function parseInvoiceRef(text: string, payUrl: URL | undefined): InvoiceId | undefined {
+  return parseInvoiceId(text) ?? parsePaymentLink(text, payUrl);
+}
 
 /**
- * What follows `/invoice`: an id in any case, a payment link (plain, or as Slack sends it with
- * `should_escape`: `<url>` or `<url|label>`), `help`, or nothing.
+ * What follows `/invoice`: `help`, `watching`, or an invoice (an id in any case, or a payment
+ * link, plain or as Slack sends it with `should_escape`: `<url>` or `<url|label>`), after an
+ * optional `watch` or `unwatch`.
  */
 export function parseInvoiceText(text: string, payUrl: URL | undefined): InvoiceInput {
   const trimmed = text.trim();
-  if (trimmed === '') return { kind: 'usage' };
-  if (trimmed.toLowerCase() === 'help') return { kind: 'help' };
-  const id = parseInvoiceId(trimmed) ?? parsePaymentLink(trimmed, payUrl);
-  return id ? { kind: 'invoice', id } : { kind: 'invalid', text: trimmed };
+  const lower = trimmed.toLowerCase();
+  if (lower === 'help') return { kind: 'help' };
+  if (lower === 'watching') return { kind: 'watching' };
+  const [first = '', ...rest] = trimmed.split(/\s+/);
+  const verb = VERBS[first.toLowerCase()];
+  const ref = verb ? rest.join(' ') : trimmed;
+  const as = verb ?? 'show';
+  if (ref === '') return { kind: 'usage', verb: as };
+  const id = parseInvoiceRef(ref, payUrl);
+  return id ? { kind: 'invoice', verb: as, id } : { kind: 'invalid', verb: as, text: ref };
 }
 
 /**

@@ -4,7 +4,8 @@ import type { Logger } from '../logger.js';
 /** What this app registered listeners for: the names its manifest can make Slack send. */
 export interface KnownRequests {
   commands: string[];
-  actions: string[];
+  /** Action ids, or patterns for families of them (one Stop button per row of a list). */
+  actions: (string | RegExp)[];
   events: string[];
   shortcuts: string[];
 }
@@ -39,7 +40,9 @@ function isKnown(known: KnownRequests, { type, names }: { type: string; names: s
           : type === 'message_action'
             ? known.shortcuts
             : [];
-  return names.some((name) => list.includes(name));
+  return names.some((name) =>
+    list.some((known) => (typeof known === 'string' ? known === name : known.test(name))),
+  );
 }
 
 /**

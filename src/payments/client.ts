@@ -17,6 +17,7 @@ import {
 } from './errors.js';
 import { type InvoiceId, parseInvoiceId } from './invoice-id.js';
 import { Limiter, QueueFullError } from './limiter.js';
+import { Pacer } from './pacer.js';
 import { type BalanceEntry, balanceResponseSchema, type Invoice, invoiceSchema } from './schemas.js';
 import { SingleFlight } from './single-flight.js';
 
@@ -73,13 +74,30 @@ export interface PaymentsClientOptions {
   retryEnvironment?: Partial<RetryEnvironment>;
   maxBodyBytes?: number;
   logger?: { warn(fields: object, message: string): void };
+  /**
+   * Background work (watches, the feed) gets a lane of its own: its own connections, a few calls
+   * at once, and a shared budget of calls per second, so a person never queues behind it.
+   */
+  background?: { dispatcher: Dispatcher; perSecond: number; concurrency?: number };
+}
+
+/** Who is waiting for a call: a person (the default), or the bot's own background work. */
+export interface CallOptions {
+  background?: boolean;
 }
 
 export interface PaymentsClient {
   /** The merchant's balance per cryptocurrency, summed over all projects. */
-  getBalance(): Promise<readonly BalanceEntry[]>;
+  getBalance(options?: CallOptions): Promise<readonly BalanceEntry[]>;
   /** One invoice; rejects with `InvoiceNotFoundError` when the service has no such id. */
-  getInvoice(id: InvoiceId): Promise<Invoice>;
+  getInvoice(id: InvoiceId, options?: CallOptions): Promise<Invoice>;
+}
+
+/** Where a call runs: its queue, its connections, and for background work its budget. */
+interface Lane {
+  limiter: Limiter;
+  dispatcher: Dispatcher;
+  pacer?: Pacer;
 }
 
 interface Answer {
@@ -98,25 +116,42 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   const world: RetryEnvironment = { ...REAL_WORLD, ...options.retryEnvironment };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const redact = createRedactor([options.apiKey]);
-  const limiter = new Limiter(
-    options.concurrency ?? DEFAULT_CONCURRENCY,
-    options.maxQueue ?? DEFAULT_MAX_QUEUE,
-  );
+  const interactive: Lane = {
+    limiter: new Limiter(options.concurrency ?? DEFAULT_CONCURRENCY, options.maxQueue ?? DEFAULT_MAX_QUEUE),
+    dispatcher: options.dispatcher,
+  };
+  const background: Lane = options.background
+    ? {
+        limiter: new Limiter(options.background.concurrency ?? 4, DEFAULT_MAX_QUEUE),
+        dispatcher: options.background.dispatcher,
+        pacer: new Pacer(options.background.perSecond),
+      }
+    : interactive;
   const base = options.baseUrl.replace(/\/+$/, '');
   const headers = {
     authorization: `Token ${options.apiKey}`,
     accept: 'application/json',
     'user-agent': options.userAgent,
   };
-  const balanceFlight = new SingleFlight<readonly BalanceEntry[]>();
-  const invoiceFlight = new SingleFlight<Invoice>();
+  const interactiveFlights = new SingleFlight();
+  const backgroundFlights = new SingleFlight();
+  /**
+   * Identical calls in flight share one execution. Background work joins any call already in
+   * flight, a person's or its own; a person joins only another person's, never a background call
+   * that may still be waiting for its budget.
+   */
+  const flight = <T>(key: string, call: CallOptions, work: (lane: Lane) => Promise<T>): Promise<T> =>
+    call.background
+      ? (interactiveFlights.join<T>(key) ?? backgroundFlights.run(key, () => work(background)))
+      : interactiveFlights.run(key, () => work(interactive));
 
-  async function fetchOnce(path: string, signal: AbortSignal): Promise<Answer> {
+  async function fetchOnce(lane: Lane, path: string, signal: AbortSignal): Promise<Answer> {
+    await lane.pacer?.take();
     const response = await request(`${base}${path}`, {
       method: 'GET',
       headers,
       signal,
-      dispatcher: options.dispatcher,
+      dispatcher: lane.dispatcher,
     });
     const retryAfter = response.headers['retry-after'];
     return {
@@ -130,7 +165,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
    * GET with the deadline and the retry policy; resolves with a 2xx answer, its body already
    * redacted, or rejects with a PaymentError. The deadline starts when the call gets its turn.
    */
-  async function get(path: string, operation: Operation): Promise<Answer> {
+  async function get(lane: Lane, path: string, operation: Operation): Promise<Answer> {
+    const { limiter } = lane;
     try {
       return await limiter.run(async () => {
         // Not AbortSignal.timeout(): its timer cannot be cleared, so every call would leave one
@@ -138,7 +174,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
         try {
-          const answer = await attempts(path, operation, controller.signal);
+          const answer = await attempts(lane, path, operation, controller.signal);
           // docs/payment-api.md#secrets: the key never reaches a view or a log through an answer.
           return { ...answer, body: redact(answer.body) };
         } finally {
@@ -150,12 +186,17 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     }
   }
 
-  async function attempts(path: string, operation: Operation, deadline: AbortSignal): Promise<Answer> {
+  async function attempts(
+    lane: Lane,
+    path: string,
+    operation: Operation,
+    deadline: AbortSignal,
+  ): Promise<Answer> {
     const startedAt = world.now();
     for (let attempt = 0; ; attempt += 1) {
       let failure: PaymentError;
       try {
-        const answer = await fetchOnce(path, deadline);
+        const answer = await fetchOnce(lane, path, deadline);
         if (answer.status >= 200 && answer.status < 300) return answer;
         failure = errorFromAnswer({ ...answer, redact });
       } catch (error) {
@@ -205,9 +246,9 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   }
 
   return {
-    getBalance() {
-      return balanceFlight.run('balance', async () => {
-        const answer = await get('/api/v2/balance', 'balance');
+    getBalance(call = {}) {
+      return flight('balance', call, async (lane) => {
+        const answer = await get(lane, '/api/v2/balance', 'balance');
         const json = parse(answer);
         // docs/payment-api.md#success: only "success" is a balance; an error in a 200 is not.
         const { status, message } = validate(envelopeSchema, json, answer);
@@ -223,12 +264,12 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       });
     },
 
-    getInvoice(id) {
+    getInvoice(id, call = {}) {
       // The type says it is an id; this guard keeps a caller's cast from reaching a URL path.
       if (parseInvoiceId(id) !== id) return Promise.reject(new TypeError('getInvoice: not an invoice id'));
-      return invoiceFlight.run(id, async () => {
+      return flight(`invoice/${id}`, call, async (lane) => {
         try {
-          const answer = await get(`/api/v2/invoice/${id}`, 'invoice');
+          const answer = await get(lane, `/api/v2/invoice/${id}`, 'invoice');
           return validate(invoiceSchema, parse(answer), answer);
         } catch (error) {
           throw isNotFound(error) ? new InvoiceNotFoundError(id, { status: 400, cause: error }) : error;

@@ -1,12 +1,18 @@
 /**
  * Concurrent calls with the same key share one execution: the first starts it, the others join,
- * and all see the same result or error. Nothing is kept once it settles (no caching).
+ * and all see the same result or error. Nothing is kept once it settles (no caching). Callers
+ * use distinct keys for distinct results.
  */
-export class SingleFlight<T> {
-  readonly #inFlight = new Map<string, Promise<T>>();
+export class SingleFlight {
+  readonly #inFlight = new Map<string, Promise<unknown>>();
 
-  run(key: string, work: () => Promise<T>): Promise<T> {
-    const pending = this.#inFlight.get(key);
+  /** The call in flight under `key`, if there is one. */
+  join<T>(key: string): Promise<T> | undefined {
+    return this.#inFlight.get(key) as Promise<T> | undefined;
+  }
+
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const pending = this.join<T>(key);
     if (pending) return pending;
     const started = work().finally(() => this.#inFlight.delete(key));
     this.#inFlight.set(key, started);

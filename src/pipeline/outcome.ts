@@ -10,7 +10,8 @@ export type Delivery = 'ack' | 'response_url' | 'failed';
 /**
  * What the request log records for every piece of work, from one closed set (it is also a
  * metric label): success, the person's own input (`help`, `usage`, `invalid_input`), each way the
- * payment service can fail, each access refusal, what an event came to, and a bug.
+ * payment service can fail, each access refusal, what an event or a background job came to, and
+ * a bug.
  */
 export type Outcome =
   | 'ok'
@@ -20,6 +21,24 @@ export type Outcome =
   | PaymentErrorCode
   | Refusal
   | 'internal_error'
+  // events
   | 'no_payment_link'
   | 'no_invoice'
-  | 'unfurl_failed';
+  | 'unfurl_failed'
+  | 'duplicate'
+  // watches
+  | 'already_watched'
+  | 'watch_limit'
+  | 'invoice_expired'
+  | 'not_in_channel'
+  | 'not_watched'
+  | 'unchanged'
+  | 'changed'
+  | 'ended'
+  | 'paused'
+  | 'lease_lost'
+  // the outbox
+  | 'sent'
+  | 'found'
+  | 'retry_later'
+  | 'dropped';

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { Delivery, Outcome } from './outcome.js';
 
 /** The kinds of work the bot does: Slack's requests, and its own scheduled jobs. */
-export type Kind = 'command' | 'action' | 'event';
+export type Kind = 'command' | 'action' | 'event' | 'shortcut' | 'function' | 'job';
 
 /** Who a request came from and where, as Slack said. */
 export interface Who {
@@ -19,6 +19,8 @@ export interface Tracked {
   invoiceId?: string | undefined;
   /** Figures worth a field of their own in the log line (e.g. how many links were unfurled). */
   counts?: Readonly<Record<string, number>>;
+  /** Routine background work that changed nothing: its line is written at debug, not info. */
+  quiet?: boolean;
 }
 
 export interface TrackingDeps {
@@ -48,8 +50,8 @@ export function tracked<A>(
         deps.logger.error({ err: error, kind, name }, `${kind} ${name} failed`);
         result = { outcome: 'internal_error' };
       }
-      const { counts, ...fields } = result;
-      deps.logger.info(
+      const { counts, quiet, ...fields } = result;
+      deps.logger[quiet ? 'debug' : 'info'](
         { kind, name, ...who(args), ...fields, ...counts, ms: Math.round(performance.now() - startedAt) },
         `${kind} ${name}`,
       );

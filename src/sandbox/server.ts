@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { stringify } from 'lossless-json';
+import { parse as parseJson, stringify } from 'lossless-json';
 import {
   DEMO_API_KEY,
   DEMO_BALANCES,
@@ -60,7 +60,17 @@ export interface Sandbox {
   /** Make the next `times` API requests misbehave (queued after any already queued). */
   failNext(fault: Fault, times?: number): void;
   setLatency(ms: number): void;
-  /** Forget recorded requests and queued faults. */
+  /** Changes an invoice as the real service would when a customer pays (`payStatus`, `status`, …). */
+  updateInvoice(id: string, patch: Partial<WireInvoice>): void;
+  /** Makes an invoice unknown, as if it had been deleted. */
+  removeInvoice(id: string): void;
+  /** Replaces the balance, as payments and withdrawals would. */
+  setBalances(balances: readonly WireBalanceEntry[]): void;
+  /** The balance as it stands. */
+  readonly balances: readonly WireBalanceEntry[];
+  /** Forget queued faults: the service answers normally again. */
+  clearFaults(): void;
+  /** Forget recorded requests and queued faults; invoices and balances are as they started. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -72,15 +82,51 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const apiKey = options.apiKey ?? DEMO_API_KEY;
-  const balances = options.balances ?? DEMO_BALANCES;
+  let balances = options.balances ?? DEMO_BALANCES;
   let latencyMs = options.latencyMs ?? 0;
   let faults: Fault[] = [];
   let invoices = new Map<string, WireInvoice>();
   const requests: RecordedRequest[] = [];
 
+  function updateInvoice(id: string, patch: Partial<WireInvoice>): boolean {
+    const found = invoices.get(id.toLowerCase());
+    if (found) invoices.set(found.id.toLowerCase(), { ...found, ...patch, id: found.id });
+    return found !== undefined;
+  }
+
+  /**
+   * Demo controls (not part of the service's API): `POST /sandbox/invoices/<id>` with a JSON
+   * patch such as `{"payStatus":"paid"}`, and `POST /sandbox/balances` with the new balance
+   * entries, so watches and the feed can be tried by hand.
+   */
+  async function admin(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    let body: unknown;
+    try {
+      body = parseJson(raw || '{}');
+    } catch {
+      return json(res, 400, { message: 'the body is not JSON' });
+    }
+    const invoice = /^\/sandbox\/invoices\/([^/]+)$/.exec(path)?.[1];
+    if (invoice && body && typeof body === 'object' && !Array.isArray(body)) {
+      return updateInvoice(invoice, body as Partial<WireInvoice>)
+        ? json(res, 200, invoices.get(invoice.toLowerCase()))
+        : json(res, 404, { message: 'no such invoice' });
+    }
+    if (path === '/sandbox/balances' && Array.isArray(body)) {
+      balances = body as WireBalanceEntry[];
+      return json(res, 200, { status: 'success', result: balances });
+    }
+    return json(res, 400, {
+      message: 'POST /sandbox/invoices/<id> {patch} or POST /sandbox/balances [entries]',
+    });
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
     if (req.method === 'GET' && path === '/healthz') return void res.end('ok');
+    if (req.method === 'POST' && path.startsWith('/sandbox/')) return admin(req, res, path);
     const pay = /^\/pay\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && pay) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -167,9 +213,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     setLatency(ms) {
       latencyMs = ms;
     },
+    updateInvoice(id, patch) {
+      if (!updateInvoice(id, patch)) throw new Error(`the sandbox has no invoice ${id}`);
+    },
+    removeInvoice(id) {
+      invoices.delete(id.toLowerCase());
+    },
+    setBalances(next) {
+      balances = next;
+    },
+    get balances() {
+      return balances;
+    },
+    clearFaults() {
+      faults = [];
+    },
     reset() {
       requests.length = 0;
       faults = [];
+      invoices = new Map(invoiceList.map((i) => [i.id.toLowerCase(), i]));
+      balances = options.balances ?? DEMO_BALANCES;
     },
     async close() {
       server.closeAllConnections();

@@ -41,10 +41,12 @@ export function header(raw: string): HeaderBlock {
   return { type: 'header', text: plain(raw, LIMITS.headerText) };
 }
 
-export function section(text: Mrkdwn): SectionBlock {
+/** A block of mrkdwn text, with a button beside it when one is given. */
+export function section(text: Mrkdwn, accessory?: Button): SectionBlock {
   return {
     type: 'section',
     text: { type: 'mrkdwn', text: nonEmpty(truncate(text.text, LIMITS.sectionText)) },
+    ...(accessory ? { accessory } : {}),
   };
 }
 

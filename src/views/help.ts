@@ -16,7 +16,7 @@ Currencies holding funds come first; zero balances are listed after them. Balanc
   };
 }
 
-export function invoiceHelp(visibility: 'in_channel' | 'ephemeral'): Message {
+export function invoiceHelp(visibility: 'in_channel' | 'ephemeral', maxWatchDays = 7): Message {
   const who =
     visibility === 'in_channel' ? 'everyone in the channel sees the reply' : 'only you see the reply';
   const body = md`\`/invoice ${'<id or payment link>'}\` shows one invoice: its status and payment status, amount and fee, when it was created and when it expires, the accepted cryptocurrencies and the shop. A button opens the payment page; *Refresh* reads the invoice again and updates the message.
@@ -26,10 +26,13 @@ Examples:
 • \`/invoice https://pay.example.com/pay/${EXAMPLE_INVOICE_ID}\`
 
 When it works, ${who}. Errors are only shown to you.`;
-  return { text: fallbackText(body), blocks: [header('/invoice'), section(body)] };
+  const watching = md`*Watching*: \`/invoice watch ${'<id or link>'}\` posts a live card in this channel that I keep current, and I reply in its thread, mentioning you, whenever the status, payment, amount, expiry or methods change. *Watch* on any invoice card does the same in that card's thread. \`/invoice watching\` lists this channel's watches; \`/invoice unwatch ${'<id or link>'}\` or *Stop watching* ends one. A watch ends by itself once the invoice has expired, after ${maxWatchDays} ${maxWatchDays === 1 ? 'day' : 'days'} at most.`;
+  return { text: fallbackText(body), blocks: [header('/invoice'), section(body), section(watching)] };
 }
 
-export function invoiceUsage(): Message {
-  const body = md`Give an invoice id or paste a payment link, for example \`/invoice ${EXAMPLE_INVOICE_ID}\`. \`/invoice help\` tells more.`;
+/** What to type after `/invoice` (or `/invoice watch`, `/invoice unwatch`) when nothing followed. */
+export function invoiceUsage(verb: 'show' | 'watch' | 'unwatch' = 'show'): Message {
+  const command = verb === 'show' ? '/invoice' : `/invoice ${verb}`;
+  const body = md`Give an invoice id or paste a payment link, for example \`${command} ${EXAMPLE_INVOICE_ID}\`. \`/invoice help\` tells more.`;
   return { text: fallbackText(body), blocks: [section(body)] };
 }

@@ -15,6 +15,8 @@ import { esc, join, link, type Mrkdwn, md, mention, slackDate } from './mrkdwn.j
 
 export const ACTION_REFRESH = 'refresh_invoice';
 export const ACTION_OPEN_PAYMENT_PAGE = 'open_payment_page';
+export const ACTION_WATCH = 'watch_invoice';
+export const ACTION_STOP_WATCH = 'stop_watch';
 const INVOICE_ACTIONS_BLOCK = 'invoice_actions';
 
 /**
@@ -29,6 +31,11 @@ const label = (labels: Record<string, string>, value: string): Mrkdwn => {
   return known === undefined ? md`\`${esc(value, 100)}\`` : md`${known}`;
 };
 
+/** An invoice status as every view shows it: a label for a value the document has seen, else as sent. */
+export const statusLabel = (value: string): Mrkdwn => label(STATUS_LABELS, value);
+/** A payment status as every view shows it. */
+export const payStatusLabel = (value: string): Mrkdwn => label(PAY_STATUS_LABELS, value);
+
 /** "2 h 15 min", "3 days": how far `ms` is, in words a person reads at a glance. */
 export function duration(ms: number): string {
   const minutes = Math.round(Math.abs(ms) / 60_000);
@@ -39,27 +46,25 @@ export function duration(ms: number): string {
   return `${Math.round(hours / 24)} days`;
 }
 
-function expiry(invoice: Invoice, now: Date): Mrkdwn {
+export function expiry(invoice: Pick<Invoice, 'timeout'>, now: Date): Mrkdwn {
   const left = invoice.timeout.getTime() - now.getTime();
   return left > 0
     ? md`${slackDate(invoice.timeout)} (expires in ${duration(left)})`
     : md`${slackDate(invoice.timeout)} (expired)`;
 }
 
-const money = (amount: Amount, currency: string) => md`\`${amount.toString()}\` ${esc(currency, 40)}`;
+export const money = (amount: Amount | string, currency: string) =>
+  md`\`${amount.toString()}\` ${esc(currency, 40)}`;
 
-/** Status, payment status and amount: the three facts the card and the notification text lead with. */
-const headline = (invoice: Invoice, separator: string) =>
+/** Status, payment status and amount: the three facts the cards and the notification text lead with. */
+export const headline = (invoice: Invoice, separator: string) =>
   join(
-    [
-      label(STATUS_LABELS, invoice.status),
-      label(PAY_STATUS_LABELS, invoice.payStatus),
-      money(invoice.amount, invoice.currency),
-    ],
+    [statusLabel(invoice.status), payStatusLabel(invoice.payStatus), money(invoice.amount, invoice.currency)],
     separator,
   );
 
-const title = (invoice: Invoice) => (invoice.title.trim() === '' ? 'Invoice' : invoice.title);
+export const invoiceTitle = (invoice: Pick<Invoice, 'title'>) =>
+  invoice.title.trim() === '' ? 'Invoice' : invoice.title;
 
 export interface InvoiceViewOptions {
   /** When the invoice was read; expiry is worded against it. */
@@ -68,55 +73,111 @@ export interface InvoiceViewOptions {
   refreshedBy?: string;
 }
 
-/** The full invoice reply: every field, the two status fields, and the payment-page and refresh buttons. */
-export function invoiceMessage(invoice: Invoice, { now, refreshedBy }: InvoiceViewOptions): Message {
+/**
+ * Every field of an invoice: its title, the fields two columns wide, the accepted methods. A
+ * card that stays in place for days says when the invoice expires, not how long is left (that
+ * would go stale between edits).
+ */
+function invoiceBody(invoice: Invoice, now: Date, { lasting = false } = {}): KnownBlock[] {
   const redirects = [
     invoice.shop.successUrl ? link(invoice.shop.successUrl, 'after success') : undefined,
     invoice.shop.failUrl ? link(invoice.shop.failUrl, 'after failure') : undefined,
   ].filter((m): m is Mrkdwn => m !== undefined);
 
   const fields = [
-    md`*Status*\n${label(STATUS_LABELS, invoice.status)}`,
-    md`*Payment*\n${label(PAY_STATUS_LABELS, invoice.payStatus)}`,
+    md`*Status*\n${statusLabel(invoice.status)}`,
+    md`*Payment*\n${payStatusLabel(invoice.payStatus)}`,
     md`*Amount*\n${money(invoice.amount, invoice.currency)}`,
     md`*Fee*\n${money(invoice.fee, invoice.currency)} · paid by ${invoice.feeByClient ? 'the customer' : 'the merchant'}`,
     md`*Created*\n${slackDate(invoice.createdAt)}`,
-    md`*Expiry*\n${expiry(invoice, now)}`,
+    md`*Expiry*\n${lasting ? slackDate(invoice.timeout) : expiry(invoice, now)}`,
     md`*Shop*\n${esc(invoice.shop.title, 200)}`,
     md`*Sent by e-mail*\n${invoice.sendToEmail ? 'Yes' : 'No'}`,
     ...(redirects.length > 0 ? [md`*Customer is sent to*\n${join(redirects, ' · ')}`] : []),
   ];
   const methods = invoice.methods.length === 0 ? md`none listed` : esc(invoice.methods.join(', '), 2900);
+  return [
+    header(invoiceTitle(invoice)),
+    ...fieldSections(fields),
+    section(md`*Accepted methods*\n${methods}`),
+  ];
+}
+
+const payButton = (invoice: Invoice) =>
+  linkButton('Open payment page', invoice.link, ACTION_OPEN_PAYMENT_PAGE);
+const watchButton = (invoice: Invoice) => actionButton('Watch', ACTION_WATCH, invoice.id);
+const idLine = (invoice: Invoice) => md`Invoice \`${esc(invoice.id, 100)}\``;
+
+/** The full invoice reply: every field, and the payment-page, Refresh and Watch buttons. */
+export function invoiceMessage(invoice: Invoice, { now, refreshedBy }: InvoiceViewOptions): Message {
   const stamp = refreshedBy
     ? md`refreshed ${slackDate(now)} by ${mention(refreshedBy)}`
     : md`read ${slackDate(now)}`;
-
-  const blocks: KnownBlock[] = [
-    header(title(invoice)),
-    ...fieldSections(fields),
-    section(md`*Accepted methods*\n${methods}`),
-    actions(
-      INVOICE_ACTIONS_BLOCK,
-      linkButton('Open payment page', invoice.link, ACTION_OPEN_PAYMENT_PAGE),
-      actionButton('Refresh', ACTION_REFRESH, invoice.id),
-    ),
-    context(md`Invoice \`${esc(invoice.id, 100)}\` · ${stamp}`),
-  ];
-  return { text: fallbackText(summary(invoice, now)), blocks };
+  return {
+    text: fallbackText(summary(invoice, now)),
+    blocks: [
+      ...invoiceBody(invoice, now),
+      actions(
+        INVOICE_ACTIONS_BLOCK,
+        payButton(invoice),
+        actionButton('Refresh', ACTION_REFRESH, invoice.id),
+        watchButton(invoice),
+      ),
+      context(md`${idLine(invoice)} · ${stamp}`),
+    ],
+  };
 }
 
-/** The compact card shown when a payment link is pasted (`chat.unfurl`). */
+/** A watch as its live card shows it. */
+export interface LiveWatch {
+  id: string;
+  watcherId: string;
+  startedAt: Date;
+  /** Set once the watch has ended, with why, in words. */
+  ended?: { at: Date; reason: Mrkdwn } | undefined;
+}
+
+/**
+ * The live card of a watched invoice, the message the bot keeps current: every field, the
+ * payment-page button, and Stop watching while the watch runs.
+ */
+export function liveInvoiceCard(invoice: Invoice, { now, watch }: { now: Date; watch: LiveWatch }): Message {
+  const state = watch.ended
+    ? md`No longer watched since ${slackDate(watch.ended.at)}: ${watch.ended.reason}`
+    : md`:eyes: Watched since ${slackDate(watch.startedAt)} for ${mention(watch.watcherId)}: changes are posted in the thread`;
+  return {
+    text: fallbackText(summary(invoice, now)),
+    blocks: [
+      ...invoiceBody(invoice, now, { lasting: true }),
+      watch.ended
+        ? actions(
+            INVOICE_ACTIONS_BLOCK,
+            payButton(invoice),
+            actionButton('Refresh', ACTION_REFRESH, invoice.id),
+          )
+        : actions(
+            INVOICE_ACTIONS_BLOCK,
+            payButton(invoice),
+            actionButton('Stop watching', ACTION_STOP_WATCH, watch.id),
+          ),
+      context(idLine(invoice), state),
+    ],
+  };
+}
+
+/** The compact card shown when a payment link is pasted (`chat.unfurl`), with a Watch button. */
 export function invoiceUnfurl(invoice: Invoice, now: Date): { blocks: KnownBlock[] } {
   return {
     blocks: [
       section(
-        md`*${esc(title(invoice), 150)}*\n${headline(invoice, ' · ')}\nExpiry: ${expiry(invoice, now)}`,
+        md`*${esc(invoiceTitle(invoice), 150)}*\n${headline(invoice, ' · ')}\nExpiry: ${expiry(invoice, now)}`,
       ),
+      actions(INVOICE_ACTIONS_BLOCK, watchButton(invoice)),
       context(md`${esc(invoice.shop.title, 200)} · invoice \`${esc(invoice.id, 100)}\``),
     ],
   };
 }
 
 function summary(invoice: Invoice, now: Date): Mrkdwn {
-  return md`Invoice "${esc(title(invoice), 300)}": ${headline(invoice, ', ')}, ${expiry(invoice, now)}`;
+  return md`Invoice "${esc(invoiceTitle(invoice), 300)}": ${headline(invoice, ', ')}, ${expiry(invoice, now)}`;
 }

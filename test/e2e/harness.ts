@@ -113,6 +113,7 @@ export function botEnv(
 export interface Stack {
   sandbox: Sandbox;
   slack: SlackStandIn;
+  /** The bot; a test that restarts it puts the new process here, so close() stops it. */
   bot: BotProcess;
   /** The environment the bot was started with. */
   env: Record<string, string>;

@@ -64,6 +64,7 @@ describe('stopping while starting', () => {
       bot.child.kill('SIGTERM');
       expect(await bot.exited).toBe(0);
       expect(bot.logs().map((l) => l.msg)).toEqual([
+        'store ready',
         'stopping: no new requests, finishing replies in flight',
         'stopped',
       ]);
@@ -103,6 +104,44 @@ describe('a failed start', () => {
       await slack.close();
       await sandbox.close();
     }
+  });
+
+  it('exits 1 naming DATABASE_URL, never its password, when the database cannot be reached', async () => {
+    const sandbox = await startSandbox();
+    const slack = await startSlackStandIn({ teamId: HOME_TEAM, botToken: SECRETS.botToken });
+    try {
+      const env = {
+        ...botEnv(sandbox, slack.apiUrl),
+        DATABASE_URL: 'postgres://bot:db-secret-password@127.0.0.1:1/payments',
+      };
+      const bot = await startBot(env, { expectExit: true });
+      expect(await bot.exited).toBe(1);
+      const fatal = bot.logs().find((l) => l.level === 'fatal');
+      expect(String(fatal?.msg)).toMatch(
+        /^could not start: could not prepare the PostgreSQL at 127\.0\.0\.1:1\/payments named by DATABASE_URL: /,
+      );
+      expect(bot.output.join('\n')).not.toContain('db-secret-password');
+    } finally {
+      await slack.close();
+      await sandbox.close();
+    }
+  });
+
+  it('exits 1 naming DATABASE_URL when it is not a database it knows', async () => {
+    const bot = await startBot(
+      {
+        ...botEnv(
+          { url: 'http://127.0.0.1:9', apiKey: 'k-12345678', payUrl: 'http://127.0.0.1:9' },
+          'http://127.0.0.1:9/api/',
+        ),
+        DATABASE_URL: 'mysql://db/x',
+      },
+      { expectExit: true },
+    );
+    expect(await bot.exited).toBe(1);
+    expect(bot.output.join('\n')).toContain(
+      'DATABASE_URL: must be postgres://…, postgresql://… or file:<path>',
+    );
   });
 
   it('exits 1 refusing the .env.example placeholders by name', async () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { num, type WireBalanceEntry, type WireInvoice } from '../../src/sandbox/data.js';
+import { num, type WireBalanceEntry } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
 import { commandBody, postToBot } from '../support/slack-requests.js';
 import { SECRETS, startStack } from './harness.js';
+import { manyInvoices } from './invoices.js';
 
 /** More people at once than the service takes, and answers far larger than the document's examples. */
 
@@ -11,23 +12,7 @@ const invoiceIds = Array.from(
   { length: INVOICES },
   (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
 );
-const invoices = (payUrl: string): WireInvoice[] =>
-  invoiceIds.map((id, i) => ({
-    id,
-    payStatus: 'none',
-    createdAt: '2026-11-21T10:00:00.000Z',
-    amount: num(`${i}.5`),
-    currency: 'USDT',
-    feeByClient: true,
-    sendToEmail: false,
-    timeout: '2099-01-01T00:00:00.000Z',
-    status: 'open',
-    title: `Order ${i}`,
-    link: `${payUrl}/pay/${id}`,
-    methods: ['BTC'],
-    fee: num('0.1'),
-    shop: { title: 'Shop', failUrl: null, successUrl: null },
-  }));
+const invoices = manyInvoices(invoiceIds);
 /** About 1 MB of balance: 20,000 currencies. */
 const balances: WireBalanceEntry[] = Array.from({ length: 20_000 }, (_, i) => ({
   id: `C${i}`,

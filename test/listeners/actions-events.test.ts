@@ -103,6 +103,16 @@ describe('link_shared', () => {
     expect(visibleText(cards[urls[0] ?? ''])).toContain('Order #1042');
   });
 
+  it('unfurls a retried event once: Slack’s retry finds it already handled', async () => {
+    const first = linkSharedArgs([link(DEMO_INVOICE_IDS.open)], { eventId: 'EvRetried1' });
+    const retry = linkSharedArgs([link(DEMO_INVOICE_IDS.open)], { eventId: 'EvRetried1' });
+    expect(await createLinkSharedEvent(deps())(first.args)).toMatchObject({ outcome: 'ok' });
+    expect(await createLinkSharedEvent(deps())(retry.args)).toEqual({ outcome: 'duplicate' });
+    expect(first.unfurls).toHaveLength(1);
+    expect(retry.unfurls).toEqual([]);
+    expect(env.sandbox.requests).toHaveLength(1);
+  });
+
   it('answers composer previews by unfurl_id and source', async () => {
     const { args, unfurls } = linkSharedArgs([link(DEMO_INVOICE_IDS.open)], {
       unfurlId: 'U123',

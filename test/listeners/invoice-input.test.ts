@@ -6,17 +6,26 @@ const PAY = new URL('https://pay.example.com');
 
 describe('parseInvoiceText', () => {
   it.each([
-    ['', { kind: 'usage' }],
-    ['   ', { kind: 'usage' }],
+    ['', { kind: 'usage', verb: 'show' }],
+    ['   ', { kind: 'usage', verb: 'show' }],
     ['help', { kind: 'help' }],
     [' HELP ', { kind: 'help' }],
-    [ID, { kind: 'invoice', id: ID }],
-    [`  ${ID.toUpperCase()}\t`, { kind: 'invoice', id: ID }],
-    [`https://pay.example.com/pay/${ID}`, { kind: 'invoice', id: ID }],
-    [`<https://pay.example.com/pay/${ID}>`, { kind: 'invoice', id: ID }],
-    [`<https://pay.example.com/pay/${ID}|Pay now>`, { kind: 'invoice', id: ID }],
-    ['nope', { kind: 'invalid', text: 'nope' }],
-    [`${ID} ${ID}`, { kind: 'invalid', text: `${ID} ${ID}` }],
+    ['watching', { kind: 'watching' }],
+    [' Watching ', { kind: 'watching' }],
+    [ID, { kind: 'invoice', verb: 'show', id: ID }],
+    [`  ${ID.toUpperCase()}\t`, { kind: 'invoice', verb: 'show', id: ID }],
+    [`https://pay.example.com/pay/${ID}`, { kind: 'invoice', verb: 'show', id: ID }],
+    [`<https://pay.example.com/pay/${ID}>`, { kind: 'invoice', verb: 'show', id: ID }],
+    [`<https://pay.example.com/pay/${ID}|Pay now>`, { kind: 'invoice', verb: 'show', id: ID }],
+    ['nope', { kind: 'invalid', verb: 'show', text: 'nope' }],
+    [`${ID} ${ID}`, { kind: 'invalid', verb: 'show', text: `${ID} ${ID}` }],
+    [`watch ${ID}`, { kind: 'invoice', verb: 'watch', id: ID }],
+    [`WATCH   <https://pay.example.com/pay/${ID}|pay>`, { kind: 'invoice', verb: 'watch', id: ID }],
+    [`unwatch ${ID.toUpperCase()}`, { kind: 'invoice', verb: 'unwatch', id: ID }],
+    ['watch', { kind: 'usage', verb: 'watch' }],
+    ['unwatch  ', { kind: 'usage', verb: 'unwatch' }],
+    ['watch me now', { kind: 'invalid', verb: 'watch', text: 'me now' }],
+    ['watcher', { kind: 'invalid', verb: 'show', text: 'watcher' }],
   ])('reads %j', (text, expected) => {
     expect(parseInvoiceText(text, PAY)).toEqual(expected);
   });

@@ -18,8 +18,13 @@ import type { UnfurlClient } from '../../src/listeners/events/link-shared.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createPaymentsClient } from '../../src/payments/index.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import { serviceState } from '../../src/service-state.js';
 import { type ResponseUrlClient, ResponseUrlError } from '../../src/slack/response-url.js';
+import type { Store } from '../../src/store/database.js';
+import { firstSight } from '../../src/store/events.js';
+import { createWatches, type WatchSettings } from '../../src/watches/service.js';
 import { NOW } from './factories.js';
+import type { RecordingPoster } from './fake-slack.js';
 
 /** Typed stand-ins for the arguments Bolt gives listeners, recording what the listener does. */
 
@@ -135,7 +140,7 @@ export function buttonArgs(value: string, opts: RecorderOptions & { actionId?: s
 
 export function linkSharedArgs(
   urls: string[],
-  opts: { unfurlId?: string; source?: string; failUnfurl?: boolean } = {},
+  opts: { unfurlId?: string; source?: string; failUnfurl?: boolean; eventId?: string } = {},
 ): {
   args: SlackEventMiddlewareArgs<'link_shared'> & { client: UnfurlClient };
   unfurls: webApi.ChatUnfurlArguments[];
@@ -171,7 +176,7 @@ export function linkSharedArgs(
         api_app_id: 'A0APP',
         event,
         type: 'event_callback',
-        event_id: 'Ev1',
+        event_id: opts.eventId ?? `Ev${randomUUID()}`,
         event_time: 1700000000,
         authorizations: [],
       },
@@ -213,28 +218,60 @@ export interface DepsOptions {
   payUrl?: URL;
   policy?: Partial<BalancePolicy>;
   logger?: Logger;
+  settings?: Partial<WatchSettings>;
+  /** Milliseconds since the epoch; NOW by default. */
+  clock?: () => number;
 }
 
-/** Listener dependencies wired to a real payments client talking HTTP to `sandbox`. */
-export function listenerDeps(sandbox: Sandbox, opts: DepsOptions = {}) {
+export const TEST_WATCH_SETTINGS: WatchSettings = {
+  pollSeconds: 30,
+  graceMinutes: 60,
+  maxDays: 7,
+  limitPerChannel: 100,
+};
+
+/** Listener dependencies wired to a real payments client talking HTTP to `sandbox`, a store and a fake Slack. */
+export function listenerDeps(
+  sandbox: Sandbox,
+  store: Store,
+  poster: RecordingPoster,
+  opts: DepsOptions = {},
+) {
   const pool = new Pool(sandbox.url);
+  const logger = opts.logger ?? captureLogs().logger;
+  const clock = opts.clock ?? (() => NOW.getTime());
+  const payments = createPaymentsClient({
+    baseUrl: sandbox.url,
+    apiKey: sandbox.apiKey,
+    dispatcher: pool,
+    userAgent: 'test',
+    timeoutMs: 2000,
+    retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
+    background: { dispatcher: pool, perSecond: 1000 },
+  });
+  const watches = createWatches({
+    store,
+    payments,
+    poster,
+    state: serviceState(store, logger),
+    logger,
+    clock,
+    settings: { ...TEST_WATCH_SETTINGS, ...opts.settings },
+    owner: 'test-instance',
+  });
   const deps: ListenerDeps = {
-    payments: createPaymentsClient({
-      baseUrl: sandbox.url,
-      apiKey: sandbox.apiKey,
-      dispatcher: pool,
-      userAgent: 'test',
-      timeoutMs: 2000,
-      retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
-    }),
-    logger: opts.logger ?? captureLogs().logger,
+    payments,
+    logger,
     inflight: new Inflight(),
-    clock: () => NOW,
+    clock: () => new Date(clock()),
     fastPathMs: opts.fastPathMs ?? 1500,
     responseUrls: recordingResponseUrls,
     invoiceReply: opts.invoiceReply ?? 'in_channel',
     payUrl: opts.payUrl ?? new URL(sandbox.payUrl),
     balancePolicy: { homeTeamId: HOME_TEAM, ...opts.policy },
+    watches,
+    maxWatchDays: 7,
+    firstSight: (key) => firstSight(store, key, clock()),
   };
   return { deps, close: () => pool.close() };
 }

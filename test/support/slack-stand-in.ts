@@ -26,6 +26,19 @@ interface ResponsePost {
   at: number;
 }
 
+/** A message in a channel, as the stand-in keeps it. */
+export interface StandInMessage {
+  channel: string;
+  ts: string;
+  threadTs: string | undefined;
+  text: string;
+  blocks: unknown[];
+  metadata?: { event_type: string; event_payload: Record<string, unknown> } | undefined;
+  /** Each edit, oldest first; the last is what people see. */
+  edits: { text: string; blocks: unknown[] }[];
+  deleted: boolean;
+}
+
 export interface StandInOptions {
   teamId: string;
   botToken: string;
@@ -38,6 +51,14 @@ export interface SlackStandIn {
   readonly url: string;
   readonly apiUrl: string;
   readonly calls: ApiCall[];
+  /** Messages the bot posted with chat.postMessage, with their edits. */
+  readonly messages: StandInMessage[];
+  /** Conversations by id, for conversations.info; a channel missing here is one the bot is not in. */
+  readonly conversations: Map<string, Record<string, unknown>>;
+  /** The next `count` calls of `method` are refused with HTTP 429 and this Retry-After (seconds). */
+  rateLimitNext(method: string, retryAfterSeconds: number, count?: number): void;
+  /** Thread replies under `threadTs`, or top-level posts when it is undefined, not deleted. */
+  repliesIn(channel: string, threadTs?: string): StandInMessage[];
   readonly posts: ResponsePost[];
   /** Block Kit problems in anything the bot sent; tests expect none. */
   readonly problems: string[];
@@ -98,6 +119,18 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const posts: ResponsePost[] = [];
   const problems: string[] = [];
   const responseFaults = new Map<string, { status: number; failures: number }>();
+  const messages: StandInMessage[] = [];
+  const conversations = new Map<string, Record<string, unknown>>();
+  const rateLimits = new Map<string, { retryAfter: number; count: number }>();
+  let seq = 0;
+  const nextTs = () => {
+    seq += 1;
+    return `${Math.floor(Date.now() / 1000)}.${String(seq).padStart(6, '0')}`;
+  };
+  const check = (what: string, message: unknown) =>
+    problems.push(...blockKitProblems(message).map((p) => `${what}: ${p}`));
+  /** Slack answers calls about a channel it does not know, or the bot is not in, like this. */
+  const canPost = (channel: string) => !String(channel).startsWith('CLOSED');
   let base = '';
 
   const server = createServer(async (req, res) => {
@@ -112,6 +145,13 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
       const method = path.slice('/api/'.length);
       const args = parseArgs(raw, req.headers['content-type']);
       calls.push({ method, args, raw, at: Date.now() });
+      const limit = rateLimits.get(method);
+      if (limit && limit.count > 0) {
+        limit.count -= 1;
+        res.writeHead(429, { 'retry-after': String(limit.retryAfter), 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+        return;
+      }
       const bearer = req.headers.authorization?.replace(/^Bearer /, '');
       switch (method) {
         case 'auth.test':
@@ -130,6 +170,54 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
           if (!options.appToken || bearer !== options.appToken)
             return json(200, { ok: false, error: 'invalid_auth' });
           return json(200, { ok: true, url: `${base.replace('http', 'ws')}/socket-mode` });
+        case 'chat.postMessage': {
+          const channel = String(args.channel);
+          if (!canPost(channel)) return json(200, { ok: false, error: 'not_in_channel' });
+          check(`chat.postMessage ${channel}`, { text: args.text, blocks: args.blocks });
+          const ts = nextTs();
+          messages.push({
+            channel,
+            ts,
+            threadTs: args.thread_ts === undefined ? undefined : String(args.thread_ts),
+            text: String(args.text),
+            blocks: (args.blocks ?? []) as unknown[],
+            metadata: args.metadata as StandInMessage['metadata'],
+            edits: [],
+            deleted: false,
+          });
+          return json(200, { ok: true, channel, ts });
+        }
+        case 'chat.update': {
+          const target = messages.find((m) => m.channel === args.channel && m.ts === args.ts && !m.deleted);
+          if (!target) return json(200, { ok: false, error: 'message_not_found' });
+          check(`chat.update ${target.channel}`, { text: args.text, blocks: args.blocks });
+          target.edits.push({ text: String(args.text), blocks: (args.blocks ?? []) as unknown[] });
+          return json(200, { ok: true, channel: target.channel, ts: target.ts });
+        }
+        case 'chat.delete': {
+          const target = messages.find((m) => m.channel === args.channel && m.ts === args.ts);
+          if (target) target.deleted = true;
+          return json(200, { ok: true });
+        }
+        case 'conversations.replies':
+        case 'conversations.history': {
+          const threadTs = method === 'conversations.replies' ? String(args.ts) : undefined;
+          const oldest = Number(args.oldest ?? 0);
+          const found = messages.filter(
+            (m) =>
+              m.channel === args.channel && m.threadTs === threadTs && Number(m.ts) >= oldest && !m.deleted,
+          );
+          return json(200, {
+            ok: true,
+            messages: found.map((m) => ({ ts: m.ts, text: m.text, metadata: m.metadata })),
+          });
+        }
+        case 'conversations.info': {
+          const info = conversations.get(String(args.channel));
+          return info
+            ? json(200, { ok: true, channel: info })
+            : json(200, { ok: false, error: 'channel_not_found' });
+        }
         case 'chat.unfurl': {
           const unfurls = (args.unfurls ?? {}) as Record<string, unknown>;
           for (const [url, card] of Object.entries(unfurls)) {
@@ -210,6 +298,14 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     calls,
     posts,
     problems,
+    messages,
+    conversations,
+    rateLimitNext(method, retryAfterSeconds, count = 1) {
+      rateLimits.set(method, { retryAfter: retryAfterSeconds, count });
+    },
+    repliesIn(channel, threadTs) {
+      return messages.filter((m) => m.channel === channel && m.threadTs === threadTs && !m.deleted);
+    },
     responseUrl(opts = {}) {
       const url = `${base}/response/${randomUUID()}`;
       if (opts.status)

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
+  ACTION_WATCH,
   duration,
   invoiceMessage,
   invoiceUnfurl,
@@ -85,10 +86,10 @@ describe('invoiceMessage', () => {
     'data:text/html,<script>',
     'pay.example.com/pay/x',
     `https://pay.example.com/${'x'.repeat(3000)}`,
-  ])('offers no payment-page button for the link %s, only refresh', (link) => {
+  ])('offers no payment-page button for the link %s, only Refresh and Watch', (link) => {
     const message = invoiceMessage(invoice({ link }), { now: NOW });
     expectValidMessage(message);
-    expect(buttons(message).map((b) => b.action_id)).toEqual([ACTION_REFRESH]);
+    expect(buttons(message).map((b) => b.action_id)).toEqual([ACTION_REFRESH, ACTION_WATCH]);
   });
 
   it('names who refreshed it and when', () => {

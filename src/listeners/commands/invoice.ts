@@ -1,33 +1,61 @@
+import type { SlashCommand } from '@slack/bolt';
+import type { InvoiceId } from '../../payments/index.js';
 import type { CommandHandler } from '../../pipeline/ack-race.js';
 import { settle } from '../../pipeline/error-policy.js';
-import { reply } from '../../pipeline/reply.js';
+import { type Reply, reply } from '../../pipeline/reply.js';
 import { invalidInvoiceMessage } from '../../views/errors.js';
 import { invoiceHelp, invoiceUsage } from '../../views/help.js';
 import { invoiceMessage } from '../../views/invoice.js';
+import { watchListMessage, watchReplies } from '../../views/watch.js';
 import type { ListenerDeps } from '../deps.js';
-import { parseInvoiceText } from '../invoice-input.js';
+import { type InvoiceVerb, parseInvoiceText } from '../invoice-input.js';
+import { startWatch } from '../watching.js';
 
-/** `/invoice <id or payment link>`: shown in the channel (or to the asker, per INVOICE_REPLY). */
+/**
+ * `/invoice <id or payment link>`: shown in the channel (or to the asker, per INVOICE_REPLY);
+ * `/invoice watch|unwatch <id or link>` and `/invoice watching`: the channel's watches, answered
+ * privately (the live card itself is the bot's own message in the channel).
+ */
 export function createInvoiceCommand(deps: ListenerDeps): CommandHandler {
+  const act = async (verb: InvoiceVerb, id: InvoiceId, command: SlashCommand): Promise<Reply> => {
+    switch (verb) {
+      case 'show': {
+        const invoice = await deps.payments.getInvoice(id);
+        return reply(invoiceMessage(invoice, { now: deps.clock() }), deps.invoiceReply, 'ok', id);
+      }
+      case 'watch':
+        return startWatch(deps, {
+          teamId: command.team_id,
+          channelId: command.channel_id,
+          userId: command.user_id,
+          invoiceId: id,
+        });
+      case 'unwatch': {
+        const stopped = await deps.watches.stopInvoice(command.channel_id, id, command.user_id);
+        return stopped.kind === 'stopped'
+          ? reply(watchReplies.stopped(stopped.title), 'ephemeral', 'ok', id)
+          : reply(watchReplies.notWatched(), 'ephemeral', 'not_watched', id);
+      }
+    }
+  };
+
   return async (command) => {
     const input = parseInvoiceText(command.text, deps.payUrl);
     switch (input.kind) {
       case 'usage':
-        return reply(invoiceUsage(), 'ephemeral', 'usage');
+        return reply(invoiceUsage(input.verb), 'ephemeral', 'usage');
       case 'help':
-        return reply(invoiceHelp(deps.invoiceReply), 'ephemeral', 'help');
+        return reply(invoiceHelp(deps.invoiceReply, deps.maxWatchDays), 'ephemeral', 'help');
+      case 'watching':
+        return reply(
+          watchListMessage(command.channel_id, await deps.watches.list(command.channel_id)),
+          'ephemeral',
+        );
       case 'invalid':
         return reply(invalidInvoiceMessage(input.text), 'ephemeral', 'invalid_input');
       case 'invoice': {
         const { id } = input;
-        return settle(
-          deps.logger,
-          async () => {
-            const invoice = await deps.payments.getInvoice(id);
-            return reply(invoiceMessage(invoice, { now: deps.clock() }), deps.invoiceReply, 'ok', id);
-          },
-          { invoiceId: id },
-        );
+        return settle(deps.logger, () => act(input.verb, id, command), { invoiceId: id });
       }
     }
   };

@@ -20,8 +20,11 @@ export const MAX_UNFURLS = 5;
 export function createLinkSharedEvent(deps: ListenerDeps) {
   return async ({
     event,
+    body,
     client,
   }: SlackEventMiddlewareArgs<'link_shared'> & { client: UnfurlClient }): Promise<Tracked> => {
+    // Slack retries an event it thinks went unanswered; one unfurl per event, whichever instance gets it.
+    if (!(await deps.firstSight(`event:${body.event_id}`))) return { outcome: 'duplicate' };
     const wanted = event.links
       .flatMap(({ url }) => {
         const id = parsePaymentLink(url, deps.payUrl);

@@ -1,0 +1,40 @@
+import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { acknowledge, deliver } from '../../pipeline/delivery.js';
+import { settle } from '../../pipeline/error-policy.js';
+import { reply, toResponse } from '../../pipeline/reply.js';
+import type { Tracked } from '../../pipeline/tracked.js';
+import { watchListMessage, watchReplies } from '../../views/watch.js';
+import type { ListenerDeps } from '../deps.js';
+
+/**
+ * Stop watching, on a live card or in the `/invoice watching` list: ends the watch (its card and
+ * thread are told through the outbox). A click in the private list refreshes the list in place;
+ * a click on the card tells only the clicker.
+ */
+export function createStopWatchAction(deps: ListenerDeps) {
+  return async ({
+    ack,
+    body,
+    action,
+  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>>): Promise<Tracked> => {
+    await acknowledge(ack, deps.logger);
+    const container = body.container as { is_ephemeral?: boolean; channel_id?: string };
+    const result = await settle(deps.logger, async () => {
+      const stopped = await deps.watches.stop(action.value ?? '', body.user.id);
+      const channelId = body.channel?.id ?? container.channel_id;
+      if (container.is_ephemeral && channelId) {
+        return reply(
+          watchListMessage(channelId, await deps.watches.list(channelId)),
+          'ephemeral',
+          stopped.kind === 'stopped' ? 'ok' : 'not_watched',
+        );
+      }
+      return stopped.kind === 'stopped'
+        ? reply(watchReplies.stopped(stopped.title), 'ephemeral')
+        : reply(watchReplies.notWatched(), 'ephemeral', 'not_watched');
+    });
+    const response = { ...toResponse(result), replace_original: Boolean(container.is_ephemeral) };
+    const delivery = await deliver(deps.responseUrls, body.response_url, response, deps.logger);
+    return { outcome: result.outcome, delivery };
+  };
+}

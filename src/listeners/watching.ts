@@ -1,0 +1,41 @@
+import type { InvoiceId } from '../payments/index.js';
+import { type Reply, reply } from '../pipeline/reply.js';
+import { watchReplies } from '../views/watch.js';
+import type { ListenerDeps } from './deps.js';
+
+export interface WatchRequest {
+  teamId: string;
+  channelId: string;
+  userId: string;
+  invoiceId: InvoiceId;
+  /** The thread to put the live card in, when a card's Watch button was clicked. */
+  threadTs?: string | undefined;
+}
+
+/**
+ * Starts a watch for `/invoice watch` and the Watch buttons alike, and says privately how it
+ * went. Nobody from another organisation may start one.
+ */
+export async function startWatch(deps: ListenerDeps, req: WatchRequest): Promise<Reply> {
+  if (req.teamId !== deps.balancePolicy.homeTeamId) {
+    return reply(watchReplies.otherWorkspace(), 'ephemeral', 'other_workspace', req.invoiceId);
+  }
+  const result = await deps.watches.start(req);
+  switch (result.kind) {
+    case 'started':
+      return reply(watchReplies.started(result.invoice, result.inThread), 'ephemeral', 'ok', req.invoiceId);
+    case 'already':
+      return reply(
+        watchReplies.already(result.invoice, result.since),
+        'ephemeral',
+        'already_watched',
+        req.invoiceId,
+      );
+    case 'limit':
+      return reply(watchReplies.limit(result.limit), 'ephemeral', 'watch_limit', req.invoiceId);
+    case 'expired':
+      return reply(watchReplies.expired(result.invoice), 'ephemeral', 'invoice_expired', req.invoiceId);
+    case 'not_in_channel':
+      return reply(watchReplies.inviteFirst(req.channelId), 'ephemeral', 'not_in_channel', req.invoiceId);
+  }
+}

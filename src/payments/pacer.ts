@@ -1,0 +1,24 @@
+/**
+ * A budget of calls per second, shared by everything that takes from it: each `take()` resolves
+ * at the next free slot, slots `1000 / perSecond` ms apart. No burst: background work is smooth
+ * by design, and interactive calls never take from it.
+ */
+export class Pacer {
+  #nextSlot = 0;
+  readonly #intervalMs: number;
+
+  constructor(
+    perSecond: number,
+    private readonly now: () => number = () => performance.now(),
+    private readonly wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {
+    this.#intervalMs = 1000 / perSecond;
+  }
+
+  async take(): Promise<void> {
+    const now = this.now();
+    const slot = Math.max(now, this.#nextSlot);
+    this.#nextSlot = slot + this.#intervalMs;
+    if (slot > now) await this.wait(slot - now);
+  }
+}

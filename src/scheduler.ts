@@ -1,0 +1,120 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Inflight } from './inflight.js';
+import type { Logger } from './logger.js';
+import { type Tracked, tracked } from './pipeline/tracked.js';
+
+/**
+ * Background work, claimed rather than assumed: each job takes due items from the store with a
+ * lease (so several instances never do the same item, and a crashed instance's items are taken
+ * over when its lease runs out), runs them, and looks again. The scheduler knows nothing of
+ * what the items are.
+ */
+export interface Job<T> {
+  /** For the request log and metrics: `watch_poll`, `outbox`, … */
+  readonly name: string;
+  /** Items run at once by this instance. */
+  readonly concurrency: number;
+  /** How long to wait before looking again when nothing was due. */
+  readonly idleMs: number;
+  /** Takes up to `limit` due items, leased to this instance. */
+  claim(now: number, limit: number): Promise<T[]>;
+  /** When the next item falls due, if the job can tell: the loop then sleeps until then, not a whole idle tick. */
+  nextDueAt?(now: number): Promise<number | undefined>;
+  /** When the item was due, for the scheduler's lag. */
+  dueAt(item: T): number;
+  run(item: T): Promise<Tracked>;
+}
+
+export interface SchedulerDeps {
+  logger: Logger;
+  inflight: Inflight;
+  clock: () => number;
+  /** Told how late each item started: `now - dueAt`. */
+  onLag?: (job: string, lagMs: number) => void;
+  /** After a failed claim (the database unreachable, say), wait this long before trying again. */
+  claimRetryMs?: number;
+}
+
+export interface Scheduler {
+  start(): void;
+  /** Look for due work now instead of at the next idle tick (e.g. a watch was just started). */
+  wake(job?: string): void;
+  /** Claims nothing more; resolves once the loops have ended (items running still finish, in flight). */
+  stop(): Promise<void>;
+}
+
+export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>[]): Scheduler {
+  let stopping = false;
+  const wakers = new Map<string, () => void>();
+  const loops: Promise<void>[] = [];
+
+  /** How long to sleep: until the next item is due, at most the job's idle tick. */
+  async function untilNextDue<T>(job: Job<T>): Promise<number> {
+    if (!job.nextDueAt) return job.idleMs;
+    try {
+      const now = deps.clock();
+      const next = await job.nextDueAt(now);
+      return next === undefined ? job.idleMs : Math.min(job.idleMs, Math.max(0, next - now));
+    } catch {
+      return job.idleMs;
+    }
+  }
+
+  async function loop<T>(job: Job<T>): Promise<void> {
+    let running = 0;
+    const run = tracked(
+      deps,
+      'job',
+      job.name,
+      () => ({}),
+      (item: T) => job.run(item),
+    );
+    while (!stopping) {
+      let claimed = 0;
+      const free = job.concurrency - running;
+      if (free > 0) {
+        try {
+          const now = deps.clock();
+          const items = await job.claim(now, free);
+          claimed = items.length;
+          for (const item of items) {
+            deps.onLag?.(job.name, Math.max(0, now - job.dueAt(item)));
+            running += 1;
+            void run(item).finally(() => {
+              running -= 1;
+              wakers.get(job.name)?.();
+            });
+          }
+        } catch (error) {
+          deps.logger.error({ err: error, job: job.name }, 'could not claim background work');
+          await sleep(deps.claimRetryMs ?? 5_000);
+          continue;
+        }
+      }
+      // A full batch means more may be due: look again at once.
+      if (claimed > 0 && claimed === free) continue;
+      const idleMs = await untilNextDue(job);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, idleMs);
+        wakers.set(job.name, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  return {
+    start() {
+      for (const job of jobs) loops.push(loop(job));
+    },
+    wake(name) {
+      for (const [job, wake] of wakers) if (name === undefined || name === job) wake();
+    },
+    async stop() {
+      stopping = true;
+      for (const wake of wakers.values()) wake();
+      await Promise.all(loops);
+    },
+  };
+}

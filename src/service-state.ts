@@ -1,0 +1,72 @@
+import type { Logger } from './logger.js';
+import type { Store } from './store/database.js';
+
+const KEY_REJECTED = 'payment_key_rejected';
+/** While the key is rejected, background work tries one call this often to see if it works again. */
+export const KEY_PROBE_MS = 60_000;
+
+/**
+ * What all instances know about the payment service, kept in the store: whether it rejects the
+ * API key. Background work pauses while it does; the change is logged once, by the instance that
+ * saw it first, in each direction.
+ */
+export interface ServiceState {
+  keyRejected(): Promise<boolean>;
+  /** Since when the key has been rejected, if it is. */
+  keyRejectedSince(): Promise<number | undefined>;
+  markKeyRejected(now: number): Promise<void>;
+  markKeyAccepted(): Promise<void>;
+  /**
+   * How many calls background work may make now: `wanted`, or while the key is rejected one
+   * probe per KEY_PROBE_MS. Call `probed` when the probe was made.
+   */
+  allowance(now: number, wanted: number): Promise<number>;
+  probed(now: number): void;
+}
+
+export function serviceState(store: Store, logger: Logger): ServiceState {
+  const { db } = store;
+  let lastProbe = Number.NEGATIVE_INFINITY;
+
+  const since = async () =>
+    (
+      await db
+        .selectFrom('service_state')
+        .select('updated_at')
+        .where('key', '=', KEY_REJECTED)
+        .executeTakeFirst()
+    )?.updated_at;
+
+  return {
+    keyRejected: async () => (await since()) !== undefined,
+    keyRejectedSince: since,
+
+    async markKeyRejected(now) {
+      const result = await db
+        .insertInto('service_state')
+        .values({ key: KEY_REJECTED, value: 'rejected', updated_at: now })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .executeTakeFirst();
+      if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) {
+        logger.error(
+          'the payment service rejects PAYMENT_API_KEY: watches and feeds are paused until it works again',
+        );
+      }
+    },
+
+    async markKeyAccepted() {
+      const result = await db.deleteFrom('service_state').where('key', '=', KEY_REJECTED).executeTakeFirst();
+      if (result.numDeletedRows > 0n)
+        logger.info('the payment service accepts PAYMENT_API_KEY again: watches and feeds resume');
+    },
+
+    async allowance(now, wanted) {
+      if ((await since()) === undefined) return wanted;
+      return now - lastProbe >= KEY_PROBE_MS ? 1 : 0;
+    },
+
+    probed(now) {
+      lastProbe = now;
+    },
+  };
+}

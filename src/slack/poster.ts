@@ -1,0 +1,164 @@
+import { webApi } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
+
+/** Why Slack did not take a message, in the few ways the bot acts on (docs/slack.md#posting). */
+export type PostFailure =
+  /** A private channel or DM the bot is not in: ask a person to /invite it. */
+  | 'not_in_channel'
+  /** The message to edit is gone (deleted). */
+  | 'message_not_found'
+  /** Slack asks to wait (`retryAfterMs`). */
+  | 'rate_limited'
+  /** No answer, a 5xx, a time-out: worth another try. */
+  | 'transient'
+  /** Anything else Slack refused (`slackError` says what). */
+  | 'refused';
+
+export class SlackPostError extends Error {
+  override readonly name = 'SlackPostError';
+  constructor(
+    readonly failure: PostFailure,
+    readonly slackError: string | undefined,
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`Slack did not take the message: ${slackError ?? failure}`, options);
+  }
+}
+
+export interface OutgoingMessage {
+  channel: string;
+  text: string;
+  blocks: KnownBlock[];
+  /** Set for a reply in a thread. */
+  threadTs?: string | undefined;
+  /** Our id for the message, carried in its metadata so it can be found again after a crash. */
+  messageId?: string | undefined;
+}
+
+export interface ConversationFacts {
+  isPrivate: boolean;
+  isDirect: boolean;
+  /** Shared with another organisation (Slack Connect), or pending to be. */
+  isShared: boolean;
+}
+
+/** The Web API calls the bot makes on its own (not in reply to a request). */
+export interface SlackPoster {
+  /** `chat.postMessage`; resolves with the new message's `ts`. */
+  post(message: OutgoingMessage): Promise<string>;
+  /** `chat.update` of a message the bot posted. */
+  update(message: OutgoingMessage & { ts: string }): Promise<void>;
+  /** `chat.delete` of a message the bot posted. */
+  remove(message: { channel: string; ts: string }): Promise<void>;
+  /**
+   * The `ts` of a message the bot posted with `messageId` since `oldest` (epoch ms), in the
+   * channel or in a thread: how an attempt interrupted by a crash is confirmed or not.
+   */
+  find(where: {
+    channel: string;
+    threadTs?: string | undefined;
+    oldest: number;
+    messageId: string;
+  }): Promise<string | undefined>;
+  /** `conversations.info`: what kind of conversation it is. */
+  conversation(channel: string): Promise<ConversationFacts>;
+}
+
+/** The metadata event type that marks the bot's own messages. */
+export const MESSAGE_EVENT_TYPE = 'payments_bot_message';
+
+const NOT_IN_CHANNEL = new Set(['not_in_channel', 'channel_not_found', 'is_archived', 'restricted_action']);
+
+function failureOf(error: unknown): SlackPostError {
+  if (error instanceof webApi.WebAPIPlatformError) {
+    const code = error.data.error;
+    if (NOT_IN_CHANNEL.has(code))
+      return new SlackPostError('not_in_channel', code, undefined, { cause: error });
+    if (code === 'message_not_found' || code === 'cant_update_message')
+      return new SlackPostError('message_not_found', code, undefined, { cause: error });
+    if (code === 'ratelimited') return new SlackPostError('rate_limited', code, 1000, { cause: error });
+    return new SlackPostError('refused', code, undefined, { cause: error });
+  }
+  if (error instanceof webApi.WebAPIRateLimitedError) {
+    return new SlackPostError('rate_limited', 'ratelimited', error.retryAfter * 1000, { cause: error });
+  }
+  return new SlackPostError('transient', undefined, undefined, { cause: error });
+}
+
+async function call<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw failureOf(error);
+  }
+}
+
+/**
+ * A poster over the Web API that never retries by itself: a 429 comes back at once with its
+ * Retry-After, so the outbox can wait without holding anything (docs/slack.md#posting).
+ */
+export function createSlackPoster(client: webApi.WebClient): SlackPoster {
+  const metadata = (messageId: string | undefined) =>
+    messageId ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { id: messageId } } } : {};
+  return {
+    async post({ channel, text, blocks, threadTs, messageId }) {
+      const result = await call(() =>
+        client.chat.postMessage({
+          channel,
+          text,
+          blocks,
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+          ...metadata(messageId),
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
+      );
+      if (!result.ts) throw new SlackPostError('refused', 'no_ts');
+      return result.ts;
+    },
+
+    async update({ channel, ts, text, blocks, messageId }) {
+      await call(() => client.chat.update({ channel, ts, text, blocks, ...metadata(messageId) }));
+    },
+
+    async remove({ channel, ts }) {
+      await call(() => client.chat.delete({ channel, ts }));
+    },
+
+    async find({ channel, threadTs, oldest, messageId }) {
+      const oldestTs = (Math.floor(oldest / 1000) - 1).toString();
+      const result = await call(() =>
+        threadTs
+          ? client.conversations.replies({
+              channel,
+              ts: threadTs,
+              oldest: oldestTs,
+              include_all_metadata: true,
+              limit: 200,
+            })
+          : client.conversations.history({
+              channel,
+              oldest: oldestTs,
+              include_all_metadata: true,
+              limit: 200,
+            }),
+      );
+      const found = result.messages?.find(
+        (m) =>
+          m.metadata?.event_type === MESSAGE_EVENT_TYPE &&
+          (m.metadata.event_payload as Record<string, unknown> | undefined)?.id === messageId,
+      );
+      return found?.ts;
+    },
+
+    async conversation(channel) {
+      const { channel: info } = await call(() => client.conversations.info({ channel }));
+      return {
+        isPrivate: Boolean(info?.is_private || info?.is_im || info?.is_mpim),
+        isDirect: Boolean(info?.is_im || info?.is_mpim),
+        isShared: Boolean(info?.is_ext_shared || info?.is_shared || info?.is_pending_ext_shared),
+      };
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import type { Dialect } from './database.js';
+
+/**
+ * The schema's history, oldest first. A migration never changes once released; a change is a
+ * new one. They run at start, inside Kysely's migration lock, so instances starting together
+ * apply each one once.
+ */
+function migrations(dialect: Dialect): Record<string, Migration> {
+  const time = 'bigint';
+  const serial = (db: Kysely<unknown>, table: string) =>
+    dialect === 'postgres'
+      ? db.schema.createTable(table).addColumn('id', 'bigserial', (c) => c.primaryKey())
+      : db.schema.createTable(table).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+
+  return {
+    '001_watches': {
+      async up(db) {
+        await db.schema
+          .createTable('watched_invoices')
+          .addColumn('invoice_id', 'text', (c) => c.primaryKey())
+          .addColumn('snapshot', 'text', (c) => c.notNull())
+          .addColumn('watched_since', time, (c) => c.notNull())
+          .addColumn('next_poll_at', time, (c) => c.notNull())
+          .addColumn('failures', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_until', time)
+          .execute();
+        await db.schema
+          .createIndex('watched_invoices_due')
+          .on('watched_invoices')
+          .column('next_poll_at')
+          .execute();
+
+        await db.schema
+          .createTable('watches')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('team_id', 'text', (c) => c.notNull())
+          .addColumn('channel_id', 'text', (c) => c.notNull())
+          .addColumn('invoice_id', 'text', (c) => c.notNull())
+          .addColumn('watcher_id', 'text', (c) => c.notNull())
+          .addColumn('card_ts', 'text', (c) => c.notNull())
+          .addColumn('thread_ts', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('started_at', time, (c) => c.notNull())
+          .addColumn('ends_at', time, (c) => c.notNull())
+          .addColumn('ended_at', time)
+          .addColumn('end_reason', 'text')
+          .execute();
+        // Several watches of one invoice in one channel are one watch.
+        await db.schema
+          .createIndex('watches_one_per_channel')
+          .on('watches')
+          .columns(['channel_id', 'invoice_id'])
+          .unique()
+          .where(sql.ref('state'), '=', 'active')
+          .execute();
+        await db.schema
+          .createIndex('watches_by_invoice')
+          .on('watches')
+          .columns(['invoice_id', 'state'])
+          .execute();
+
+        await serial(db, 'outbox')
+          .addColumn('lane', 'text', (c) => c.notNull())
+          .addColumn('method', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('thread_ts', 'text')
+          .addColumn('ts', 'text')
+          .addColumn('message', 'text', (c) => c.notNull())
+          .addColumn('watch_id', 'text')
+          .addColumn('created_at', time, (c) => c.notNull())
+          .addColumn('next_attempt_at', time, (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('attempted_at', time)
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_until', time)
+          .addColumn('done_at', time)
+          .addColumn('result', 'text')
+          .execute();
+        await db.schema
+          .createIndex('outbox_pending')
+          .on('outbox')
+          .columns(['done_at', 'lane', 'id'])
+          .execute();
+
+        await db.schema
+          .createTable('service_state')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('updated_at', time, (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('seen_events')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('seen_at', time, (c) => c.notNull())
+          .execute();
+      },
+    },
+  };
+}
+
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return { getMigrations: async () => migrations(dialect) };
+}

@@ -1,0 +1,76 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The bot's tables, the same on SQLite and PostgreSQL. Times are milliseconds since the epoch
+ * (`bigint`, read back as numbers); structured values are JSON text.
+ */
+export interface Tables {
+  /** One row per invoice being polled, however many channels watch it. */
+  watched_invoices: {
+    invoice_id: string;
+    /** The invoice as last seen (`InvoiceSnapshot` as JSON). */
+    snapshot: string;
+    /** When the first of its watches started: the cadence slows down from here. */
+    watched_since: number;
+    next_poll_at: number;
+    /** Failed checks in a row, for backing off. */
+    failures: number;
+    lease_owner: string | null;
+    lease_until: number | null;
+  };
+  /** A channel watching an invoice: its live card, its thread, who started it. */
+  watches: {
+    id: string;
+    team_id: string;
+    channel_id: string;
+    invoice_id: string;
+    watcher_id: string;
+    /** The live message the bot keeps current (`chat.update`). */
+    card_ts: string;
+    /** Where change notices go: the live card's thread. */
+    thread_ts: string;
+    state: 'active' | 'ended';
+    started_at: number;
+    /** When it ends whatever happens (WATCH_MAX_DAYS). */
+    ends_at: number;
+    ended_at: number | null;
+    end_reason: string | null;
+  };
+  /**
+   * Messages to send to Slack, written in the same transaction as the decision to send them.
+   * Each lane (a channel) is delivered in order, one message at a time.
+   */
+  outbox: {
+    id: Generated<number>;
+    lane: string;
+    method: 'chat.postMessage' | 'chat.update';
+    channel: string;
+    thread_ts: string | null;
+    /** The message to edit, for chat.update. */
+    ts: string | null;
+    /** `{ text, blocks }` as JSON. */
+    message: string;
+    watch_id: string | null;
+    created_at: number;
+    next_attempt_at: number;
+    attempts: number;
+    /** Set just before a post goes out: a post that was attempted but never confirmed is looked for before it is sent again. */
+    attempted_at: number | null;
+    lease_owner: string | null;
+    lease_until: number | null;
+    done_at: number | null;
+    /** `sent`, `found` (posted before a crash, confirmed afterwards) or `dropped: <why>`. */
+    result: string | null;
+  };
+  /** Small facts shared by all instances, e.g. that the payment service rejects the key. */
+  service_state: {
+    key: string;
+    value: string;
+    updated_at: number;
+  };
+  /** Slack event ids already handled, so a retried event is acted on once. */
+  seen_events: {
+    id: string;
+    seen_at: number;
+  };
+}

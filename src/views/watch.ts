@@ -1,0 +1,175 @@
+import type { Invoice } from '../payments/index.js';
+import type { Change } from '../watches/snapshot.js';
+import { actionButton, context, fallbackText, header, type Message, section } from './blocks.js';
+import { ACTION_STOP_WATCH, invoiceTitle, money, payStatusLabel, statusLabel } from './invoice.js';
+import { channelMention, esc, join, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
+
+/** Why a watch ended, as the store keeps it. */
+export type EndReason = 'stopped' | 'not_found' | 'expired' | 'max_days' | 'card_deleted' | 'not_in_channel';
+
+const FIELD_NAMES: Record<Change['field'], string> = {
+  status: 'Status',
+  payStatus: 'Payment',
+  amount: 'Amount',
+  timeout: 'Expiry',
+  methods: 'Accepted methods',
+};
+
+/** One side of a change, shown as the invoice card shows that field. */
+function side(change: Change, value: string, invoice: Invoice): Mrkdwn {
+  switch (change.field) {
+    case 'status':
+      return statusLabel(value);
+    case 'payStatus':
+      return payStatusLabel(value);
+    case 'amount':
+      return money(value, invoice.currency);
+    case 'timeout':
+      return Number.isNaN(Date.parse(value)) ? esc(value, 100) : slackDate(new Date(value));
+    case 'methods':
+      return value === '' ? md`none` : esc(value, 900);
+  }
+}
+
+const changeLine = (change: Change, invoice: Invoice) =>
+  md`*${FIELD_NAMES[change.field]}*: ${side(change, change.before, invoice)} → ${side(change, change.after, invoice)}`;
+
+/**
+ * The thread reply that says what changed (`Open → paid` style, with the labels the card uses),
+ * mentioning the person who started the watch.
+ */
+export function transitionMessage(
+  invoice: Invoice,
+  changes: readonly Change[],
+  watcherId: string,
+  readAt: Date,
+): Message {
+  const lines = join(
+    changes.map((c) => md`• ${changeLine(c, invoice)}`),
+    '\n',
+  );
+  const plainLines = join(
+    changes.map((c) => changeLine(c, invoice)),
+    '; ',
+  );
+  return {
+    text: fallbackText(md`Invoice "${esc(invoiceTitle(invoice), 300)}" changed: ${plainLines}`),
+    blocks: [
+      section(md`${mention(watcherId)} *${esc(invoiceTitle(invoice), 200)}* changed:\n${lines}`),
+      context(md`Invoice \`${esc(invoice.id, 100)}\` · read ${slackDate(readAt)}`),
+    ],
+  };
+}
+
+/** Why a watch ended, in words; `by` is who stopped it. */
+export function endReasonText(
+  reason: EndReason,
+  opts: { by?: string | undefined; graceMinutes: number; maxDays: number },
+): Mrkdwn {
+  switch (reason) {
+    case 'stopped':
+      return opts.by ? md`stopped by ${mention(opts.by)}` : md`stopped`;
+    case 'not_found':
+      return md`the payment service no longer knows this invoice`;
+    case 'expired':
+      return md`it expired more than ${opts.graceMinutes} minutes ago; this was the last check`;
+    case 'max_days':
+      return md`it was watched for the longest a watch lasts, ${opts.maxDays} ${opts.maxDays === 1 ? 'day' : 'days'}`;
+    case 'card_deleted':
+      return md`its card was deleted`;
+    case 'not_in_channel':
+      return md`the bot can no longer post in this channel`;
+  }
+}
+
+/** The thread reply when a watch ends. */
+export function watchEndedMessage(
+  invoice: Pick<Invoice, 'id' | 'title'>,
+  reason: Mrkdwn,
+  watcherId: string,
+): Message {
+  const body = md`${mention(watcherId)} No longer watching *${esc(invoiceTitle(invoice), 200)}*: ${reason}.`;
+  return { text: fallbackText(body), blocks: [section(body)] };
+}
+
+/** A watch as `/invoice watching` lists it. */
+export interface WatchListItem {
+  id: string;
+  invoiceId: string;
+  title: string | undefined;
+  status: string | undefined;
+  payStatus: string | undefined;
+  watcherId: string;
+  startedAt: Date;
+}
+
+/** The most watches listed with their own Stop button; Slack allows 50 blocks. */
+export const MAX_LISTED = 20;
+
+/** `/invoice watching`: the channel's active watches, each with a Stop button. */
+export function watchListMessage(channelId: string, watches: readonly WatchListItem[]): Message {
+  if (watches.length === 0) {
+    const body = md`Nothing is watched in ${channelMention(channelId)}. Start with \`/invoice watch ${'<id or payment link>'}\` or the *Watch* button on an invoice card.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  }
+  const shown = watches.slice(0, MAX_LISTED);
+  const rows = shown.map((w, i) => {
+    const state =
+      w.status === undefined || w.payStatus === undefined
+        ? md`not checked yet`
+        : md`${statusLabel(w.status)} · ${payStatusLabel(w.payStatus)}`;
+    return section(
+      md`*${esc(w.title ?? w.invoiceId, 150)}*\n${state}\n\`${esc(w.invoiceId, 100)}\` · since ${slackDate(w.startedAt)} for ${mention(w.watcherId)}`,
+      // Action ids are unique within a message: one Stop per row, told apart by a suffix.
+      actionButton('Stop', `${ACTION_STOP_WATCH}:${i}`, w.id),
+    );
+  });
+  const more = watches.length - shown.length;
+  return {
+    text: fallbackText(
+      md`${watches.length} ${watches.length === 1 ? 'invoice is' : 'invoices are'} watched here`,
+    ),
+    blocks: [
+      header(`Watched in this channel (${watches.length})`),
+      ...rows,
+      ...(more > 0 ? [context(md`${more} more not shown.`)] : []),
+    ],
+  };
+}
+
+/** Replies to the person who started, stopped or could not start a watch: short and ephemeral. */
+export const watchReplies = {
+  started: (invoice: Pick<Invoice, 'title'>, inThread: boolean): Message => {
+    const where = inThread ? 'in the thread of the card you clicked' : 'in this channel';
+    const body = md`Watching *${esc(invoiceTitle(invoice), 200)}*: its live card is ${where}. I will update the card and reply in its thread when the invoice changes.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  already: (invoice: Pick<Invoice, 'title'>, since: Date): Message => {
+    const body = md`*${esc(invoiceTitle(invoice), 200)}* is already watched in this channel, since ${slackDate(since)}. Its live card is kept current.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  limit: (limit: number): Message => {
+    const body = md`:warning: This channel already watches ${limit} invoices, the most it may. Stop one with \`/invoice watching\` first.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  expired: (invoice: Pick<Invoice, 'title' | 'timeout'>): Message => {
+    const body = md`*${esc(invoiceTitle(invoice), 200)}* expired ${slackDate(invoice.timeout)}: there is nothing left to watch. \`/invoice\` shows it as it stands.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  inviteFirst: (channelId: string): Message => {
+    const body = md`:warning: I cannot post in ${channelMention(channelId)}. Invite me first with \`/invite @Crypto Payments\`, then try again. Nothing is watched yet.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  otherWorkspace: (): Message => {
+    const body = md`:warning: Watches are only for members of this workspace.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  stopped: (title: string | undefined): Message => {
+    const body = md`Stopped watching *${esc(title ?? 'the invoice', 200)}*.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  notWatched: (): Message => {
+    const body = md`That invoice is not watched in this channel (any more).`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+};

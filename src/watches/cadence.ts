@@ -1,0 +1,34 @@
+/**
+ * How often a watched invoice is checked (docs in README → Watching invoices): every
+ * `pollSeconds` for its first 30 minutes, then slower as it ages, doubling every half hour up to
+ * a ceiling of five minutes (or `pollSeconds` when that is longer); after failures, slower still;
+ * and always once right after its expiry.
+ */
+
+export const FAST_PHASE_MS = 30 * 60_000;
+export const CEILING_MS = 5 * 60_000;
+/** How soon after the expiry the check that sees it happens. */
+export const AFTER_EXPIRY_MS = 5_000;
+
+export interface CadenceInput {
+  now: number;
+  /** When the watching began. */
+  since: number;
+  /** The invoice's expiry. */
+  timeout: number;
+  pollSeconds: number;
+  /** Failed checks in a row. */
+  failures: number;
+}
+
+/** When to check next. */
+export function nextPollAt({ now, since, timeout, pollSeconds, failures }: CadenceInput): number {
+  const base = pollSeconds * 1000;
+  const ceiling = Math.max(base, CEILING_MS);
+  const age = Math.max(0, now - since);
+  const slowing = age < FAST_PHASE_MS ? 1 : 2 ** Math.floor(age / FAST_PHASE_MS);
+  const delay = Math.min(ceiling, base * slowing * 2 ** Math.min(failures, 10));
+  const next = now + delay;
+  const afterExpiry = timeout + AFTER_EXPIRY_MS;
+  return now < afterExpiry && afterExpiry < next ? afterExpiry : next;
+}

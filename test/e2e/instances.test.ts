@@ -1,0 +1,83 @@
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { freshDatabase } from '../support/postgres-server.js';
+import { commandBody, postToBot } from '../support/slack-requests.js';
+import { startSlackStandIn } from '../support/slack-stand-in.js';
+import { type BotProcess, botEnv, HOME_TEAM, SECRETS, startBot } from './harness.js';
+import { manyInvoices } from './invoices.js';
+
+/**
+ * Several instances on one PostgreSQL: every change announced exactly once, none twice, also when
+ * one instance is killed (kill -9) while the announcements are going out.
+ */
+
+const COUNT = 200;
+const ids = Array.from({ length: COUNT }, (_, i) => `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`);
+
+const until = async (check: () => boolean, ms: number, what: string) => {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe('three instances on one PostgreSQL', () => {
+  const bots: BotProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(bots.map((b) => b.stop()));
+  });
+
+  it('announce each of 200 changes exactly once, one instance killed halfway', async () => {
+    const sandbox = await startSandbox({ invoices: manyInvoices(ids) });
+    const slack = await startSlackStandIn({ teamId: HOME_TEAM, botToken: SECRETS.botToken });
+    try {
+      const env = {
+        ...botEnv(sandbox, slack.apiUrl),
+        DATABASE_URL: await freshDatabase(inject('postgresUrl')),
+        WATCH_POLL_SECONDS: '1',
+        PAYMENT_API_BACKGROUND_RPS: '100',
+        LOG_LEVEL: 'info',
+      };
+      bots.push(...(await Promise.all([startBot(env), startBot(env), startBot(env)])));
+
+      // 200 watches, one per invoice, asked of the three instances in turn.
+      for (let i = 0; i < COUNT; i += 10) {
+        await Promise.all(
+          ids.slice(i, i + 10).map((id, j) => {
+            const bot = bots[(i + j) % 3] as BotProcess;
+            const body = commandBody({
+              command: '/invoice',
+              text: `watch ${id}`,
+              response_url: slack.responseUrl(),
+              channel_id: `C${i + j}`,
+            });
+            return postToBot(`${bot.url}/slack/events`, body, SECRETS.signingSecret);
+          }),
+        );
+      }
+      await until(() => slack.messages.filter((m) => !m.threadTs).length === COUNT, 30_000, '200 live cards');
+      const cards = slack.messages.filter((m) => !m.threadTs);
+
+      for (const id of ids) sandbox.updateInvoice(id, { payStatus: 'paid' });
+      const replies = () => slack.messages.filter((m) => m.threadTs);
+      await until(() => replies().length >= COUNT / 2, 30_000, 'half the announcements');
+      const victim = bots[0] as BotProcess;
+      victim.child.kill('SIGKILL');
+      await victim.exited;
+
+      // Its leases run out within 30 s; the others take its work over.
+      await until(() => replies().length >= COUNT, 60_000, 'every announcement');
+      await new Promise((r) => setTimeout(r, 3000));
+      const perCard = new Map(cards.map((c) => [c.ts, 0]));
+      for (const r of replies()) perCard.set(r.threadTs ?? '', (perCard.get(r.threadTs ?? '') ?? 0) + 1);
+      expect([...perCard.values()].filter((n) => n !== 1)).toEqual([]);
+      expect(replies()).toHaveLength(COUNT);
+      expect(cards.every((c) => c.edits.length >= 1)).toBe(true);
+      expect(slack.problems).toEqual([]);
+    } finally {
+      await slack.close();
+      await sandbox.close();
+    }
+  }, 180_000);
+});

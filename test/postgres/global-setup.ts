@@ -1,0 +1,20 @@
+import type { TestProject } from 'vitest/node';
+import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresUrl: string;
+  }
+}
+
+let server: PostgresServer | undefined;
+
+/** One PostgreSQL server for the run (installed and started by the project itself; see test/support/postgres-server.ts). */
+export async function setup(project: TestProject): Promise<void> {
+  server = await startPostgres();
+  project.provide('postgresUrl', server.url);
+}
+
+export function teardown(): void {
+  server?.stop();
+}

@@ -1,0 +1,38 @@
+import { describe, expect, inject, it } from 'vitest';
+import { openStore, StoreError } from '../../src/store/database.js';
+import { freshDatabase } from '../support/postgres-server.js';
+import { storeContract } from '../support/store-contract.js';
+
+const server = inject('postgresUrl');
+const url = await freshDatabase(server);
+
+storeContract('PostgreSQL', () => openStore({ kind: 'postgres', url }));
+
+describe('opening a PostgreSQL store', () => {
+  it('migrates once when several instances start at the same moment', async () => {
+    const fresh = await freshDatabase(server);
+    const stores = await Promise.all(
+      Array.from({ length: 5 }, () => openStore({ kind: 'postgres', url: fresh })),
+    );
+    const [first] = stores;
+    const rows = await first?.db
+      .selectFrom('kysely_migration' as never)
+      .selectAll()
+      .execute();
+    expect(rows).toHaveLength(1);
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('names DATABASE_URL and the server, never the password, when it cannot connect', async () => {
+    const error = await openStore({
+      kind: 'postgres',
+      url: 'postgres://bot:the-secret-password@127.0.0.1:1/payments',
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    const message = String((error as Error).message);
+    expect(message).toMatch(
+      /^could not prepare the PostgreSQL at 127\.0\.0\.1:1\/payments named by DATABASE_URL: /,
+    );
+    expect(message).not.toContain('the-secret-password');
+  });
+});

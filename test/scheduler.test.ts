@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { Inflight } from '../src/inflight.js';
+import { createScheduler, type Job } from '../src/scheduler.js';
+import { captureLogs } from './support/bolt.js';
+
+interface Item {
+  id: number;
+  due: number;
+}
+
+/** A job over a list of due items, recording what ran and how many ran at once. */
+function listJob(items: Item[], opts: { concurrency?: number; runMs?: number; failClaims?: number } = {}) {
+  const ran: number[] = [];
+  let running = 0;
+  let most = 0;
+  let failClaims = opts.failClaims ?? 0;
+  const job: Job<Item> = {
+    name: 'list',
+    concurrency: opts.concurrency ?? 2,
+    idleMs: 20,
+    dueAt: (item) => item.due,
+    async claim(_now, limit) {
+      if (failClaims > 0) {
+        failClaims -= 1;
+        throw new Error('database down');
+      }
+      return items.splice(0, limit);
+    },
+    async run(item) {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((r) => setTimeout(r, opts.runMs ?? 5));
+      running -= 1;
+      ran.push(item.id);
+      return { outcome: 'ok', quiet: item.id % 2 === 0 };
+    },
+  };
+  return { job, ran, most: () => most };
+}
+
+const until = async (check: () => boolean, ms = 2000) => {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > ms) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('scheduler', () => {
+  it('runs every due item, no more at once than the job’s concurrency, and logs each', async () => {
+    const logs = captureLogs();
+    const items = Array.from({ length: 7 }, (_, i) => ({ id: i, due: 1000 - i }));
+    const { job, ran, most } = listJob(items, { concurrency: 3, runMs: 10 });
+    const lags: number[] = [];
+    const scheduler = createScheduler(
+      {
+        logger: logs.logger,
+        inflight: new Inflight(),
+        clock: () => 1000,
+        onLag: (_job, lag) => lags.push(lag),
+      },
+      [job],
+    );
+    scheduler.start();
+    await until(() => ran.length === 7);
+    await scheduler.stop();
+    expect(ran.sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(most()).toBe(3);
+    expect(lags).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    const lines = logs.lines.filter((l) => l.msg === 'job list');
+    expect(lines.map((l) => l.level).sort()).toEqual([
+      'debug',
+      'debug',
+      'debug',
+      'debug',
+      'info',
+      'info',
+      'info',
+    ]);
+    expect(lines[0]).toMatchObject({ kind: 'job', name: 'list', outcome: 'ok' });
+  });
+
+  it('picks up new work at once when woken, not at its next idle tick', async () => {
+    const items: Item[] = [];
+    const { job, ran } = listJob(items);
+    const slow = { ...job, idleMs: 60_000 };
+    const scheduler = createScheduler(
+      { logger: captureLogs().logger, inflight: new Inflight(), clock: () => 0 },
+      [slow],
+    );
+    scheduler.start();
+    await new Promise((r) => setTimeout(r, 20));
+    items.push({ id: 1, due: 0 });
+    scheduler.wake('list');
+    await until(() => ran.length === 1, 500);
+    await scheduler.stop();
+  });
+
+  it('logs a failed claim and tries again', async () => {
+    const logs = captureLogs();
+    const { job, ran } = listJob([{ id: 1, due: 0 }], { failClaims: 2 });
+    const scheduler = createScheduler(
+      { logger: logs.logger, inflight: new Inflight(), clock: () => 0, claimRetryMs: 10 },
+      [job],
+    );
+    scheduler.start();
+    await until(() => ran.length === 1);
+    await scheduler.stop();
+    expect(logs.lines.filter((l) => l.msg === 'could not claim background work')).toHaveLength(2);
+  });
+
+  it('claims nothing after stop, and the items running finish in flight', async () => {
+    const inflight = new Inflight();
+    const items = Array.from({ length: 4 }, (_, i) => ({ id: i, due: 0 }));
+    const { job, ran } = listJob(items, { concurrency: 2, runMs: 50 });
+    const scheduler = createScheduler({ logger: captureLogs().logger, inflight, clock: () => 0 }, [job]);
+    scheduler.start();
+    await until(() => inflight.size === 2);
+    await scheduler.stop();
+    expect(await inflight.drain(1000)).toBe(true);
+    expect(ran).toHaveLength(2);
+    expect(items).toHaveLength(2);
+  });
+
+  it('keeps running when an item throws: internal_error in the log', async () => {
+    const logs = captureLogs();
+    const { job } = listJob([]);
+    let calls = 0;
+    const failing: Job<Item> = {
+      ...job,
+      claim: async () => (calls++ === 0 ? [{ id: 1, due: 0 }] : []),
+      run: async () => {
+        throw new TypeError('bug');
+      },
+    };
+    const scheduler = createScheduler({ logger: logs.logger, inflight: new Inflight(), clock: () => 0 }, [
+      failing,
+    ]);
+    scheduler.start();
+    await until(() => logs.lines.some((l) => l.outcome === 'internal_error'));
+    await scheduler.stop();
+    expect(logs.lines.find((l) => l.level === 'error')?.msg).toBe('job list failed');
+  });
+});

@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { describeLocation, openStore, StoreError } from '../../src/store/database.js';
+import { storeContract } from '../support/store-contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'bot-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+storeContract('SQLite', () => openStore({ kind: 'sqlite', path: join(dir, 'contract', 'bot.sqlite') }));
+
+describe('opening a SQLite store', () => {
+  it('creates the directory of its file', async () => {
+    const store = await openStore({ kind: 'sqlite', path: join(dir, 'a', 'b', 'bot.sqlite') });
+    await store.close();
+  });
+
+  it('names DATABASE_URL and the file when it cannot be opened', async () => {
+    // A directory under a file cannot be made (not /proc: Node 20's recursive mkdir loops there).
+    const error = await openStore({ kind: 'sqlite', path: '/etc/hostname/no/bot.sqlite' }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(StoreError);
+    expect(String((error as Error).message)).toMatch(
+      /^could not open the SQLite file \/etc\/hostname\/no\/bot\.sqlite named by DATABASE_URL: /,
+    );
+  });
+
+  it('describes a location without credentials', () => {
+    expect(
+      describeLocation({ kind: 'postgres', url: 'postgres://bot:s3cret-password@db.internal:6543/payments' }),
+    ).toBe('PostgreSQL at db.internal:6543/payments');
+    expect(describeLocation({ kind: 'postgres', url: 'postgresql://db/x' })).toBe('PostgreSQL at db:5432/x');
+  });
+});

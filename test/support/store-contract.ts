@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { enqueue, outboxJob } from '../../src/outbox.js';
+import { serviceState } from '../../src/service-state.js';
+import type { Store } from '../../src/store/database.js';
+import { firstSight } from '../../src/store/events.js';
+import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
+import { captureLogs } from './bolt.js';
+import { recordingPoster } from './fake-slack.js';
+
+/**
+ * What the bot needs of its store, run against each database it supports: the same queries
+ * must mean the same on SQLite and on PostgreSQL (leases, fencing, ordering, uniqueness, numbers).
+ */
+export function storeContract(name: string, open: () => Promise<Store>): void {
+  describe(`the store on ${name}`, () => {
+    let store: Store;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+    beforeEach(async () => {
+      for (const table of [
+        'watches',
+        'watched_invoices',
+        'outbox',
+        'service_state',
+        'seen_events',
+      ] as const) {
+        await store.db.deleteFrom(table).execute();
+      }
+    });
+
+    const watch = (overrides: Partial<WatchRow> = {}): WatchRow => ({
+      id: `w-${Math.random()}`,
+      team_id: 'T1',
+      channel_id: 'C1',
+      invoice_id: 'i-1',
+      watcher_id: 'U1',
+      card_ts: '1.1',
+      thread_ts: '1.1',
+      state: 'active',
+      started_at: 1_795_262_400_000,
+      ends_at: 1_795_867_200_000,
+      ended_at: null,
+      end_reason: null,
+      ...overrides,
+    });
+
+    it('applies its migrations once however often it is opened', async () => {
+      const again = await open();
+      await again.close();
+      const { n } = await store.db
+        .selectFrom('kysely_migration' as never)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(n)).toBe(1);
+    });
+
+    it('reads times back as numbers, every millisecond kept', async () => {
+      const q = watchQueries(store);
+      await store.transaction((trx) => q.insert(trx, watch(), '{}', 1_795_262_400_123));
+      const [row] = await q.claimDue('me', 1_795_262_400_123, 10, 30_000);
+      expect(row?.next_poll_at).toBe(1_795_262_400_123);
+      expect(row?.lease_until).toBe(1_795_262_430_123);
+      expect(typeof row?.watched_since).toBe('number');
+    });
+
+    it('keeps one active watch per invoice per channel, and allows another once it ended', async () => {
+      const q = watchQueries(store);
+      const first = watch();
+      await store.transaction((trx) => q.insert(trx, first, '{}', 0));
+      await expect(store.transaction((trx) => q.insert(trx, watch(), '{}', 0))).rejects.toThrow();
+      await store.transaction((trx) => q.end(trx, first.id, 'stopped', 5));
+      await store.transaction((trx) => q.insert(trx, watch(), '{}', 0));
+      expect(await q.countActive('C1')).toBe(1);
+    });
+
+    it('claims only due, unleased checks, oldest first, up to the limit, and an expired lease again', async () => {
+      const q = watchQueries(store);
+      for (const [i, due] of [30, 10, 20, 99].entries()) {
+        await store.transaction((trx) =>
+          q.insert(trx, watch({ invoice_id: `i-${i}`, channel_id: `C${i}` }), '{}', due),
+        );
+      }
+      expect((await q.claimDue('a', 50, 2, 100)).map((r) => r.invoice_id)).toEqual(['i-1', 'i-2']);
+      expect((await q.claimDue('b', 50, 10, 100)).map((r) => r.invoice_id)).toEqual(['i-0']);
+      expect((await q.claimDue('b', 149, 10, 100)).map((r) => r.invoice_id)).toEqual(['i-3']);
+      expect((await q.claimDue('c', 151, 10, 100)).map((r) => r.invoice_id)).toEqual(['i-1', 'i-2', 'i-0']);
+    });
+
+    it('gives each due check to one claimer only, however many claim at once', async () => {
+      const q = watchQueries(store);
+      await store.transaction(async (trx) => {
+        for (let i = 0; i < 60; i += 1)
+          await q.insert(trx, watch({ invoice_id: `i-${i}`, channel_id: `C${i}` }), '{}', 0);
+      });
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => q.claimDue(`c${i}`, 1, 15, 10_000)),
+      );
+      const all = claims.flat().map((r) => r.invoice_id);
+      expect(all).toHaveLength(60);
+      expect(new Set(all).size).toBe(60);
+    });
+
+    it('records a check only for the holder of its lease', async () => {
+      const q = watchQueries(store);
+      await store.transaction((trx) => q.insert(trx, watch(), '{}', 0));
+      await q.claimDue('a', 1, 1, 10);
+      await q.claimDue('b', 20, 1, 10);
+      expect(
+        await store.transaction((trx) => q.complete(trx, 'a', 'i-1', { next_poll_at: 5, failures: 0 })),
+      ).toBe(false);
+      expect(
+        await store.transaction((trx) => q.complete(trx, 'b', 'i-1', { next_poll_at: 5, failures: 3 })),
+      ).toBe(true);
+      expect((await q.claimDue('c', 6, 1, 10))[0]?.failures).toBe(3);
+    });
+
+    it('rolls a transaction back whole when it throws', async () => {
+      const q = watchQueries(store);
+      await expect(
+        store.transaction(async (trx) => {
+          await q.insert(trx, watch(), '{}', 0);
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      expect(await q.countAllActive()).toBe(0);
+    });
+
+    it('forgets an invoice only when no active watch is left', async () => {
+      const q = watchQueries(store);
+      const a = watch({ channel_id: 'C1' });
+      const b = watch({ channel_id: 'C2' });
+      await store.transaction(async (trx) => {
+        await q.insert(trx, a, '{}', 0);
+        await q.insert(trx, b, '{}', 0);
+      });
+      await store.transaction(async (trx) => {
+        await q.end(trx, a.id, 'stopped', 1);
+        await q.forgetIfUnwatched(trx, 'i-1');
+      });
+      expect(await q.dueCount(10)).toBe(1);
+      await store.transaction(async (trx) => {
+        await q.end(trx, b.id, 'stopped', 1);
+        await q.forgetIfUnwatched(trx, 'i-1');
+      });
+      expect(await q.dueCount(10)).toBe(0);
+    });
+
+    it('hands out only the head of each outbox lane, in order', async () => {
+      const message = { text: 't', blocks: [] };
+      await store.transaction((trx) =>
+        enqueue(
+          trx,
+          [
+            { method: 'chat.postMessage', channel: 'C1', message },
+            { method: 'chat.postMessage', channel: 'C1', message },
+            { method: 'chat.postMessage', channel: 'C2', message },
+          ],
+          0,
+        ),
+      );
+      const job = outboxJob({
+        store,
+        poster: recordingPoster(),
+        logger: captureLogs().logger,
+        clock: () => 0,
+        owner: 'x',
+      });
+      const first = await job.claim(0, 10);
+      expect(first.map((r) => r.channel)).toEqual(['C1', 'C2']);
+      expect(await job.claim(0, 10)).toEqual([]);
+      for (const row of first) await job.run(row);
+      expect((await job.claim(0, 10)).map((r) => r.channel)).toEqual(['C1']);
+    });
+
+    it('sees an event id the first time only', async () => {
+      expect(await firstSight(store, 'event:Ev1', 0)).toBe(true);
+      expect(await firstSight(store, 'event:Ev1', 1)).toBe(false);
+      expect(await firstSight(store, 'event:Ev2', 2)).toBe(true);
+      expect(await firstSight(store, 'event:Ev1', 60 * 60_000 + 2)).toBe(true); // forgotten after an hour
+    });
+
+    it('flips the key state once in each direction', async () => {
+      const logs = captureLogs();
+      const state = serviceState(store, logs.logger);
+      await state.markKeyRejected(5);
+      await state.markKeyRejected(6);
+      expect(await state.keyRejectedSince()).toBe(5);
+      await state.markKeyAccepted();
+      await state.markKeyAccepted();
+      expect(logs.lines.map((l) => l.level)).toEqual(['error', 'info']);
+    });
+  });
+}

@@ -1,0 +1,429 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { outboxJob } from '../../src/outbox.js';
+import type { Tracked } from '../../src/pipeline/tracked.js';
+import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { serviceState } from '../../src/service-state.js';
+import { SlackPostError } from '../../src/slack/poster.js';
+import { createWatches, type StartRequest } from '../../src/watches/service.js';
+import { visibleText } from '../support/block-kit.js';
+import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
+import { NOW } from '../support/factories.js';
+import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { useSandbox } from '../support/use-sandbox.js';
+
+const env = useSandbox();
+const OPEN = DEMO_INVOICE_IDS.open;
+const CHANNEL = 'C0SUPPORT';
+const MINUTE = 60_000;
+
+/** One bot instance: its watches, its outbox, its clock. Several share the store and the fake Slack. */
+function instance(name: string, poster: RecordingPoster, clock: { now: number }, settings = {}) {
+  const logs = captureLogs();
+  const state = serviceState(env.store, logs.logger);
+  const watches = createWatches({
+    store: env.store,
+    payments: env.deps().payments,
+    poster,
+    state,
+    logger: logs.logger,
+    clock: () => clock.now,
+    settings: { ...TEST_WATCH_SETTINGS, ...settings },
+    owner: name,
+    leaseMs: 30_000,
+  });
+  const outbox = outboxJob({
+    store: env.store,
+    poster,
+    logger: logs.logger,
+    clock: () => clock.now,
+    owner: name,
+    onUndeliverable: (row, error) => watches.undeliverable(row, error),
+  });
+  const poll = watches.pollJob();
+  /** Runs every due check, then delivers every message, as the scheduler would. */
+  async function tick(): Promise<Tracked[]> {
+    const results: Tracked[] = [];
+    for (const row of await poll.claim(clock.now, 100)) results.push(await poll.run(row));
+    for (
+      let batch = await outbox.claim(clock.now, 100);
+      batch.length > 0;
+      batch = await outbox.claim(clock.now, 100)
+    ) {
+      for (const row of batch) results.push(await outbox.run(row));
+    }
+    return results;
+  }
+  return { watches, outbox, poll, tick, logs };
+}
+
+let clock: { now: number };
+let poster: RecordingPoster;
+beforeEach(async () => {
+  clock = { now: NOW.getTime() };
+  poster = recordingPoster();
+  await env.store.db.deleteFrom('watches').execute();
+  await env.store.db.deleteFrom('watched_invoices').execute();
+  await env.store.db.deleteFrom('outbox').execute();
+  await env.store.db.deleteFrom('service_state').execute();
+  env.sandbox.reset();
+});
+
+const request = (overrides: Partial<StartRequest> = {}): StartRequest => ({
+  teamId: HOME_TEAM,
+  channelId: CHANNEL,
+  userId: 'U0WATCHER',
+  invoiceId: OPEN,
+  ...overrides,
+});
+
+const card = () => {
+  const [first] = poster.repliesIn(CHANNEL);
+  if (!first) throw new Error('no card posted');
+  return first;
+};
+
+describe('starting a watch', () => {
+  it('posts the live card in the channel, reads the invoice once, and stores the watch', async () => {
+    const { watches } = instance('a', poster, clock);
+    const result = await watches.start(request());
+    expect(result).toMatchObject({ kind: 'started', inThread: false });
+    expect(poster.calls).toEqual([`post ${CHANNEL}`]);
+    expect(visibleText(card())).toContain('Watched since');
+    expect(visibleText(card())).toContain('<@U0WATCHER>');
+    expect(JSON.stringify(card().blocks)).toContain('"action_id":"stop_watch"');
+    expect(env.sandbox.requests).toHaveLength(1);
+    expect(await watches.list(CHANNEL)).toMatchObject([
+      { invoiceId: OPEN, status: 'open', payStatus: 'none' },
+    ]);
+    expect(poster.problems).toEqual([]);
+  });
+
+  it('puts the live card in a thread when asked to', async () => {
+    const { watches } = instance('a', poster, clock);
+    expect(await watches.start(request({ threadTs: '1699999999.000100' }))).toMatchObject({ inThread: true });
+    expect(poster.calls).toEqual([`post ${CHANNEL} thread 1699999999.000100`]);
+  });
+
+  it('keeps one watch per invoice per channel', async () => {
+    const { watches } = instance('a', poster, clock);
+    await watches.start(request());
+    expect(await watches.start(request({ userId: 'U0OTHER' }))).toMatchObject({
+      kind: 'already',
+      since: NOW,
+    });
+    expect(poster.messages).toHaveLength(1);
+    expect(await watches.start(request({ channelId: 'C0OTHER' }))).toMatchObject({ kind: 'started' });
+  });
+
+  it('refuses beyond the channel’s limit, posting nothing', async () => {
+    env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, { timeout: '2099-01-01T00:00:00.000Z' });
+    const { watches } = instance('a', poster, clock, { limitPerChannel: 1 });
+    await watches.start(request());
+    expect(await watches.start(request({ invoiceId: DEMO_INVOICE_IDS.paid }))).toEqual({
+      kind: 'limit',
+      limit: 1,
+    });
+    expect(poster.messages).toHaveLength(1);
+  });
+
+  it('refuses an invoice whose expiry and grace have passed, posting nothing', async () => {
+    const { watches } = instance('a', poster, clock);
+    env.sandbox.updateInvoice(OPEN, { timeout: new Date(NOW.getTime() - 61 * MINUTE).toISOString() });
+    expect(await watches.start(request())).toMatchObject({ kind: 'expired' });
+    env.sandbox.updateInvoice(OPEN, { timeout: new Date(NOW.getTime() - 59 * MINUTE).toISOString() });
+    expect(await watches.start(request())).toMatchObject({ kind: 'started' });
+  });
+
+  it('stores nothing where the bot cannot post', async () => {
+    const { watches } = instance('a', poster, clock);
+    poster.closedChannels.add(CHANNEL);
+    expect(await watches.start(request())).toEqual({ kind: 'not_in_channel' });
+    expect(await watches.list(CHANNEL)).toEqual([]);
+  });
+
+  it('lets the service’s answer through when the invoice does not exist', async () => {
+    const { watches } = instance('a', poster, clock);
+    await expect(
+      watches.start(request({ invoiceId: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' as never })),
+    ).rejects.toMatchObject({
+      code: 'invoice_not_found',
+    });
+    expect(poster.messages).toEqual([]);
+  });
+});
+
+describe('checking a watched invoice', () => {
+  it('posts nothing while nothing changes', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    clock.now += 31_000;
+    expect(await a.tick()).toEqual([{ outcome: 'unchanged', invoiceId: OPEN, quiet: true }]);
+    expect(poster.calls).toEqual([`post ${CHANNEL}`]);
+  });
+
+  it('checks no earlier than the cadence says', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    clock.now += 29_000;
+    expect(await a.tick()).toEqual([]);
+    expect(env.sandbox.requests).toHaveLength(1);
+  });
+
+  it('on a change: edits the card and replies once in its thread, naming the change and the watcher', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid', status: 'closed' });
+    clock.now += 31_000;
+    const results = await a.tick();
+    expect(results.map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
+    const replies = poster.repliesIn(CHANNEL, card().ts);
+    expect(replies).toHaveLength(1);
+    expect(visibleText(replies[0])).toBe(
+      '<@U0WATCHER> *Order #1042 — annual support plan* changed:\n• *Status*: Open → `closed`\n• *Payment*: Not paid → `paid`\nInvoice `5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b` · read <!date^1795262431^{date_short_pretty} at {time}|2026-11-21T12:00:31Z>',
+    );
+    expect(card().edits).toHaveLength(1);
+    expect(visibleText(latest(card()))).toContain('*Payment*\n`paid`');
+    expect(poster.problems).toEqual([]);
+    // Announced once: the next check sees nothing new.
+    clock.now += 31_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
+  });
+
+  it('makes one call per check however many channels watch the invoice, and tells each', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    await a.watches.start(request({ channelId: 'C0FINANCE', userId: 'U0FIN' }));
+    env.sandbox.reset();
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    clock.now += 31_000;
+    await a.tick();
+    expect(env.sandbox.requests).toHaveLength(1);
+    expect(poster.calls.filter((c) => c.startsWith('post'))).toHaveLength(4); // 2 cards + 2 thread replies
+    expect(visibleText(poster.messages.at(-1))).toContain('<@U0FIN>');
+  });
+
+  it('backs off quietly while the service fails, and never posts about it', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    env.sandbox.failNext({ kind: 'status', status: 503 }, 100);
+    clock.now += 31_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['service_unavailable']);
+    clock.now += 31_000;
+    expect(await a.tick()).toEqual([]); // backed off: 60 s after a failure, not 30
+    clock.now += 30_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['service_unavailable']);
+    expect(poster.calls).toEqual([`post ${CHANNEL}`]);
+  });
+
+  it('pauses every watch while the key is rejected, logs it once, probes once a minute, and resumes', async () => {
+    env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, { timeout: '2099-01-01T00:00:00.000Z' });
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    await a.watches.start(request({ invoiceId: DEMO_INVOICE_IDS.paid }));
+    const unauthorized = { kind: 'status' as const, status: 401, body: '{"name":"UnauthorizedError"}' };
+    env.sandbox.requests.length = 0;
+    env.sandbox.failNext(unauthorized, 100);
+    clock.now += 31_000;
+    // Both were due in the same batch; from then on, one probe a minute, not one call per watch.
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['paused', 'paused']);
+    clock.now += 30_000;
+    expect(await a.tick()).toEqual([]);
+    clock.now += 31_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['paused']);
+    expect(env.sandbox.requests).toHaveLength(3);
+    expect(a.logs.lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual([
+      'the payment service rejects PAYMENT_API_KEY: watches and feeds are paused until it works again',
+    ]);
+    env.sandbox.clearFaults();
+    clock.now += 61_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
+    expect(a.logs.lines.map((l) => l.msg)).toContain(
+      'the payment service accepts PAYMENT_API_KEY again: watches and feeds resume',
+    );
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']); // the other one too, at once
+  });
+
+  it('ends every watch, saying so in the thread, when the invoice no longer exists', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    env.sandbox.removeInvoice(OPEN);
+    clock.now += 31_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['ended', 'sent', 'sent']);
+    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
+      '<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: the payment service no longer knows this invoice.',
+    );
+    expect(JSON.stringify(latest(card()).blocks)).not.toContain('stop_watch');
+    expect(await a.watches.list(CHANNEL)).toEqual([]);
+    clock.now += 600_000;
+    expect(await a.tick()).toEqual([]); // no more polling
+  });
+});
+
+describe('ending a watch', () => {
+  it('after the invoice’s expiry plus the grace, with one last check', async () => {
+    const expiresAt = NOW.getTime() + 22 * 60 * MINUTE;
+    env.sandbox.updateInvoice(OPEN, { timeout: new Date(expiresAt).toISOString() });
+    const a = instance('a', poster, clock, { graceMinutes: 60 });
+    await a.watches.start(request());
+    clock.now = expiresAt + 60 * MINUTE - 1000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
+    clock.now += 1000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['ended', 'sent', 'sent']);
+    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toContain(
+      'it expired more than 60 minutes ago; this was the last check',
+    );
+  });
+
+  it('after WATCH_MAX_DAYS whatever happens', async () => {
+    env.sandbox.updateInvoice(OPEN, { timeout: '2099-01-01T00:00:00.000Z' });
+    const a = instance('a', poster, clock, { maxDays: 1 });
+    await a.watches.start(request());
+    clock.now += 24 * 60 * MINUTE;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['ended', 'sent', 'sent']);
+    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toContain(
+      'the longest a watch lasts, 1 day',
+    );
+  });
+
+  it('when someone stops it: the card loses its Stop button and the thread says who', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    const [watch] = await a.watches.list(CHANNEL);
+    expect(await a.watches.stop(watch?.id ?? '', 'U0STOPPER')).toEqual({
+      kind: 'stopped',
+      title: 'Order #1042 — annual support plan',
+    });
+    expect(await a.watches.stop(watch?.id ?? '', 'U0STOPPER')).toEqual({ kind: 'not_watched' });
+    await a.tick();
+    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toContain('stopped by <@U0STOPPER>');
+    expect(JSON.stringify(latest(card()).blocks)).not.toContain('stop_watch');
+    expect(visibleText(latest(card()))).toContain('No longer watched since');
+  });
+
+  it('quietly, when its card was deleted', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    card().deleted = true;
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    clock.now += 31_000;
+    const outcomes = (await a.tick()).map((r) => r.outcome);
+    expect(outcomes).toEqual(['changed', 'dropped', 'sent']);
+    expect(await a.watches.list(CHANNEL)).toEqual([]);
+    expect(a.logs.lines.map((l) => l.msg)).toContain('watch ended: Slack will not take its messages');
+  });
+});
+
+describe('exactly once, across crashes and instances', () => {
+  it('announces a change made while no instance ran, once, when one comes back', async () => {
+    await instance('before-crash', poster, clock).watches.start(request());
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    clock.now += 10 * MINUTE;
+    const after = instance('after-restart', poster, clock);
+    await after.tick();
+    await after.tick();
+    expect(poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
+  });
+
+  it('delivers what a dead instance decided but never sent, once', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    clock.now += 31_000;
+    for (const row of await a.poll.claim(clock.now, 10)) await a.poll.run(row); // decided, then "died"
+    const b = instance('b', poster, clock);
+    await b.tick();
+    expect(poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
+  });
+
+  it('does not post again what a dead instance posted but never marked sent', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    clock.now += 31_000;
+    for (const row of await a.poll.claim(clock.now, 10)) await a.poll.run(row);
+    // "a" marks the reply attempted and posts it, then dies before recording that it did.
+    const [update] = await a.outbox.claim(clock.now, 10);
+    if (!update) throw new Error('expected the card edit');
+    await a.outbox.run(update);
+    const [replyRow] = await a.outbox.claim(clock.now, 10);
+    await env.store.db
+      .updateTable('outbox')
+      .set({ attempted_at: clock.now })
+      .where('id', '=', replyRow?.id ?? 0)
+      .execute();
+    await poster.post({
+      channel: CHANNEL,
+      threadTs: card().ts,
+      text: 'x',
+      blocks: [],
+      messageId: `outbox-${replyRow?.id}`,
+    });
+    clock.now += 31_000; // its lease runs out
+    const b = instance('b', poster, clock);
+    expect((await b.tick()).map((r) => r.outcome)).toEqual(['unchanged', 'found']);
+    expect(poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
+  });
+
+  it('lets only the lease holder record a decision: a stalled instance’s late result is dropped', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    clock.now += 31_000;
+    const [stalled] = await a.poll.claim(clock.now, 10);
+    clock.now += 31_000; // a's lease runs out before it finishes
+    const b = instance('b', poster, clock);
+    await b.tick();
+    if (!stalled) throw new Error('nothing claimed');
+    expect(await a.poll.run(stalled)).toEqual({ outcome: 'lease_lost', invoiceId: OPEN });
+    await a.tick();
+    expect(poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
+  });
+
+  it('never gives the same due check to two instances', async () => {
+    env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, { timeout: '2099-01-01T00:00:00.000Z' });
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    await a.watches.start(request({ invoiceId: DEMO_INVOICE_IDS.paid }));
+    clock.now += 31_000;
+    const b = instance('b', poster, clock);
+    const [first, second] = await Promise.all([a.poll.claim(clock.now, 1), b.poll.claim(clock.now, 10)]);
+    expect([...(first ?? []), ...(second ?? [])].map((r) => r.invoice_id).sort()).toEqual(
+      [OPEN, DEMO_INVOICE_IDS.paid].sort(),
+    );
+  });
+});
+
+describe('the outbox', () => {
+  it('waits out a rate limit, then sends', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    await a.watches.stop((await a.watches.list(CHANNEL))[0]?.id ?? '', 'U0X');
+    poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 30_000));
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['retry_later']);
+    clock.now += 29_000;
+    expect(await a.tick()).toEqual([]);
+    clock.now += 1000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['sent', 'sent']);
+  });
+
+  it('keeps a channel’s messages in order: a card edit that waits holds back its thread reply', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    clock.now += 31_000;
+    poster.failNext(new SlackPostError('transient', undefined));
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['changed', 'retry_later']);
+    expect(poster.repliesIn(CHANNEL, card().ts)).toEqual([]);
+    clock.now += 2000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['sent', 'sent']);
+  });
+
+  it('gives up on a message Slack refuses, logging why', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    await a.watches.stop((await a.watches.list(CHANNEL))[0]?.id ?? '', 'U0X');
+    poster.failNext(new SlackPostError('refused', 'invalid_blocks'));
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['dropped', 'sent']);
+    expect(a.logs.lines.find((l) => l.msg === 'gave up on a message to Slack')).toBeDefined();
+  });
+});
