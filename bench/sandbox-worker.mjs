@@ -3,21 +3,31 @@
 // (npm run bench builds first), so the worker needs no TypeScript loader.
 //
 // It serves 1,000 distinct invoices: real /invoice traffic asks for different ids, so the
-// benchmark must not let identical requests coalesce where real ones would not.
+// benchmark must not let identical requests coalesce where real ones would not. With
+// `workerData.watched = n` it also serves n invoices with ids 00000000-0000-4000-8000-<n>,
+// far from expiry, for the watch scenario.
 import { randomUUID } from 'node:crypto';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { demoInvoices } from '../dist/sandbox/data.js';
 import { startSandbox } from '../dist/sandbox/server.js';
 
 const INVOICES = 1000;
+const WATCHED = workerData?.watched ?? 0;
+export const watchedId = (i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
 const sandbox = await startSandbox({
   invoices: (payUrl) => {
     const templates = demoInvoices(payUrl);
-    return Array.from({ length: INVOICES }, (_, i) => {
+    const distinct = Array.from({ length: INVOICES }, (_, i) => {
       const id = randomUUID();
       const template = templates[i % templates.length];
       return { ...template, id, link: `${payUrl}/pay/${id}` };
     });
+    const watched = Array.from({ length: WATCHED }, (_, i) => {
+      const id = watchedId(i);
+      return { ...templates[0], id, link: `${payUrl}/pay/${id}`, timeout: '2099-01-01T00:00:00.000Z' };
+    });
+    return [...distinct, ...watched];
   },
 });
 parentPort.postMessage({
@@ -25,12 +35,15 @@ parentPort.postMessage({
   url: sandbox.url,
   apiKey: sandbox.apiKey,
   payUrl: sandbox.payUrl,
-  invoiceIds: sandbox.invoices.map((invoice) => invoice.id),
+  invoiceIds: sandbox.invoices.slice(0, INVOICES).map((invoice) => invoice.id),
 });
 parentPort.on('message', async (command) => {
   if (command.type === 'latency') sandbox.setLatency(command.ms);
-  if (command.type === 'reset') sandbox.reset();
+  if (command.type === 'reset') sandbox.requests.length = 0;
   if (command.type === 'close') await sandbox.close();
-  parentPort.postMessage({ type: 'done', id: command.id, count: sandbox.requests.length });
+  const count = command.prefix
+    ? sandbox.requests.filter((r) => r.path.startsWith(command.prefix)).length
+    : sandbox.requests.length;
+  parentPort.postMessage({ type: 'done', id: command.id, count });
   if (command.type === 'close') parentPort.close();
 });
