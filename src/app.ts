@@ -3,13 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { App, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Config } from './config.js';
+import { createFeed } from './feed/service.js';
 import { createHttpServer, type Routes } from './http/server.js';
 import { SlackHttpReceiver } from './http/slack-receiver.js';
 import { Inflight } from './inflight.js';
 import { registerListeners } from './listeners/index.js';
 import { boltLogger, type Logger } from './logger.js';
 import { outboxJob } from './outbox.js';
-import type { PaymentsClient } from './payments/index.js';
+import type { Health, PaymentsClient } from './payments/index.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { serviceState } from './service-state.js';
 import { createSlackPoster } from './slack/poster.js';
@@ -35,6 +36,8 @@ export interface BotDeps {
   logger: Logger;
   identity: SlackIdentity;
   store: Store;
+  /** Fed by the payments client; the App Home reads it. */
+  health: Health;
   /** Milliseconds since the epoch; the tests move it. */
   clock?: () => number;
 }
@@ -157,8 +160,27 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     owner,
     wakeOutbox: () => scheduler?.wake('outbox'),
   });
+  const balancePolicy = {
+    homeTeamId: deps.identity.teamId,
+    allowedUsers: config.access.balanceUsers,
+    allowedChannels: config.access.balanceChannels,
+  };
+  const feed = createFeed({
+    store: deps.store,
+    payments: deps.payments,
+    poster,
+    state,
+    logger,
+    clock,
+    owner,
+    pollSeconds: config.balancePollSeconds,
+    policy: balancePolicy,
+    wakeOutbox: () => scheduler?.wake('outbox'),
+  });
   scheduler = createScheduler({ logger, inflight, clock }, [
     watches.pollJob(),
+    feed.pollJob(),
+    feed.digestJob(),
     outboxJob({
       store: deps.store,
       poster,
@@ -166,6 +188,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
       clock,
       owner,
       onUndeliverable: (row, error) => watches.undeliverable(row, error),
+      mayDeliver: (row) => feed.mayDeliver(row),
     }),
   ]);
 
@@ -178,12 +201,12 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     responseUrls: createResponseUrlClient({ timeoutMs: SLACK_HTTP_TIMEOUT_MS }),
     invoiceReply: config.invoiceReply,
     payUrl: config.payments.payUrl,
-    balancePolicy: {
-      homeTeamId: deps.identity.teamId,
-      allowedUsers: config.access.balanceUsers,
-      allowedChannels: config.access.balanceChannels,
-    },
+    balancePolicy,
     watches,
+    feed,
+    poster,
+    health: deps.health,
+    keyRejectedSince: () => state.keyRejectedSince(),
     maxWatchDays: config.watches.maxDays,
     firstSight: (key) => firstSight(deps.store, key, clock()),
   });

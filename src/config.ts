@@ -50,6 +50,8 @@ export interface Config {
   };
   /** Calls per second that background work (watches, the feed) may make to the payment service. */
   backgroundRps: number;
+  /** Seconds between readings of the balance for the payments feed. */
+  balancePollSeconds: number;
 }
 
 /** Where the bot keeps its state: a SQLite file (one instance), or PostgreSQL (several). */
@@ -187,6 +189,7 @@ const schema = z.object({
   WATCH_MAX_DAYS: optional(whole(1, 90, 'days')).default(7),
   WATCH_LIMIT_PER_CHANNEL: optional(whole(1, 10_000, 'a number of watches')).default(100),
   PAYMENT_API_BACKGROUND_RPS: optional(whole(1, 100, 'calls per second')).default(5),
+  BALANCE_POLL_SECONDS: optional(whole(1, 3600, 'seconds')).default(60),
 });
 
 /** Socket Mode when an app-level token is set, otherwise HTTP mode, which needs the signing secret. */
@@ -249,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       limitPerChannel: e.WATCH_LIMIT_PER_CHANNEL,
     },
     backgroundRps: e.PAYMENT_API_BACKGROUND_RPS,
+    balancePollSeconds: e.BALANCE_POLL_SECONDS,
   });
 }
 

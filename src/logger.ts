@@ -6,8 +6,8 @@ import { createRedactor, REDACTED } from './redact.js';
 
 export type Logger = pino.Logger;
 
-/** Any Slack token, ours or not (bot, user, app-level, config, refresh). */
-const SLACK_TOKEN = /\b(?:xox[a-z]|xapp|xoxe(?:\.xox[a-z])?)-[A-Za-z0-9-]+/g;
+/** Any Slack token, ours or not (bot, user, app-level, workflow step, config, refresh). */
+const SLACK_TOKEN = /\b(?:xox[a-z]|xapp|xwfp|xoxe(?:\.xox[a-z])?)-[A-Za-z0-9-]+/g;
 
 export interface LoggerOptions {
   level: ConfigLogLevel;

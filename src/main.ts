@@ -4,7 +4,7 @@ import { Pool } from 'undici';
 import { type Bot, createBot, fetchIdentity } from './app.js';
 import { ConfigError, loadConfig, secretsOf } from './config.js';
 import { createLogger } from './logger.js';
-import { createPaymentsClient } from './payments/index.js';
+import { createHealth, createPaymentsClient } from './payments/index.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
 
 /** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
@@ -72,6 +72,7 @@ try {
   store = await openStore(config.database);
   logger.info({ store: describeLocation(config.database) }, 'store ready');
   const identity = await fetchIdentity(config, logger);
+  const health = createHealth();
   const payments = createPaymentsClient({
     baseUrl: config.payments.apiUrl,
     apiKey: config.payments.apiKey,
@@ -85,9 +86,10 @@ try {
     },
     userAgent: `${pkg.name}/${pkg.version} (+Slack bot; node ${process.version})`,
     logger,
+    onCall: (report) => health.record(report),
   });
   if (!stopping) {
-    bot = createBot(config, { payments, logger, identity, store });
+    bot = createBot(config, { payments, logger, identity, store, health });
     await bot.start();
   }
 } catch (error) {

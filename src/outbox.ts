@@ -27,6 +27,8 @@ export interface OutgoingEntry {
   message: Message;
   /** The watch this message belongs to, so the watch can end if it cannot be delivered. */
   watchId?: string | undefined;
+  /** The feed subscription this message belongs to: checked just before it goes out. */
+  subscriptionId?: string | undefined;
 }
 
 /** Writes messages to send, inside the caller's transaction. */
@@ -47,6 +49,7 @@ export async function enqueue(
         ts: e.ts ?? null,
         message: JSON.stringify(e.message),
         watch_id: e.watchId ?? null,
+        subscription_id: e.subscriptionId ?? null,
         created_at: now,
         next_attempt_at: now,
         attempts: 0,
@@ -65,6 +68,11 @@ export interface OutboxDeps {
   leaseMs?: number;
   /** Called when a message can never be delivered: the channel is closed to the bot, or the message to edit is gone. */
   onUndeliverable?: (row: OutboxRow, error: SlackPostError) => Promise<void>;
+  /**
+   * Asked just before a message goes out; `false` drops it unsent. The feed uses it to stop at
+   * a channel that was shared with another organisation after it subscribed.
+   */
+  mayDeliver?: (row: OutboxRow) => Promise<boolean>;
 }
 
 /** Give up on a message after this many transient failures (about an hour with the backoff). */
@@ -123,6 +131,10 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
   }
 
   async function send(row: OutboxRow): Promise<Tracked> {
+    if (deps.mayDeliver && !(await deps.mayDeliver(row))) {
+      await finish(row, 'dropped: not allowed here any more');
+      return { outcome: 'dropped' };
+    }
     const message = JSON.parse(row.message) as Message;
     const messageId = `outbox-${row.id}`;
     const target = { channel: row.channel, threadTs: row.thread_ts ?? undefined, ...message, messageId };

@@ -91,9 +91,10 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
           continue;
         }
       }
-      // A full batch means more may be due: look again at once.
+      // A full batch means more may be due: look again at once (or, with every slot taken, when
+      // one frees up: a finishing item wakes the loop).
       if (claimed > 0 && claimed === free) continue;
-      const idleMs = await untilNextDue(job);
+      const idleMs = free > 0 ? await untilNextDue(job) : job.idleMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, idleMs);
         wakers.set(job.name, () => {

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { FUNCTION_GET_INVOICE } from '../src/listeners/functions/get-invoice.js';
 import { ACTION_REFRESH } from '../src/views/invoice.js';
+import { SHORTCUT_CHECK_PAYMENT } from '../src/views/shortcut.js';
 
 interface SlashCommandEntry {
   command: string;
@@ -12,6 +14,7 @@ interface SlashCommandEntry {
 }
 
 const manifest = parse(readFileSync(new URL('../manifest.yml', import.meta.url), 'utf8'));
+const workflow = parse(readFileSync(new URL('../manifest.workflow.yml', import.meta.url), 'utf8'));
 
 describe('manifest.yml', () => {
   it('names the app within Slack’s 35 characters and gives the bot a display name', () => {
@@ -34,15 +37,19 @@ describe('manifest.yml', () => {
   it('asks for exactly the scopes the bot uses, and subscribes to link_shared', () => {
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([
       'channels:history',
+      'channels:read',
       'chat:write',
       'chat:write.public',
       'commands',
       'groups:history',
+      'groups:read',
       'im:history',
+      'im:read',
       'links:read',
       'links:write',
+      'mpim:read',
     ]);
-    expect(manifest.settings.event_subscriptions.bot_events).toEqual(['link_shared']);
+    expect(manifest.settings.event_subscriptions.bot_events).toEqual(['link_shared', 'app_home_opened']);
     const domains: string[] = manifest.features.unfurl_domains;
     expect(domains.length).toBeGreaterThanOrEqual(1);
     expect(domains.length).toBeLessThanOrEqual(5);
@@ -51,5 +58,49 @@ describe('manifest.yml', () => {
   it(`enables interactivity, which the ${ACTION_REFRESH} button needs`, () => {
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.settings.token_rotation_enabled).toBe(false);
+  });
+
+  it('offers the message shortcut and the App Home the bot handles', () => {
+    expect(manifest.features.shortcuts).toEqual([
+      expect.objectContaining({
+        type: 'message',
+        callback_id: SHORTCUT_CHECK_PAYMENT,
+        name: 'Check payment status',
+      }),
+    ]);
+    expect(manifest.features.app_home.home_tab_enabled).toBe(true);
+    expect(manifest.settings.event_subscriptions.bot_events).toContain('app_home_opened');
+  });
+
+  it('stays installable on a free workspace: no org-level settings, no functions', () => {
+    expect(manifest.settings.org_deploy_enabled).toBe(false);
+    expect(manifest.functions).toBeUndefined();
+    expect(manifest.settings.function_runtime).toBeUndefined();
+  });
+});
+
+describe('manifest.workflow.yml', () => {
+  it('is manifest.yml plus the Get invoice step and what a custom step needs, nothing else', () => {
+    const { functions, settings, ...rest } = workflow;
+    const { settings: baseSettings, ...baseRest } = manifest;
+    expect(rest).toEqual(baseRest);
+    const { function_runtime, org_deploy_enabled, event_subscriptions, ...otherSettings } = settings;
+    const { org_deploy_enabled: _free, event_subscriptions: baseEvents, ...baseOther } = baseSettings;
+    expect(otherSettings).toEqual(baseOther);
+    expect(function_runtime).toBe('remote');
+    expect(org_deploy_enabled).toBe(true);
+    expect(event_subscriptions.bot_events).toEqual([...baseEvents.bot_events, 'function_executed']);
+    expect(Object.keys(functions)).toEqual([FUNCTION_GET_INVOICE]);
+  });
+
+  it('declares the step’s input and exactly the outputs it completes with', () => {
+    const step = workflow.functions[FUNCTION_GET_INVOICE];
+    expect(step.title).toBe('Get invoice');
+    expect(step.input_parameters.required).toEqual(['invoice']);
+    expect(Object.keys(step.input_parameters.properties)).toEqual(['invoice']);
+    expect(Object.keys(step.output_parameters.properties).sort()).toEqual(
+      ['amount', 'currency', 'expires_at', 'link', 'pay_status', 'shop', 'status', 'title'].sort(),
+    );
+    expect(step.output_parameters.properties.expires_at.type).toBe('slack#/types/timestamp');
   });
 });

@@ -142,3 +142,45 @@ describe('scheduler', () => {
     expect(logs.lines.find((l) => l.level === 'error')?.msg).toBe('job list failed');
   });
 });
+
+describe('scheduler, all slots busy', () => {
+  it('waits for a slot to free up instead of asking the store again and again', async () => {
+    let claims = 0;
+    let looks = 0;
+    let release: () => void = () => undefined;
+    const job: Job<Item> = {
+      name: 'busy',
+      concurrency: 1,
+      idleMs: 10_000,
+      dueAt: () => 0,
+      nextDueAt: async () => {
+        looks += 1;
+        return 0; // always something due
+      },
+      claim: async () => {
+        claims += 1;
+        return [{ id: claims, due: 0 }];
+      },
+      run: () =>
+        new Promise((resolve) => {
+          release = () => resolve({ outcome: 'ok' });
+        }),
+    };
+    const scheduler = createScheduler(
+      { logger: captureLogs().logger, inflight: new Inflight(), clock: () => 0 },
+      [job],
+    );
+    scheduler.start();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(claims).toBe(1);
+    expect(looks).toBe(0); // no spinning on "what is due next?" while the only slot is taken
+    release();
+    await until(() => claims === 2, 1000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(claims).toBe(2);
+    release();
+    const stopping = scheduler.stop();
+    release();
+    await stopping;
+  });
+});

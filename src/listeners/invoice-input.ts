@@ -55,3 +55,51 @@ export function parsePaymentLink(text: string, payUrl: URL | undefined): Invoice
   }
   return parseInvoiceId(match[2]);
 }
+
+/** The most invoices one message shortcut looks up. */
+export const MAX_FOUND = 10;
+
+/** Every string in a message's text, blocks and attachments, where people and apps put links. */
+export function messageTexts(message: unknown): string[] {
+  const texts: string[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 12) return;
+    if (typeof value === 'string') texts.push(value);
+    else if (Array.isArray(value)) for (const v of value) visit(v, depth + 1);
+    else if (value && typeof value === 'object') for (const v of Object.values(value)) visit(v, depth + 1);
+  };
+  const m = (message ?? {}) as { text?: unknown; blocks?: unknown; attachments?: unknown };
+  visit(m.text, 0);
+  visit(m.blocks, 0);
+  visit(m.attachments, 0);
+  return texts;
+}
+
+const LINK = /<(https?:\/\/[^|<>\s]+)(?:\|[^<>]*)?>|https?:\/\/[^\s<>|"']+/gi;
+const BARE_ID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+
+/**
+ * The invoices a message mentions, in order, each once, by the rules of `/invoice`: payment
+ * links on the `{pay_url}` host, and bare ids in any case. A link anywhere else is skipped whole,
+ * its id included: `https://elsewhere/pay/<id>` is not this merchant's payment link.
+ */
+export function findInvoiceRefs(
+  message: unknown,
+  payUrl: URL | undefined,
+): { ids: InvoiceId[]; more: number } {
+  const found: InvoiceId[] = [];
+  for (const text of messageTexts(message)) {
+    const withoutLinks = text.replace(LINK, (whole, wrapped?: string) => {
+      // A bare link typed in a sentence ends before its punctuation: "…/pay/<id>, thanks".
+      const id = parsePaymentLink(wrapped ?? whole.replace(/[.,;:!?)\]]+$/, ''), payUrl);
+      if (id) found.push(id);
+      return ' ';
+    });
+    for (const bare of withoutLinks.match(BARE_ID) ?? []) {
+      const id = parseInvoiceId(bare);
+      if (id) found.push(id);
+    }
+  }
+  const unique = [...new Set(found)];
+  return { ids: unique.slice(0, MAX_FOUND), more: Math.max(0, unique.length - MAX_FOUND) };
+}

@@ -40,8 +40,41 @@ export class Amount {
     return new Amount(value, value.eq(0) ? text.replace(/^-/, '') : text);
   }
 
+  /** A result of arithmetic, in plain notation, a zero without its sign. */
+  static #of(value: Big): Amount {
+    const text = value.toFixed();
+    return new Amount(value, value.eq(0) ? text.replace(/^-/, '') : text);
+  }
+
+  static readonly ZERO = Amount.#of(new Big(0));
+
   isZero(): boolean {
     return this.#value.eq(0);
+  }
+
+  /** `this - other`, exactly. */
+  minus(other: Amount): Amount {
+    return Amount.#of(this.#value.minus(other.#value));
+  }
+
+  /** `this + other`, exactly. */
+  plus(other: Amount): Amount {
+    return Amount.#of(this.#value.plus(other.#value));
+  }
+
+  /** -1, 0 or 1. */
+  sign(): -1 | 0 | 1 {
+    return this.#value.eq(0) ? 0 : this.#value.gt(0) ? 1 : -1;
+  }
+
+  /** The amount without its sign. */
+  abs(): Amount {
+    return this.sign() < 0 ? Amount.#of(this.#value.abs()) : this;
+  }
+
+  /** Same value (`1.50` equals `1.5`). */
+  equals(other: Amount): boolean {
+    return this.#value.eq(other.#value);
   }
 
   toString(): string {

@@ -8,6 +8,7 @@ import { errorFromAnswer } from './answers.js';
 import {
   BusyError,
   InvoiceNotFoundError,
+  isPaymentError,
   type PaymentError,
   PaymentTimeoutError,
   RateLimitedError,
@@ -15,6 +16,7 @@ import {
   ServiceUnavailableError,
   UnexpectedResponseError,
 } from './errors.js';
+import type { CallReport, CallResult } from './health.js';
 import { type InvoiceId, parseInvoiceId } from './invoice-id.js';
 import { Limiter, QueueFullError } from './limiter.js';
 import { Pacer } from './pacer.js';
@@ -79,6 +81,8 @@ export interface PaymentsClientOptions {
    * at once, and a shared budget of calls per second, so a person never queues behind it.
    */
   background?: { dispatcher: Dispatcher; perSecond: number; concurrency?: number };
+  /** Told of every call once it ends (metrics, the App Home's service health). */
+  onCall?: (report: CallReport) => void;
 }
 
 /** Who is waiting for a call: a person (the default), or the bot's own background work. */
@@ -95,9 +99,15 @@ export interface PaymentsClient {
 
 /** Where a call runs: its queue, its connections, and for background work its budget. */
 interface Lane {
+  background: boolean;
   limiter: Limiter;
   dispatcher: Dispatcher;
   pacer?: Pacer;
+}
+
+/** Attempts made by one call, counted as they happen. */
+interface Attempts {
+  count: number;
 }
 
 interface Answer {
@@ -117,11 +127,13 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const redact = createRedactor([options.apiKey]);
   const interactive: Lane = {
+    background: false,
     limiter: new Limiter(options.concurrency ?? DEFAULT_CONCURRENCY, options.maxQueue ?? DEFAULT_MAX_QUEUE),
     dispatcher: options.dispatcher,
   };
   const background: Lane = options.background
     ? {
+        background: true,
         limiter: new Limiter(options.background.concurrency ?? 4, DEFAULT_MAX_QUEUE),
         dispatcher: options.background.dispatcher,
         pacer: new Pacer(options.background.perSecond),
@@ -145,6 +157,32 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       ? (interactiveFlights.join<T>(key) ?? backgroundFlights.run(key, () => work(background)))
       : interactiveFlights.run(key, () => work(interactive));
 
+  /** Runs one call and tells `onCall` how it ended. */
+  async function observed<T>(
+    lane: Lane,
+    operation: Operation,
+    work: (tried: Attempts) => Promise<T>,
+  ): Promise<T> {
+    const started = world.now();
+    const tried: Attempts = { count: 0 };
+    const report = (result: CallResult) =>
+      options.onCall?.({
+        operation,
+        result,
+        background: lane.background,
+        attempts: tried.count,
+        ms: world.now() - started,
+      });
+    try {
+      const value = await work(tried);
+      report('ok');
+      return value;
+    } catch (error) {
+      if (isPaymentError(error)) report(error.code);
+      throw error;
+    }
+  }
+
   async function fetchOnce(lane: Lane, path: string, signal: AbortSignal): Promise<Answer> {
     await lane.pacer?.take();
     const response = await request(`${base}${path}`, {
@@ -165,7 +203,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
    * GET with the deadline and the retry policy; resolves with a 2xx answer, its body already
    * redacted, or rejects with a PaymentError. The deadline starts when the call gets its turn.
    */
-  async function get(lane: Lane, path: string, operation: Operation): Promise<Answer> {
+  async function get(lane: Lane, path: string, operation: Operation, tried: Attempts): Promise<Answer> {
     const { limiter } = lane;
     try {
       return await limiter.run(async () => {
@@ -174,7 +212,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
         try {
-          const answer = await attempts(lane, path, operation, controller.signal);
+          const answer = await attempts(lane, path, operation, controller.signal, tried);
           // docs/payment-api.md#secrets: the key never reaches a view or a log through an answer.
           return { ...answer, body: redact(answer.body) };
         } finally {
@@ -191,9 +229,11 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     path: string,
     operation: Operation,
     deadline: AbortSignal,
+    tried: Attempts,
   ): Promise<Answer> {
     const startedAt = world.now();
     for (let attempt = 0; ; attempt += 1) {
+      tried.count = attempt + 1;
       let failure: PaymentError;
       try {
         const answer = await fetchOnce(lane, path, deadline);
@@ -247,34 +287,38 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
 
   return {
     getBalance(call = {}) {
-      return flight('balance', call, async (lane) => {
-        const answer = await get(lane, '/api/v2/balance', 'balance');
-        const json = parse(answer);
-        // docs/payment-api.md#success: only "success" is a balance; an error in a 200 is not.
-        const { status, message } = validate(envelopeSchema, json, answer);
-        if (status !== 'success') {
-          const said = message ? `: ${cut(message, SNIPPET_LENGTH)}` : '';
-          throw unexpected(
-            answer,
-            `the status is ${JSON.stringify(status ?? null)}, not "success"${said}`,
-            [],
-          );
-        }
-        return validate(balanceResponseSchema, json, answer).result;
-      });
+      return flight('balance', call, (lane) =>
+        observed(lane, 'balance', async (tried) => {
+          const answer = await get(lane, '/api/v2/balance', 'balance', tried);
+          const json = parse(answer);
+          // docs/payment-api.md#success: only "success" is a balance; an error in a 200 is not.
+          const { status, message } = validate(envelopeSchema, json, answer);
+          if (status !== 'success') {
+            const said = message ? `: ${cut(message, SNIPPET_LENGTH)}` : '';
+            throw unexpected(
+              answer,
+              `the status is ${JSON.stringify(status ?? null)}, not "success"${said}`,
+              [],
+            );
+          }
+          return validate(balanceResponseSchema, json, answer).result;
+        }),
+      );
     },
 
     getInvoice(id, call = {}) {
       // The type says it is an id; this guard keeps a caller's cast from reaching a URL path.
       if (parseInvoiceId(id) !== id) return Promise.reject(new TypeError('getInvoice: not an invoice id'));
-      return flight(`invoice/${id}`, call, async (lane) => {
-        try {
-          const answer = await get(lane, `/api/v2/invoice/${id}`, 'invoice');
-          return validate(invoiceSchema, parse(answer), answer);
-        } catch (error) {
-          throw isNotFound(error) ? new InvoiceNotFoundError(id, { status: 400, cause: error }) : error;
-        }
-      });
+      return flight(`invoice/${id}`, call, (lane) =>
+        observed(lane, 'invoice', async (tried) => {
+          try {
+            const answer = await get(lane, `/api/v2/invoice/${id}`, 'invoice', tried);
+            return validate(invoiceSchema, parse(answer), answer);
+          } catch (error) {
+            throw isNotFound(error) ? new InvoiceNotFoundError(id, { status: 400, cause: error }) : error;
+          }
+        }),
+      );
     },
   };
 }

@@ -1,8 +1,10 @@
 import type {
   BlockAction,
+  MessageShortcut,
   SlackActionMiddlewareArgs,
   SlackCommandMiddlewareArgs,
   SlackEventMiddlewareArgs,
+  SlackShortcutMiddlewareArgs,
 } from '@slack/bolt';
 import { type AckRaceDeps, ackRace, type CommandHandler } from './ack-race.js';
 import { type Kind, type Tracked, type TrackingDeps, tracked, type Who } from './tracked.js';
@@ -17,6 +19,8 @@ function kindOf<Base>(kind: Kind, who: (args: Base) => Who) {
   return <A extends Base>(deps: TrackingDeps, name: string, handle: (args: A) => Promise<Tracked>) =>
     tracked<A>(deps, kind, name, who, handle);
 }
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 const command = kindOf('command', ({ command }: SlackCommandMiddlewareArgs) => ({
   user: command.user_id,
@@ -33,8 +37,24 @@ export const actionListener = kindOf('action', ({ body }: SlackActionMiddlewareA
   channel: body.channel?.id,
 }));
 
-export const eventListener = kindOf('event', ({ event, body }: SlackEventMiddlewareArgs<'link_shared'>) => ({
-  user: event.user,
-  team: body.team_id,
-  channel: event.channel,
-}));
+export const shortcutListener = kindOf(
+  'shortcut',
+  ({ body }: SlackShortcutMiddlewareArgs<MessageShortcut>) => ({
+    user: body.user.id,
+    team: body.team?.id,
+    channel: body.channel.id,
+  }),
+);
+
+/** Events: who and where, when the event says (link_shared, app_home_opened and function_executed differ). */
+export const eventListener = kindOf('event', ({ event, body }: SlackEventMiddlewareArgs) => {
+  const fields = event as unknown as Record<string, unknown>;
+  return { user: text(fields.user), team: body.team_id, channel: text(fields.channel) };
+});
+
+export const functionListener = kindOf(
+  'function',
+  ({ body }: SlackEventMiddlewareArgs<'function_executed'>) => ({
+    team: body.team_id,
+  }),
+);

@@ -37,6 +37,9 @@ export type Outcome =
   | 'ended'
   | 'paused'
   | 'lease_lost'
+  // the payments feed
+  | 'already_subscribed'
+  | 'not_subscribed'
   // the outbox
   | 'sent'
   | 'found'

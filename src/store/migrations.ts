@@ -98,6 +98,63 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '002_feed': {
+      async up(db) {
+        await db.schema.alterTable('outbox').addColumn('subscription_id', 'text').execute();
+
+        await db.schema
+          .createTable('feed_subscriptions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('team_id', 'text', (c) => c.notNull())
+          .addColumn('channel_id', 'text', (c) => c.notNull())
+          .addColumn('subscriber_id', 'text', (c) => c.notNull())
+          .addColumn('digest_hour', 'integer', (c) => c.notNull())
+          .addColumn('digest_minute', 'integer', (c) => c.notNull())
+          .addColumn('digest_zone', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('created_at', time, (c) => c.notNull())
+          .addColumn('ended_at', time)
+          .addColumn('end_reason', 'text')
+          .addColumn('next_digest_at', time, (c) => c.notNull())
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_until', time)
+          .addColumn('key_notice_at', time)
+          .execute();
+        await db.schema
+          .createIndex('feed_one_per_channel')
+          .on('feed_subscriptions')
+          .column('channel_id')
+          .unique()
+          .where(sql.ref('state'), '=', 'active')
+          .execute();
+
+        await serial(db, 'balance_history')
+          .addColumn('taken_at', time, (c) => c.notNull())
+          .addColumn('balances', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('balance_history_by_time')
+          .on('balance_history')
+          .column('taken_at')
+          .execute();
+
+        await serial(db, 'feed_changes')
+          .addColumn('at', time, (c) => c.notNull())
+          .addColumn('currency', 'text', (c) => c.notNull())
+          .addColumn('direction', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('feed_changes_by_time').on('feed_changes').column('at').execute();
+
+        await db.schema
+          .createTable('singletons')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('next_run_at', time, (c) => c.notNull())
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_until', time)
+          .addColumn('last_success_at', time)
+          .execute();
+      },
+    },
   };
 }
 

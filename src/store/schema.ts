@@ -51,6 +51,8 @@ export interface Tables {
     /** `{ text, blocks }` as JSON. */
     message: string;
     watch_id: string | null;
+    /** The feed subscription this message belongs to: checked before it goes out (docs in src/feed/). */
+    subscription_id: string | null;
     created_at: number;
     next_attempt_at: number;
     attempts: number;
@@ -67,6 +69,47 @@ export interface Tables {
     key: string;
     value: string;
     updated_at: number;
+  };
+  /** A channel receiving the payments feed and its daily digest. */
+  feed_subscriptions: {
+    id: string;
+    team_id: string;
+    channel_id: string;
+    subscriber_id: string;
+    digest_hour: number;
+    digest_minute: number;
+    /** IANA time zone of the digest time. */
+    digest_zone: string;
+    state: 'active' | 'ended';
+    created_at: number;
+    ended_at: number | null;
+    end_reason: string | null;
+    next_digest_at: number;
+    lease_owner: string | null;
+    lease_until: number | null;
+    /** When the channel was told the payment service rejects the key; cleared once it works again. */
+    key_notice_at: number | null;
+  };
+  /** Each reading of the balance that differed from the one before (`StoredBalance` as JSON). */
+  balance_history: {
+    id: Generated<number>;
+    taken_at: number;
+    balances: string;
+  };
+  /** Each rise and fall the feed announced, for the digest's counts. */
+  feed_changes: {
+    id: Generated<number>;
+    at: number;
+    currency: string;
+    direction: 'rise' | 'fall';
+  };
+  /** Work done by one instance at a time however many run: the balance poll. */
+  singletons: {
+    name: string;
+    next_run_at: number;
+    lease_owner: string | null;
+    lease_until: number | null;
+    last_success_at: number | null;
   };
   /** Slack event ids already handled, so a retried event is acted on once. */
   seen_events: {

@@ -1,4 +1,12 @@
-import type { ActionsBlock, Button, ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
+import type {
+  ActionsBlock,
+  Button,
+  ContextBlock,
+  DividerBlock,
+  HeaderBlock,
+  KnownBlock,
+  SectionBlock,
+} from '@slack/types';
 import { cut } from '../text.js';
 import { escapeText, httpUrl, type Mrkdwn, truncate } from './mrkdwn.js';
 
@@ -49,6 +57,8 @@ export function section(text: Mrkdwn, accessory?: Button): SectionBlock {
     ...(accessory ? { accessory } : {}),
   };
 }
+
+export const divider = (): DividerBlock => ({ type: 'divider' });
 
 /** Fields in sections of at most ten, two columns wide in Slack. */
 export function fieldSections(fields: readonly Mrkdwn[]): SectionBlock[] {

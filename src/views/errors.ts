@@ -68,6 +68,21 @@ function explainPaymentError(error: AnyPaymentError): Explanation {
 
 function explainRefusal(error: AccessDeniedError): Explanation {
   switch (error.refusal) {
+    case 'direct_message':
+      return {
+        title: 'The payments feed cannot go to a direct message',
+        body: md`Run \`/balance subscribe\` in a private channel for finance, with the bot invited.`,
+      };
+    case 'shared_channel':
+      return {
+        title: 'The payments feed cannot go to a shared channel',
+        body: md`This channel is shared with another organisation, and the feed is the merchant’s financial data. Use a private channel of this workspace.`,
+      };
+    case 'public_channel':
+      return {
+        title: 'The payments feed needs a private channel',
+        body: md`Everyone in this workspace can read a public channel. Use a private channel, or ask the bot’s admin to list this one in \`BALANCE_ALLOWED_CHANNELS\`.`,
+      };
     case 'other_workspace':
       return {
         title: 'The balance is only for members of this workspace',
@@ -104,13 +119,19 @@ export function invalidInvoiceMessage(input: string): Message {
   );
 }
 
-/** Explains what went wrong and what to do; `intro` prefixes the title (e.g. for a failed refresh). */
-export function errorMessage(error: unknown, intro?: string): Message {
-  const { title, body } = isPaymentError(error)
+const explain = (error: unknown): Explanation =>
+  isPaymentError(error)
     ? explainPaymentError(error)
     : error instanceof AccessDeniedError
       ? explainRefusal(error)
       : INTERNAL;
+
+/** What went wrong, in one line of plain words ("Invoice not found"), for a card or a workflow. */
+export const errorTitle = (error: unknown): string => explain(error).title;
+
+/** Explains what went wrong and what to do; `intro` prefixes the title (e.g. for a failed refresh). */
+export function errorMessage(error: unknown, intro?: string): Message {
+  const { title, body } = explain(error);
   return warning(intro ? `${intro}: ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title, body);
 }
 

@@ -6,11 +6,13 @@ export function balanceHelp(): Message {
   const body = md`\`/balance\` shows the merchant's balance in each cryptocurrency, summed over all projects (shops). Only you see the reply.
 
 Currencies holding funds come first; zero balances are listed after them. Balances are not frozen: everything shown is available for withdrawal.`;
+  const feed = md`*Payments feed*: \`/balance subscribe ${'[HH:MM [Area/City]]'}\` in a private channel posts there whatever arrives or leaves, as it happens, and a digest every day at that time (default 09:00 UTC). \`/balance unsubscribe\` turns it off; \`/balance subscriptions\` lists the channels that receive it. Never in a DM or a channel shared with another organisation.`;
   return {
     text: fallbackText(body),
     blocks: [
       header('/balance'),
       section(body),
+      section(feed),
       context(md`Access may be limited to some people and channels by the bot's admin.`),
     ],
   };

@@ -71,6 +71,8 @@ export interface InvoiceViewOptions {
   now: Date;
   /** Set when the message is a refresh of an earlier one. */
   refreshedBy?: string;
+  /** Set when someone shared the card in a thread (the message shortcut). */
+  sharedBy?: string;
 }
 
 /**
@@ -109,10 +111,15 @@ const watchButton = (invoice: Invoice) => actionButton('Watch', ACTION_WATCH, in
 const idLine = (invoice: Invoice) => md`Invoice \`${esc(invoice.id, 100)}\``;
 
 /** The full invoice reply: every field, and the payment-page, Refresh and Watch buttons. */
-export function invoiceMessage(invoice: Invoice, { now, refreshedBy }: InvoiceViewOptions): Message {
+export function invoiceMessage(
+  invoice: Invoice,
+  { now, refreshedBy, sharedBy }: InvoiceViewOptions,
+): Message {
   const stamp = refreshedBy
     ? md`refreshed ${slackDate(now)} by ${mention(refreshedBy)}`
-    : md`read ${slackDate(now)}`;
+    : sharedBy
+      ? md`shared ${slackDate(now)} by ${mention(sharedBy)}`
+      : md`read ${slackDate(now)}`;
   return {
     text: fallbackText(summary(invoice, now)),
     blocks: [

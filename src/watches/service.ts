@@ -25,7 +25,7 @@ import {
   watchEndedMessage,
 } from '../views/watch.js';
 import { nextPollAt } from './cadence.js';
-import { type WatchedInvoiceRow, type WatchRow, watchQueries } from './queries.js';
+import { type ListedWatch, type WatchedInvoiceRow, type WatchRow, watchQueries } from './queries.js';
 import { changes, fromSnapshot, type InvoiceSnapshot, toSnapshot } from './snapshot.js';
 
 export interface WatchSettings {
@@ -73,6 +73,19 @@ export type StopResult = { kind: 'stopped'; title: string } | { kind: 'not_watch
 const QUIET: ReadonlySet<EndReason> = new Set(['card_deleted', 'not_in_channel']);
 
 class LeaseLost extends Error {}
+
+function listItem(w: ListedWatch): WatchListItem {
+  const seen = w.snapshot ? (JSON.parse(w.snapshot) as InvoiceSnapshot) : undefined;
+  return {
+    id: w.id,
+    invoiceId: w.invoice_id,
+    title: seen?.title,
+    status: seen?.status,
+    payStatus: seen?.payStatus,
+    watcherId: w.watcher_id,
+    startedAt: new Date(w.started_at),
+  };
+}
 
 /**
  * Watching invoices: starting and stopping watches, and the background check that notices a
@@ -345,19 +358,17 @@ export function createWatches(deps: WatchDeps) {
       return w ? this.stop(w.id, byUserId) : { kind: 'not_watched' };
     },
 
+    /** The channel's active watches, oldest first. */
     async list(channelId: string): Promise<WatchListItem[]> {
-      return (await queries.listInChannel(channelId)).map((w) => {
-        const seen = w.snapshot ? (JSON.parse(w.snapshot) as InvoiceSnapshot) : undefined;
-        return {
-          id: w.id,
-          invoiceId: w.invoice_id,
-          title: seen?.title,
-          status: seen?.status,
-          payStatus: seen?.payStatus,
-          watcherId: w.watcher_id,
-          startedAt: new Date(w.started_at),
-        };
-      });
+      return (await queries.listInChannel(channelId)).map(listItem);
+    },
+
+    /** The active watches a person started, wherever they are, for their App Home. */
+    async startedBy(teamId: string, userId: string): Promise<(WatchListItem & { channelId: string })[]> {
+      return (await queries.listStartedBy(teamId, userId)).map((w) => ({
+        ...listItem(w),
+        channelId: w.channel_id,
+      }));
     },
 
     /** A message that can never be delivered ends its watch quietly (deleted card, channel closed to the bot). */

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseInvoiceText, parsePaymentLink } from '../../src/listeners/invoice-input.js';
+import {
+  findInvoiceRefs,
+  messageTexts,
+  parseInvoiceText,
+  parsePaymentLink,
+} from '../../src/listeners/invoice-input.js';
 
 const ID = '5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
 const PAY = new URL('https://pay.example.com');
@@ -55,5 +60,67 @@ describe('parsePaymentLink', () => {
     ['not a url', undefined],
   ])('rejects %s', (url, payUrl) => {
     expect(parsePaymentLink(url, payUrl)).toBeUndefined();
+  });
+});
+
+describe('findInvoiceRefs', () => {
+  const OTHER = '9d2c7b61-0a4e-4f3b-9c8d-7e6f5a4b3c2d';
+
+  it('finds ids and payment links in text, blocks and attachments, each once, in order', () => {
+    const message = {
+      text: `Customer says <https://pay.example.com/pay/${ID}|this one> is paid, also ${OTHER.toUpperCase()}`,
+      blocks: [{ type: 'rich_text', elements: [{ type: 'link', url: `https://pay.example.com/pay/${ID}` }] }],
+      attachments: [{ fallback: `https://pay.example.com/pay/${OTHER}`, title: 'ticket 1042' }],
+    };
+    expect(findInvoiceRefs(message, PAY)).toEqual({ ids: [ID, OTHER], more: 0 });
+  });
+
+  it('skips a link on another host, id and all, as /invoice does', () => {
+    expect(findInvoiceRefs({ text: `see https://evil.example/pay/${ID}` }, PAY)).toEqual({
+      ids: [],
+      more: 0,
+    });
+    expect(findInvoiceRefs({ text: `see <https://evil.example/pay/${ID}|pay>` }, PAY)).toEqual({
+      ids: [],
+      more: 0,
+    });
+  });
+
+  it('finds nothing in a typo or an id cut short', () => {
+    expect(findInvoiceRefs({ text: `${ID.slice(0, -1)} and 5b8e1f2a-3c4d-4e5f-8a9b` }, PAY)).toEqual({
+      ids: [],
+      more: 0,
+    });
+  });
+
+  it('looks up ten at most and counts the rest', () => {
+    const ids = Array.from(
+      { length: 13 },
+      (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    );
+    expect(findInvoiceRefs({ text: ids.join(' ') }, PAY)).toEqual({ ids: ids.slice(0, 10), more: 3 });
+  });
+
+  it('reads all of a message’s strings, however deep, and nothing else', () => {
+    expect(
+      messageTexts({ text: 'a', blocks: [{ x: [{ y: 'b' }] }], attachments: [{ n: 1, z: 'c' }], ts: '1.2' }),
+    ).toEqual(['a', 'b', 'c']);
+    expect(messageTexts(undefined)).toEqual([]);
+  });
+});
+
+describe('findInvoiceRefs in a sentence', () => {
+  it('leaves the punctuation after a bare link out', () => {
+    expect(
+      findInvoiceRefs(
+        {
+          text: `Paid https://pay.example.com/pay/${ID}, (https://pay.example.com/pay/${ID.toUpperCase()}).`,
+        },
+        PAY,
+      ),
+    ).toEqual({
+      ids: [ID],
+      more: 0,
+    });
   });
 });

@@ -12,11 +12,12 @@ import type {
 } from '@slack/bolt';
 import { Pool } from 'undici';
 import type { BalancePolicy } from '../../src/access.js';
+import { createFeed } from '../../src/feed/service.js';
 import { Inflight } from '../../src/inflight.js';
 import type { ListenerDeps } from '../../src/listeners/deps.js';
 import type { UnfurlClient } from '../../src/listeners/events/link-shared.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { createPaymentsClient } from '../../src/payments/index.js';
+import { createHealth, createPaymentsClient } from '../../src/payments/index.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { serviceState } from '../../src/service-state.js';
 import { type ResponseUrlClient, ResponseUrlError } from '../../src/slack/response-url.js';
@@ -240,6 +241,7 @@ export function listenerDeps(
   const pool = new Pool(sandbox.url);
   const logger = opts.logger ?? captureLogs().logger;
   const clock = opts.clock ?? (() => NOW.getTime());
+  const health = createHealth(clock);
   const payments = createPaymentsClient({
     baseUrl: sandbox.url,
     apiKey: sandbox.apiKey,
@@ -248,16 +250,30 @@ export function listenerDeps(
     timeoutMs: 2000,
     retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
     background: { dispatcher: pool, perSecond: 1000 },
+    onCall: (report) => health.record(report),
   });
+  const state = serviceState(store, logger);
+  const balancePolicy = { homeTeamId: HOME_TEAM, ...opts.policy };
   const watches = createWatches({
     store,
     payments,
     poster,
-    state: serviceState(store, logger),
+    state,
     logger,
     clock,
     settings: { ...TEST_WATCH_SETTINGS, ...opts.settings },
     owner: 'test-instance',
+  });
+  const feed = createFeed({
+    store,
+    payments,
+    poster,
+    state,
+    logger,
+    clock,
+    owner: 'test-instance',
+    pollSeconds: 60,
+    policy: balancePolicy,
   });
   const deps: ListenerDeps = {
     payments,
@@ -268,8 +284,12 @@ export function listenerDeps(
     responseUrls: recordingResponseUrls,
     invoiceReply: opts.invoiceReply ?? 'in_channel',
     payUrl: opts.payUrl ?? new URL(sandbox.payUrl),
-    balancePolicy: { homeTeamId: HOME_TEAM, ...opts.policy },
+    balancePolicy,
     watches,
+    feed,
+    poster,
+    health,
+    keyRejectedSince: () => state.keyRejectedSince(),
     maxWatchDays: 7,
     firstSight: (key) => firstSight(store, key, clock()),
   };

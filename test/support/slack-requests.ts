@@ -150,3 +150,59 @@ export async function postToBot(
     json: () => JSON.parse(text) as Record<string, unknown>,
   };
 }
+
+/** A message shortcut (`message_action`) on a message, form-encoded as Slack sends it. */
+export function messageActionBody(opts: {
+  callbackId: string;
+  message: Record<string, unknown>;
+  responseUrl: string;
+  channel?: string;
+}): string {
+  const payload = {
+    type: 'message_action',
+    token: 'deprecated-verification-token',
+    action_ts: '1700000000.123456',
+    team: { id: 'T0HOME', domain: 'home' },
+    user: { id: 'U0AGENT', username: 'agent', team_id: 'T0HOME', name: 'agent' },
+    channel: { id: opts.channel ?? 'C0SUPPORT', name: 'support' },
+    is_enterprise_install: false,
+    enterprise: null,
+    callback_id: opts.callbackId,
+    trigger_id: '13345224609.738474920.8088930838d88f008e0',
+    response_url: opts.responseUrl,
+    message_ts: opts.message.ts,
+    message: { type: 'message', user: 'U0CUSTOMER', ...opts.message },
+  };
+  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+
+/** An Events API callback wrapping `event`, as JSON. */
+export function eventBody(event: Record<string, unknown>, opts: { eventId?: string } = {}): string {
+  return JSON.stringify({
+    token: 'deprecated-verification-token',
+    team_id: 'T0HOME',
+    api_app_id: 'A0APP',
+    type: 'event_callback',
+    event_id: opts.eventId ?? `Ev${Date.now()}${Math.random().toString(36).slice(2, 6)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: 'T0HOME', user_id: 'U0BOT', is_bot: true, is_enterprise_install: false }],
+    event,
+  });
+}
+
+/** A `function_executed` event for a custom workflow step, with its own short-lived token. */
+export function functionExecutedBody(
+  callbackId: string,
+  inputs: Record<string, unknown>,
+  executionId: string,
+): string {
+  return eventBody({
+    type: 'function_executed',
+    function: { id: 'Fn0STEP', callback_id: callbackId, title: 'Get invoice', type: 'app' },
+    inputs,
+    function_execution_id: executionId,
+    workflow_execution_id: 'Wx0WORKFLOW',
+    event_ts: `${Math.floor(Date.now() / 1000)}.000100`,
+    bot_access_token: 'xwfp-e2e-function-token-0000',
+  });
+}

@@ -55,6 +55,16 @@ export interface SlackStandIn {
   readonly messages: StandInMessage[];
   /** Conversations by id, for conversations.info; a channel missing here is one the bot is not in. */
   readonly conversations: Map<string, Record<string, unknown>>;
+  /** Home views published, per user, latest last. */
+  readonly homeViews: { userId: string; view: Record<string, unknown> }[];
+  /** Custom step results: `functions.completeSuccess` and `functions.completeError` calls. */
+  readonly functionResults: {
+    method: string;
+    executionId: string;
+    outputs?: unknown;
+    error?: string;
+    token: string | undefined;
+  }[];
   /** The next `count` calls of `method` are refused with HTTP 429 and this Retry-After (seconds). */
   rateLimitNext(method: string, retryAfterSeconds: number, count?: number): void;
   /** Thread replies under `threadTs`, or top-level posts when it is undefined, not deleted. */
@@ -121,6 +131,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const responseFaults = new Map<string, { status: number; failures: number }>();
   const messages: StandInMessage[] = [];
   const conversations = new Map<string, Record<string, unknown>>();
+  const homeViews: SlackStandIn['homeViews'] = [];
+  const functionResults: SlackStandIn['functionResults'] = [];
   const rateLimits = new Map<string, { retryAfter: number; count: number }>();
   let seq = 0;
   const nextTs = () => {
@@ -218,6 +230,27 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
             ? json(200, { ok: true, channel: info })
             : json(200, { ok: false, error: 'channel_not_found' });
         }
+        case 'views.publish': {
+          const view = args.view as Record<string, unknown>;
+          problems.push(
+            ...blockKitProblems(view, { requireText: false, maxBlocks: 100 }).map(
+              (p) => `views.publish: ${p}`,
+            ),
+          );
+          if (view?.type !== 'home') problems.push('views.publish: not a home view');
+          homeViews.push({ userId: String(args.user_id), view });
+          return json(200, { ok: true, view: { id: 'V1', ...view } });
+        }
+        case 'functions.completeSuccess':
+        case 'functions.completeError':
+          functionResults.push({
+            method,
+            executionId: String(args.function_execution_id),
+            outputs: args.outputs,
+            error: args.error === undefined ? undefined : String(args.error),
+            token: bearer,
+          });
+          return json(200, { ok: true });
         case 'chat.unfurl': {
           const unfurls = (args.unfurls ?? {}) as Record<string, unknown>;
           for (const [url, card] of Object.entries(unfurls)) {
@@ -300,6 +333,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     problems,
     messages,
     conversations,
+    homeViews,
+    functionResults,
     rateLimitNext(method, retryAfterSeconds, count = 1) {
       rateLimits.set(method, { retryAfter: retryAfterSeconds, count });
     },

@@ -167,7 +167,7 @@ describe('help', () => {
       type: 'header',
       text: { type: 'plain_text', text: '/balance', emoji: true },
     });
-    expect(message.blocks[2]).toEqual({
+    expect(message.blocks[3]).toEqual({
       type: 'context',
       elements: [
         { type: 'mrkdwn', text: "Access may be limited to some people and channels by the bot's admin." },

@@ -5,6 +5,7 @@ import { settle } from '../../pipeline/error-policy.js';
 import { reply, toResponse } from '../../pipeline/reply.js';
 import type { Tracked } from '../../pipeline/tracked.js';
 import { invalidInvoiceMessage } from '../../views/errors.js';
+import { readPlacedValue } from '../../views/shortcut.js';
 import type { ListenerDeps } from '../deps.js';
 import { startWatch } from '../watching.js';
 
@@ -32,9 +33,13 @@ export function createWatchInvoiceAction(deps: ListenerDeps) {
     action,
   }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>>): Promise<Tracked> => {
     await acknowledge(ack, deps.logger);
-    const value = action.value ?? '';
+    // A card's Watch carries the invoice id; the shortcut's answer adds the thread it is about.
+    const placed = readPlacedValue(action.value ?? '');
+    const value = placed.id;
     const id = parseInvoiceId(value);
-    const { channelId, threadTs } = placeOf(body);
+    const place = placeOf(body);
+    const channelId = place.channelId;
+    const threadTs = placed.threadTs ?? place.threadTs;
     const result =
       id === undefined || channelId === undefined
         ? reply(invalidInvoiceMessage(value), 'ephemeral', 'invalid_input')

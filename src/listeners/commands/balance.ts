@@ -1,23 +1,68 @@
-import { AccessDeniedError, balanceRefusal } from '../../access.js';
+import type { SlashCommand } from '@slack/bolt';
+import { AccessDeniedError, balanceRefusal, type Refusal } from '../../access.js';
+import { parseDigestTime } from '../../feed/schedule.js';
 import type { CommandHandler } from '../../pipeline/ack-race.js';
-import { reply } from '../../pipeline/reply.js';
+import { type Reply, reply } from '../../pipeline/reply.js';
 import { balanceMessage } from '../../views/balance.js';
+import { feedReplies, subscriptionListMessage } from '../../views/feed.js';
 import { balanceHelp } from '../../views/help.js';
 import type { ListenerDeps } from '../deps.js';
 
-/** `/balance`: financial data, so always ephemeral, and only for those the policy allows. */
+/**
+ * `/balance`: financial data, so always ephemeral, and only for those the policy allows.
+ * `/balance subscribe [HH:MM [Area/City]]`, `unsubscribe` and `subscriptions` manage the payments
+ * feed, whose stricter rules (a private channel, never shared) the feed service applies.
+ */
 export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
+  const who = (command: SlashCommand) => ({
+    teamId: command.team_id,
+    userId: command.user_id,
+    channelId: command.channel_id,
+  });
+  const refuse = (refusal: Refusal) => new AccessDeniedError(refusal, deps.balancePolicy.allowedChannels);
+
+  async function subscribe(command: SlashCommand, timeText: string): Promise<Reply> {
+    const digest = parseDigestTime(timeText);
+    if (!digest) return reply(feedReplies.badTime(timeText), 'ephemeral', 'invalid_input');
+    const result = await deps.feed.subscribe({ ...who(command), digest });
+    switch (result.kind) {
+      case 'subscribed':
+        return reply(feedReplies.subscribed(result.digest), 'ephemeral');
+      case 'already':
+        return reply(feedReplies.already(result.digest, result.since), 'ephemeral', 'already_subscribed');
+      case 'not_in_channel':
+        return reply(feedReplies.inviteFirst(command.channel_id), 'ephemeral', 'not_in_channel');
+      case 'refused':
+        throw refuse(result.refusal);
+    }
+  }
+
   return async (command) => {
-    const text = command.text.trim().toLowerCase();
-    if (text === 'help') return reply(balanceHelp(), 'ephemeral', 'help');
-    const refusal = balanceRefusal(deps.balancePolicy, {
-      teamId: command.team_id,
-      userId: command.user_id,
-      channelId: command.channel_id,
-    });
-    if (refusal) throw new AccessDeniedError(refusal, deps.balancePolicy.allowedChannels);
-    if (text !== '') return reply(balanceHelp(), 'ephemeral', 'usage');
-    const entries = await deps.payments.getBalance();
-    return reply(balanceMessage(entries, deps.clock()), 'ephemeral');
+    const [verb = '', ...rest] = command.text.trim().split(/\s+/);
+    switch (verb.toLowerCase()) {
+      case 'help':
+        return reply(balanceHelp(), 'ephemeral', 'help');
+      case 'subscribe':
+        return subscribe(command, rest.join(' '));
+      case 'unsubscribe': {
+        const result = await deps.feed.unsubscribe(who(command));
+        if (result.kind === 'refused') throw refuse(result.refusal);
+        return result.kind === 'unsubscribed'
+          ? reply(feedReplies.unsubscribed(), 'ephemeral')
+          : reply(feedReplies.notSubscribed(), 'ephemeral', 'not_subscribed');
+      }
+      case 'subscriptions': {
+        const refusal = balanceRefusal({ ...deps.balancePolicy, allowedChannels: undefined }, who(command));
+        if (refusal) throw refuse(refusal);
+        return reply(subscriptionListMessage(await deps.feed.list(command.team_id)), 'ephemeral');
+      }
+      default: {
+        const refusal = balanceRefusal(deps.balancePolicy, who(command));
+        if (refusal) throw refuse(refusal);
+        if (verb !== '') return reply(balanceHelp(), 'ephemeral', 'usage');
+        const entries = await deps.payments.getBalance();
+        return reply(balanceMessage(entries, deps.clock()), 'ephemeral');
+      }
+    }
   };
 }

@@ -1,0 +1,47 @@
+import { DateTime, IANAZone } from 'luxon';
+
+/** When the daily digest goes out: a local time and the IANA time zone it is in. */
+export interface DigestTime {
+  hour: number;
+  minute: number;
+  zone: string;
+}
+
+export const DEFAULT_DIGEST: DigestTime = { hour: 9, minute: 0, zone: 'UTC' };
+
+/**
+ * `HH:MM [Area/City]` as typed after `/balance subscribe`; `undefined` when it is neither a time
+ * of day nor a time zone luxon knows. `UTC` is accepted as a zone.
+ */
+export function parseDigestTime(text: string): DigestTime | undefined {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return DEFAULT_DIGEST;
+  if (words.length > 2) return undefined;
+  const time = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(words[0] ?? '');
+  if (!time) return undefined;
+  const zone = words[1] ?? DEFAULT_DIGEST.zone;
+  if (!IANAZone.isValidZone(zone)) return undefined;
+  // As the time zone database spells it: `america/new_york` is stored as `America/New_York`.
+  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  return { hour: Number(time[1]), minute: Number(time[2]), zone: canonical };
+}
+
+/** `09:00 Europe/Berlin`. */
+export const formatDigestTime = ({ hour, minute, zone }: DigestTime) =>
+  `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')} ${zone}`;
+
+/**
+ * The first digest time strictly after `after` (epoch ms), in the zone's own calendar, so a
+ * daylight-saving change moves it with the clocks on the wall (luxon does the arithmetic; a time
+ * that does not exist that day is taken as the next one that does).
+ */
+export function nextDigestAt(time: DigestTime, after: number): number {
+  const local = DateTime.fromMillis(after, { zone: time.zone });
+  let candidate = local.set({ hour: time.hour, minute: time.minute, second: 0, millisecond: 0 });
+  if (candidate.toMillis() <= after) {
+    candidate = local
+      .plus({ days: 1 })
+      .set({ hour: time.hour, minute: time.minute, second: 0, millisecond: 0 });
+  }
+  return candidate.toMillis();
+}

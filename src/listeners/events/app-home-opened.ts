@@ -1,0 +1,75 @@
+import type { SlackEventMiddlewareArgs, webApi } from '@slack/bolt';
+import { balanceRefusal } from '../../access.js';
+import type { BalanceEntry } from '../../payments/index.js';
+import type { Tracked } from '../../pipeline/tracked.js';
+import { type HomeBalance, homeView } from '../../views/home.js';
+import type { ListenerDeps } from '../deps.js';
+
+/** The part of Bolt's WebClient this listener uses. */
+export interface HomeClient {
+  views: { publish(args: webApi.ViewsPublishArguments): Promise<unknown> };
+}
+
+/** How long the home tab waits for the balance before it says it could not read it. */
+export const HOME_BALANCE_WAIT_MS = 2000;
+
+/**
+ * The App Home, per person: read what it needs once, in parallel, within a couple of seconds,
+ * and publish it; a failing service still gets a view that says so.
+ */
+export function createAppHomeOpened(deps: ListenerDeps) {
+  return async ({
+    event,
+    body,
+    client,
+  }: SlackEventMiddlewareArgs<'app_home_opened'> & { client: HomeClient }): Promise<Tracked> => {
+    if (event.tab !== 'home') return { outcome: 'ok', quiet: true };
+    const teamId = body.team_id;
+    const allowed =
+      balanceRefusal(
+        { ...deps.balancePolicy, allowedChannels: undefined },
+        { teamId, userId: event.user, channelId: '' },
+      ) === undefined;
+    const balance = async (): Promise<HomeBalance> => {
+      if (!allowed) return { kind: 'not_allowed' };
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const entries = await Promise.race([
+          deps.payments.getBalance(),
+          new Promise<readonly BalanceEntry[]>((_resolve, reject) => {
+            timer = setTimeout(
+              () => reject(new Error('the balance took longer than 2 s')),
+              HOME_BALANCE_WAIT_MS,
+            );
+          }),
+        ]);
+        return { kind: 'shown', entries, readAt: deps.clock() };
+      } catch (error) {
+        return { kind: 'failed', error };
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    const [shownBalance, watches, feeds, keyRejectedSince] = await Promise.all([
+      balance(),
+      deps.watches.startedBy(teamId, event.user),
+      allowed ? deps.feed.list(teamId) : Promise.resolve(undefined),
+      deps.keyRejectedSince(),
+    ]);
+    const view = homeView({
+      balance: shownBalance,
+      watches,
+      feeds,
+      health: {
+        ...deps.health.snapshot(),
+        keyRejectedSince: keyRejectedSince === undefined ? undefined : new Date(keyRejectedSince),
+      },
+      now: deps.clock(),
+    });
+    await client.views.publish({ user_id: event.user, view });
+    return {
+      outcome: shownBalance.kind === 'failed' ? 'service_unavailable' : 'ok',
+      counts: { watches: watches.length },
+    };
+  };
+}

@@ -1,0 +1,233 @@
+import type { KnownBlock } from '@slack/types';
+import type { BalanceChange, StoredBalance } from '../feed/deltas.js';
+import { Amount } from '../payments/index.js';
+import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
+import { channelMention, esc, join, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
+
+/** Longest currency title and id shown; the amounts are always shown whole. */
+const MAX_TITLE = 80;
+const MAX_ID = 40;
+/** Characters of a feed or digest message kept for its header, context and "N more" note. */
+const RESERVED_CHARS = 800;
+/** What a line or a field costs beyond its text. */
+const OVERHEAD = 30;
+
+/** `+0.0042`, `−1.5` (a true minus sign), `0`: a difference as a person reads it. */
+export function signed(delta: Amount): string {
+  const sign = delta.sign();
+  return sign > 0 ? `+${delta}` : sign < 0 ? `−${delta.abs()}` : '0';
+}
+
+const currencyName = (title: string, id: string) =>
+  title.trim() === '' || title === id
+    ? md`*${esc(id, MAX_ID)}*`
+    : md`*${esc(title, MAX_TITLE)}* (${esc(id, MAX_ID)})`;
+
+/** One line of the feed: "received +0.0042 BTC — balance 0.0054 BTC". */
+export function changeLine(c: BalanceChange): Mrkdwn {
+  const id = esc(c.currency, MAX_ID);
+  const what =
+    c.delta.sign() > 0
+      ? md`received \`${signed(c.delta)}\` ${id}`
+      : md`\`${signed(c.delta)}\` ${id} (withdrawn or moved)`;
+  return md`${currencyName(c.title, c.currency)}: ${what} — balance \`${c.after.toString()}\` ${id}`;
+}
+
+/** Items that fit the message budget, and how many did not. */
+function fitting<T>(items: readonly T[], render: (item: T) => Mrkdwn): { shown: Mrkdwn[]; omitted: number } {
+  const shown: Mrkdwn[] = [];
+  let chars = RESERVED_CHARS;
+  for (const item of items) {
+    const line = render(item);
+    chars += line.text.length + OVERHEAD;
+    if (chars > LIMITS.messageChars) break;
+    shown.push(line);
+  }
+  return { shown, omitted: items.length - shown.length };
+}
+
+/** Lines grouped into sections of at most 3,000 characters each. */
+function lineSections(lines: readonly Mrkdwn[]): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  let current: Mrkdwn[] = [];
+  let size = 0;
+  for (const line of lines) {
+    if (current.length > 0 && size + line.text.length + 1 > LIMITS.sectionText) {
+      blocks.push(section(join(current, '\n')));
+      current = [];
+      size = 0;
+    }
+    current.push(line);
+    size += line.text.length + 1;
+  }
+  if (current.length > 0) blocks.push(section(join(current, '\n')));
+  return blocks;
+}
+
+/** The feed's message for one reading: every currency that moved, as one message within Slack's limits. */
+export function feedMessage(changes: readonly BalanceChange[], readAt: Date): Message {
+  const { shown, omitted } = fitting(changes, changeLine);
+  const rises = changes.filter((c) => c.delta.sign() > 0);
+  const summary =
+    rises.length === changes.length
+      ? md`Received: ${join(
+          rises.slice(0, 20).map((c) => md`${signed(c.delta)} ${esc(c.currency, MAX_ID)}`),
+          ', ',
+        )}`
+      : md`Balance changed in ${changes.length} ${changes.length === 1 ? 'currency' : 'currencies'}`;
+  const notes = [md`:moneybag: Payments feed · read ${slackDate(readAt)}`];
+  if (omitted > 0)
+    notes.push(
+      md`${omitted} more ${omitted === 1 ? 'change' : 'changes'} not shown: \`/balance\` shows every balance`,
+    );
+  return { text: fallbackText(summary), blocks: [...lineSections(shown), context(...notes)] };
+}
+
+export interface DigestInput {
+  /** The balances as last read. */
+  balances: StoredBalance;
+  /** When they were read. */
+  asOf: Date;
+  /** The balances 24 hours earlier, or the oldest reading the feed has when it is younger. */
+  before: StoredBalance | undefined;
+  /** When `before` was read. */
+  beforeAt: Date | undefined;
+  rises: number;
+  falls: number;
+  /** Set when the digest goes out late (the bot was down at its time): by how much. */
+  lateByMs?: number | undefined;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** The daily digest: balances per currency with their change over 24 hours, and the feed's counts. */
+export function digestMessage(d: DigestInput): Message {
+  const ids = Object.keys(d.balances);
+  const rows = fitting(ids, (id) => {
+    const now = d.balances[id];
+    const is = Amount.parse(now?.balance ?? '0') ?? Amount.ZERO;
+    const was = d.before ? (Amount.parse(d.before[id]?.balance ?? '0') ?? Amount.ZERO) : undefined;
+    const change = was === undefined ? md`` : md` · ${signed(is.minus(was))} in 24 h`;
+    return md`${currencyName(now?.title ?? id, id)}\n\`${is.toString()}\` ${esc(id, MAX_ID)}${change}`;
+  });
+  const title = d.lateByMs === undefined ? 'Daily balance digest' : 'Daily balance digest (late)';
+  const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} in the last 24 hours.`;
+  const notes = [md`Balances as of ${slackDate(d.asOf)}`];
+  if (d.beforeAt && d.asOf.getTime() - d.beforeAt.getTime() < 23 * 3_600_000) {
+    notes.push(md`changes since ${slackDate(d.beforeAt)}, when the feed began`);
+  }
+  if (d.lateByMs !== undefined)
+    notes.push(md`sent ${Math.round(d.lateByMs / 60_000)} min late: the bot was not running at digest time`);
+  if (rows.omitted > 0) notes.push(md`${plural(rows.omitted, 'more currency', 'more currencies')} not shown`);
+  const body: KnownBlock[] =
+    ids.length === 0 ? [section(md`The account holds no cryptocurrency yet.`)] : fieldSections(rows.shown);
+  return {
+    text: fallbackText(md`${title}: ${counts}`),
+    blocks: [header(title), section(counts), ...body, context(...notes.slice(0, LIMITS.contextElements))],
+  };
+}
+
+/** Posted in the channel when it subscribes: who, the digest time, and the balance it starts from. */
+export function subscribedMessage(input: {
+  channelId: string;
+  userId: string;
+  digest: string;
+  balances: StoredBalance;
+  readAt: Date;
+  pollSeconds: number;
+}): Message {
+  const every =
+    input.pollSeconds % 60 === 0
+      ? plural(input.pollSeconds / 60, 'minute', 'minutes')
+      : plural(input.pollSeconds, 'second', 'seconds');
+  const intro = md`:moneybag: ${mention(input.userId)} turned on the payments feed in ${channelMention(input.channelId)}: every ${every} the bot reads the balance and posts here what arrived or left, and a digest every day at ${input.digest}. \`/balance unsubscribe\` turns it off.`;
+  const ids = Object.keys(input.balances);
+  const rows = fitting(ids, (id) => {
+    const e = input.balances[id];
+    return md`${currencyName(e?.title ?? id, id)}\n\`${e?.balance ?? '0'}\` ${esc(id, MAX_ID)}`;
+  });
+  const notes = [md`Starting balance, read ${slackDate(input.readAt)}`];
+  if (rows.omitted > 0) notes.push(md`${plural(rows.omitted, 'more currency', 'more currencies')} not shown`);
+  return {
+    text: fallbackText(md`Payments feed turned on in this channel; daily digest at ${input.digest}`),
+    blocks: [
+      section(intro),
+      ...(ids.length === 0
+        ? [section(md`The account holds no cryptocurrency yet.`)]
+        : fieldSections(rows.shown)),
+      context(...notes),
+    ],
+  };
+}
+
+/** Posted in the channel when its feed is turned off. */
+export function unsubscribedMessage(userId: string): Message {
+  const body = md`${mention(userId)} turned off the payments feed in this channel.`;
+  return { text: fallbackText(body), blocks: [section(body)] };
+}
+
+/** Said once in each feed channel while the payment service rejects the key. */
+export function keyRejectedNotice(): Message {
+  const body = md`:warning: The payment service rejects the bot’s API key, so the payments feed is paused. It resumes by itself once an admin fixes \`PAYMENT_API_KEY\`; nothing is lost meanwhile: the first reading after that shows what changed.`;
+  return { text: fallbackText(body), blocks: [section(body)] };
+}
+
+/** Sent to the subscriber when their channel may no longer receive the feed. */
+export function feedStoppedNotice(channelId: string, why: Mrkdwn): Message {
+  const body = md`:warning: The payments feed in ${channelMention(channelId)} has stopped: ${why}. Subscribe again in a private channel of this workspace if you still want it.`;
+  return { text: fallbackText(body), blocks: [section(body)] };
+}
+
+export interface SubscriptionListItem {
+  channelId: string;
+  subscriberId: string;
+  digest: string;
+  since: Date;
+}
+
+/** `/balance subscriptions`: the workspace's feeds. */
+export function subscriptionListMessage(items: readonly SubscriptionListItem[]): Message {
+  if (items.length === 0) {
+    const body = md`No channel receives the payments feed. \`/balance subscribe\` in a private channel turns it on there.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  }
+  const rows = fitting(
+    items,
+    (i) =>
+      md`${channelMention(i.channelId)} · digest ${i.digest} · since ${slackDate(i.since)} by ${mention(i.subscriberId)}`,
+  );
+  const notes =
+    rows.omitted > 0 ? [context(md`${plural(rows.omitted, 'more feed', 'more feeds')} not shown`)] : [];
+  return {
+    text: fallbackText(md`${plural(items.length, 'channel receives', 'channels receive')} the payments feed`),
+    blocks: [header('Payments feeds'), ...lineSections(rows.shown), ...notes],
+  };
+}
+
+/** Replies to the person subscribing or unsubscribing: short and ephemeral. */
+export const feedReplies = {
+  subscribed: (digest: string): Message => {
+    const body = md`Done: the payments feed is on in this channel, with a digest every day at ${digest}.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  already: (digest: string, since: Date): Message => {
+    const body = md`This channel already receives the payments feed, since ${slackDate(since)}, with a digest at ${digest}. \`/balance unsubscribe\` first to change it.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  notSubscribed: (): Message => {
+    const body = md`This channel does not receive the payments feed.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  unsubscribed: (): Message => {
+    const body = md`The payments feed is off in this channel.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  badTime: (text: string): Message => {
+    const body = md`:warning: \`${esc(text, 100)}\` is not a time and time zone. Use \`/balance subscribe HH:MM Area/City\`, for example \`/balance subscribe 08:30 Europe/Berlin\`; the default is \`09:00 UTC\`.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  inviteFirst: (channelId: string): Message => {
+    const body = md`:warning: I cannot see or post in ${channelMention(channelId)}. Invite me first with \`/invite @Crypto Payments\`, then try again.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+};

@@ -1,0 +1,159 @@
+import type { HomeView, KnownBlock } from '@slack/types';
+import type { BalanceEntry, HealthSnapshot } from '../payments/index.js';
+import { actionButton, context, divider, fieldSections, header, section } from './blocks.js';
+import { errorTitle } from './errors.js';
+import type { SubscriptionListItem } from './feed.js';
+import { ACTION_STOP_WATCH, payStatusLabel, statusLabel } from './invoice.js';
+import { channelMention, esc, join, type Mrkdwn, md, slackDate } from './mrkdwn.js';
+import type { WatchListItem } from './watch.js';
+
+/**
+ * Rows of each list shown before "N more": together they keep the view well under the App
+ * Home's 100 blocks (docs/slack.md#app-home) whatever the numbers.
+ */
+const MAX_BALANCE_ROWS = 40;
+const MAX_WATCHES = 15;
+const MAX_FEEDS = 10;
+
+export type HomeBalance =
+  | { kind: 'shown'; entries: readonly BalanceEntry[]; readAt: Date }
+  | { kind: 'not_allowed' }
+  | { kind: 'failed'; error: unknown };
+
+export interface HomeInput {
+  balance: HomeBalance;
+  watches: readonly (WatchListItem & { channelId: string })[];
+  /** The workspace's feeds, for people who may see the balance; `undefined` for others. */
+  feeds: readonly SubscriptionListItem[] | undefined;
+  health: HealthSnapshot & { keyRejectedSince: Date | undefined };
+  now: Date;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+function balanceBlocks(balance: HomeBalance): KnownBlock[] {
+  switch (balance.kind) {
+    case 'not_allowed':
+      return [
+        section(
+          md`The balance is shown only to the people the bot’s admin allows (\`BALANCE_ALLOWED_USERS\`). Ask them if you need it.`,
+        ),
+      ];
+    case 'failed':
+      return [
+        section(
+          md`:warning: The balance could not be read just now: ${errorTitle(balance.error)}. Open this tab again in a minute.`,
+        ),
+      ];
+    case 'shown': {
+      const funded = balance.entries.filter((e) => !e.balance.isZero());
+      const rows = funded
+        .slice(0, MAX_BALANCE_ROWS)
+        .map((e) => md`*${esc(e.title, 80)}*\n\`${e.balance.toString()}\` ${esc(e.id, 40)}`);
+      const notes: Mrkdwn[] = [md`Total across all projects · read ${slackDate(balance.readAt)}`];
+      const zero = balance.entries.length - funded.length;
+      if (funded.length > rows.length)
+        notes.push(md`${funded.length - rows.length} more funded currencies: \`/balance\` lists them all`);
+      if (zero > 0) notes.push(md`${plural(zero, 'currency holds', 'currencies hold')} nothing`);
+      return [
+        ...(rows.length === 0 ? [section(md`No currency holds funds yet.`)] : fieldSections(rows)),
+        context(...notes),
+      ];
+    }
+  }
+}
+
+function watchBlocks(watches: HomeInput['watches']): KnownBlock[] {
+  if (watches.length === 0) {
+    return [
+      section(
+        md`You watch no invoice. \`/invoice watch ${'<id or link>'}\` in a channel, or *Watch* on an invoice card.`,
+      ),
+    ];
+  }
+  const shown = watches.slice(0, MAX_WATCHES).map((w, i) => {
+    const state =
+      w.status === undefined || w.payStatus === undefined
+        ? md`not checked yet`
+        : md`${statusLabel(w.status)} · ${payStatusLabel(w.payStatus)}`;
+    return section(
+      md`*${esc(w.title ?? w.invoiceId, 150)}* in ${channelMention(w.channelId)}\n${state} · since ${slackDate(w.startedAt)}`,
+      actionButton('Stop', `${ACTION_STOP_WATCH}:${i}`, w.id),
+    );
+  });
+  const more = watches.length - shown.length;
+  return more > 0
+    ? [...shown, context(md`${more} more not shown: \`/invoice watching\` in each channel lists them.`)]
+    : shown;
+}
+
+function feedBlocks(feeds: readonly SubscriptionListItem[]): KnownBlock[] {
+  if (feeds.length === 0)
+    return [
+      section(
+        md`No channel receives the payments feed. \`/balance subscribe\` in a private channel turns it on.`,
+      ),
+    ];
+  const lines = feeds.slice(0, MAX_FEEDS).map((f) => md`${channelMention(f.channelId)} · digest ${f.digest}`);
+  const more = feeds.length - lines.length;
+  return [
+    section(join(lines, '\n')),
+    ...(more > 0 ? [context(md`${more} more: \`/balance subscriptions\``)] : []),
+  ];
+}
+
+const PROBLEMS: Record<string, string> = {
+  invalid_api_key: 'the service rejected the API key: an admin should check `PAYMENT_API_KEY`',
+  service_unavailable: 'the service could not be reached or was failing',
+  timeout: 'the service did not answer in time',
+  rate_limited: 'the service asked the bot to slow down',
+  unexpected_response: 'the service sent an answer the bot could not read',
+  service_error: 'the service answered with an error',
+};
+
+function healthBlocks(health: HomeInput['health']): KnownBlock[] {
+  const lines: Mrkdwn[] = [];
+  lines.push(
+    health.lastSuccess
+      ? md`:white_check_mark: Last good answer from the payment service: ${slackDate(health.lastSuccess.at)} (${health.lastSuccess.operation})`
+      : md`No call to the payment service has been answered since this instance started.`,
+  );
+  if (health.keyRejectedSince) {
+    lines.push(
+      md`:warning: Since ${slackDate(health.keyRejectedSince)} the service rejects the bot’s API key: watches and feeds are paused until an admin fixes \`PAYMENT_API_KEY\`.`,
+    );
+  } else if (health.lastProblem) {
+    lines.push(
+      md`Last problem: ${PROBLEMS[health.lastProblem.result] ?? health.lastProblem.result}, ${slackDate(health.lastProblem.at)}. If it keeps happening, tell the bot’s admin.`,
+    );
+  }
+  return [section(join(lines, '\n'))];
+}
+
+const HELP = md`*\`/balance\`* the balance, privately · \`/balance subscribe\` a payments feed for a private channel
+*\`/invoice ${'<id or link>'}\`* an invoice in the channel · \`/invoice watch\` hear when it is paid
+*Check payment status* (a message’s ⋮ menu) looks up every invoice in a message, in threads too`;
+
+/**
+ * A person's App Home: the balance if they may see it, their watches with Stop buttons, the
+ * payments feeds, the payment service's health, and what the bot does. Within 100 blocks.
+ */
+export function homeView(input: HomeInput): HomeView {
+  const blocks: KnownBlock[] = [
+    header('Balance'),
+    ...balanceBlocks(input.balance),
+    divider(),
+    header(`Your watches (${input.watches.length})`),
+    ...watchBlocks(input.watches),
+    ...(input.feeds
+      ? [divider(), header(`Payments feeds (${input.feeds.length})`), ...feedBlocks(input.feeds)]
+      : []),
+    divider(),
+    header('Payment service'),
+    ...healthBlocks(input.health),
+    divider(),
+    section(md`${HELP}`),
+    context(md`Updated ${slackDate(input.now)} · opening this tab reads everything again`),
+  ];
+  return { type: 'home', blocks };
+}

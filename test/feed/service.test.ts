@@ -1,0 +1,317 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_DIGEST } from '../../src/feed/schedule.js';
+import { createFeed, type SubscribeRequest } from '../../src/feed/service.js';
+import { outboxJob } from '../../src/outbox.js';
+import type { Tracked } from '../../src/pipeline/tracked.js';
+import { num } from '../../src/sandbox/data.js';
+import { serviceState } from '../../src/service-state.js';
+import { visibleText } from '../support/block-kit.js';
+import { captureLogs, HOME_TEAM } from '../support/bolt.js';
+import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { useSandbox } from '../support/use-sandbox.js';
+
+const env = useSandbox();
+const FINANCE = 'G0FINANCE';
+const MINUTE = 60_000;
+const T0 = Date.parse('2026-11-21T08:00:00Z');
+
+function instance(name: string, poster: RecordingPoster, clock: { now: number }, policy = {}) {
+  const logs = captureLogs();
+  const feed = createFeed({
+    store: env.store,
+    payments: env.deps().payments,
+    poster,
+    state: serviceState(env.store, logs.logger),
+    logger: logs.logger,
+    clock: () => clock.now,
+    owner: name,
+    pollSeconds: 60,
+    policy: { homeTeamId: HOME_TEAM, ...policy },
+  });
+  const outbox = outboxJob({
+    store: env.store,
+    poster,
+    logger: logs.logger,
+    clock: () => clock.now,
+    owner: name,
+    mayDeliver: (row) => feed.mayDeliver(row),
+  });
+  const jobs = [feed.pollJob(), feed.digestJob()];
+  async function tick(): Promise<Tracked[]> {
+    const results: Tracked[] = [];
+    for (const job of jobs)
+      for (const row of await job.claim(clock.now, 10))
+        results.push(await (job.run as (r: unknown) => Promise<Tracked>)(row));
+    for (
+      let batch = await outbox.claim(clock.now, 50);
+      batch.length > 0;
+      batch = await outbox.claim(clock.now, 50)
+    ) {
+      for (const row of batch) results.push(await outbox.run(row));
+    }
+    return results;
+  }
+  return { feed, tick, logs };
+}
+
+let clock: { now: number };
+let poster: RecordingPoster;
+beforeEach(async () => {
+  clock = { now: T0 };
+  poster = recordingPoster();
+  poster.conversations.set(FINANCE, { isPrivate: true, isDirect: false, isShared: false });
+  for (const table of [
+    'feed_subscriptions',
+    'balance_history',
+    'feed_changes',
+    'singletons',
+    'outbox',
+    'service_state',
+  ] as const) {
+    await env.store.db.deleteFrom(table).execute();
+  }
+  env.sandbox.reset();
+  env.sandbox.setBalances([
+    { id: 'BTC', title: 'Bitcoin', balance: num('0.0012') },
+    { id: 'USDT-TRC20', title: 'Tether <TRC-20>', balance: num('1.5') },
+  ]);
+});
+
+const request = (overrides: Partial<SubscribeRequest> = {}): SubscribeRequest => ({
+  teamId: HOME_TEAM,
+  channelId: FINANCE,
+  userId: 'U0FINANCE',
+  digest: DEFAULT_DIGEST,
+  ...overrides,
+});
+const feedPosts = (channel = FINANCE) => poster.repliesIn(channel).slice(1); // after the confirmation
+
+describe('subscribing', () => {
+  it('confirms in the channel, with the current balance as the baseline', async () => {
+    const { feed } = instance('a', poster, clock);
+    expect(await feed.subscribe(request())).toEqual({ kind: 'subscribed', digest: '09:00 UTC' });
+    const [confirmation] = poster.repliesIn(FINANCE);
+    expect(visibleText(confirmation)).toContain(
+      '<@U0FINANCE> turned on the payments feed in <#G0FINANCE>: every 1 minute',
+    );
+    expect(visibleText(confirmation)).toContain('*Bitcoin* (BTC)\n`0.0012` BTC');
+    expect(visibleText(confirmation)).toContain('*Tether &lt;TRC-20&gt;* (USDT-TRC20)\n`1.5` USDT-TRC20');
+    expect(poster.problems).toEqual([]);
+  });
+
+  it.each([
+    ['a direct message', { isPrivate: true, isDirect: true, isShared: false }, 'direct_message'],
+    [
+      'a channel shared with another organisation',
+      { isPrivate: true, isDirect: false, isShared: true },
+      'shared_channel',
+    ],
+    ['a public channel', { isPrivate: false, isDirect: false, isShared: false }, 'public_channel'],
+  ])('refuses %s, posting nothing', async (_label, facts, refusal) => {
+    poster.conversations.set('C0X', facts);
+    const { feed } = instance('a', poster, clock);
+    expect(await feed.subscribe(request({ channelId: 'C0X' }))).toEqual({ kind: 'refused', refusal });
+    expect(poster.messages).toEqual([]);
+    expect(env.sandbox.requests).toHaveLength(0);
+  });
+
+  it('takes a public channel the admin listed in BALANCE_ALLOWED_CHANNELS', async () => {
+    poster.conversations.set('C0LISTED', { isPrivate: false, isDirect: false, isShared: false });
+    const { feed } = instance('a', poster, clock, { allowedChannels: ['C0LISTED'] });
+    expect(await feed.subscribe(request({ channelId: 'C0LISTED' }))).toMatchObject({ kind: 'subscribed' });
+  });
+
+  it.each([
+    ['someone from another workspace', { teamId: 'T0GUEST' }, {}, 'other_workspace'],
+    [
+      'someone not allowed to see the balance',
+      { userId: 'U0SOMEONE' },
+      { allowedUsers: ['U0FINANCE'] },
+      'user_not_allowed',
+    ],
+  ])('refuses %s before looking at anything', async (_label, who, policy, refusal) => {
+    const { feed } = instance('a', poster, clock, policy);
+    expect(await feed.subscribe(request(who))).toEqual({ kind: 'refused', refusal });
+    expect(poster.calls).toEqual([]);
+  });
+
+  it('asks to be invited where the bot cannot see or post', async () => {
+    const { feed } = instance('a', poster, clock);
+    expect(await feed.subscribe(request({ channelId: 'G0UNKNOWN' }))).toEqual({ kind: 'not_in_channel' });
+    poster.conversations.set('G0CLOSED', { isPrivate: true, isDirect: false, isShared: false });
+    poster.closedChannels.add('G0CLOSED');
+    expect(await feed.subscribe(request({ channelId: 'G0CLOSED' }))).toEqual({ kind: 'not_in_channel' });
+  });
+
+  it('keeps one feed per channel; unsubscribing says so in the channel', async () => {
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    expect(await feed.subscribe(request())).toMatchObject({ kind: 'already', digest: '09:00 UTC' });
+    expect(await feed.list(HOME_TEAM)).toEqual([
+      { channelId: FINANCE, subscriberId: 'U0FINANCE', digest: '09:00 UTC', since: new Date(T0) },
+    ]);
+    expect(await feed.unsubscribe(request({ userId: 'U0OTHER' }))).toEqual({ kind: 'unsubscribed' });
+    expect(await feed.unsubscribe(request())).toEqual({ kind: 'not_subscribed' });
+    await tick();
+    expect(visibleText(feedPosts()[0])).toBe('<@U0OTHER> turned off the payments feed in this channel.');
+    expect(await feed.list(HOME_TEAM)).toEqual([]);
+  });
+});
+
+describe('the feed', () => {
+  it('reads the balance once per interval for every channel, and posts what moved, exactly', async () => {
+    poster.conversations.set('G0OTHER', { isPrivate: true, isDirect: false, isShared: false });
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    await feed.subscribe(request({ channelId: 'G0OTHER' }));
+    env.sandbox.requests.length = 0;
+    clock.now += MINUTE;
+    expect((await tick()).map((r) => r.outcome)).toEqual(['unchanged']);
+    env.sandbox.setBalances([
+      { id: 'USDT-TRC20', title: 'Tether <TRC-20>', balance: num('0') },
+      { id: 'BTC', title: 'Bitcoin', balance: num('0.0054') },
+      { id: 'DOGE', title: 'Dogecoin', balance: num('42') },
+    ]);
+    clock.now += MINUTE;
+    expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
+    expect(env.sandbox.requests).toHaveLength(2);
+    for (const channel of [FINANCE, 'G0OTHER']) {
+      const [post] = feedPosts(channel);
+      expect(visibleText(post)).toBe(
+        [
+          '*Tether &lt;TRC-20&gt;* (USDT-TRC20): `−1.5` USDT-TRC20 (withdrawn or moved) — balance `0` USDT-TRC20',
+          '*Bitcoin* (BTC): received `+0.0042` BTC — balance `0.0054` BTC',
+          '*Dogecoin* (DOGE): received `+42` DOGE — balance `42` DOGE',
+          ':moneybag: Payments feed · read <!date^1795248120^{date_short_pretty} at {time}|2026-11-21T08:02:00Z>',
+        ].join('\n'),
+      );
+      expect(post?.text).toBe('Balance changed in 3 currencies');
+    }
+    expect(poster.problems).toEqual([]);
+  });
+
+  it('does not post again after a restart, and posts a change made while it was down once', async () => {
+    await instance('a', poster, clock).feed.subscribe(request());
+    env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('1') }]);
+    clock.now += 10 * MINUTE;
+    const b = instance('b', poster, clock);
+    await b.tick();
+    clock.now += MINUTE;
+    await b.tick();
+    expect(feedPosts()).toHaveLength(1);
+    expect(feedPosts()[0]?.text).toBe('Balance changed in 2 currencies');
+  });
+
+  it('lets one instance read per interval however many run', async () => {
+    const a = instance('a', poster, clock);
+    const b = instance('b', poster, clock);
+    await a.feed.subscribe(request());
+    env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('2') }]);
+    env.sandbox.requests.length = 0;
+    clock.now += MINUTE;
+    await Promise.all([a.tick(), b.tick()]);
+    expect(env.sandbox.requests).toHaveLength(1);
+    expect(feedPosts()).toHaveLength(1);
+  });
+
+  it('retries a failing service quietly', async () => {
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    env.sandbox.failNext({ kind: 'status', status: 503 }, 10);
+    clock.now += MINUTE;
+    expect((await tick()).map((r) => r.outcome)).toEqual(['service_unavailable']);
+    expect(feedPosts()).toEqual([]);
+  });
+
+  it('says once in each feed channel that the key is rejected, not every minute, and again after it worked', async () => {
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    const unauthorized = { kind: 'status' as const, status: 401, body: '{}' };
+    env.sandbox.failNext(unauthorized, 3);
+    for (let i = 0; i < 3; i += 1) {
+      clock.now += MINUTE;
+      await tick();
+    }
+    expect(feedPosts().map((p) => p.text)).toEqual([expect.stringContaining('rejects the bot’s API key')]);
+    clock.now += MINUTE;
+    await tick();
+    env.sandbox.failNext(unauthorized, 1);
+    clock.now += MINUTE;
+    await tick();
+    expect(feedPosts()).toHaveLength(2);
+  });
+
+  it('stops at a channel shared with another organisation since, and tells the subscriber privately', async () => {
+    const { feed, tick, logs } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    poster.conversations.set(FINANCE, { isPrivate: true, isDirect: false, isShared: true });
+    env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('9') }]);
+    clock.now += MINUTE;
+    await tick();
+    expect(feedPosts()).toEqual([]);
+    expect(visibleText(poster.repliesIn('U0FINANCE')[0])).toBe(
+      ':warning: The payments feed in <#G0FINANCE> has stopped: the channel is now shared with another organisation. Subscribe again in a private channel of this workspace if you still want it.',
+    );
+    expect(await feed.list(HOME_TEAM)).toEqual([]);
+    expect(logs.lines.map((l) => l.msg)).toContain(
+      'payments feed stopped: the channel may no longer receive it',
+    );
+  });
+});
+
+describe('the digest', () => {
+  it('goes out once a day at the local time, with 24-hour changes and the feed’s counts', async () => {
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request({ digest: { hour: 9, minute: 30, zone: 'Europe/Berlin' } }));
+    env.sandbox.setBalances([
+      { id: 'BTC', title: 'Bitcoin', balance: num('0.0020') },
+      { id: 'USDT-TRC20', title: 'Tether <TRC-20>', balance: num('1') },
+    ]);
+    clock.now += MINUTE;
+    await tick();
+    // 09:30 in Berlin is 08:30 UTC in November.
+    clock.now = Date.parse('2026-11-21T08:29:59Z');
+    expect(poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'))).toEqual([]);
+    await tick();
+    clock.now = Date.parse('2026-11-21T08:30:00Z');
+    await tick();
+    const digests = poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'));
+    expect(digests).toHaveLength(1);
+    expect(digests[0]?.text).toBe(
+      'Daily balance digest: The feed saw 1 rise and 1 fall in the last 24 hours.',
+    );
+    expect(visibleText(digests[0])).toContain('*Bitcoin* (BTC)\n`0.0020` BTC · +0.0008 in 24 h');
+    expect(visibleText(digests[0])).toContain('`1` USDT-TRC20 · −0.5 in 24 h');
+    expect(visibleText(digests[0])).toContain('changes since');
+    clock.now += 60 * MINUTE;
+    await tick();
+    expect(poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'))).toHaveLength(1);
+  });
+
+  it('is sent once, marked late, when the bot was down at its time for less than 12 hours', async () => {
+    const { feed } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    clock.now = Date.parse('2026-11-21T20:59:00Z'); // 11 h 59 min after 09:00 UTC
+    const b = instance('b', poster, clock);
+    await b.tick();
+    await b.tick();
+    const digests = poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'));
+    expect(digests.map((d) => d.text)).toEqual([
+      'Daily balance digest (late): The feed saw 0 rises and 0 falls in the last 24 hours.',
+    ]);
+    expect(visibleText(digests[0])).toContain('sent 719 min late: the bot was not running at digest time');
+  });
+
+  it('is skipped, never sent twice, when it is 12 hours late or more', async () => {
+    const { feed } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    clock.now = Date.parse('2026-11-21T21:00:00Z');
+    const b = instance('b', poster, clock);
+    await b.tick();
+    expect(poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'))).toEqual([]);
+    expect(b.logs.lines.map((l) => l.msg)).toContain('a digest more than 12 hours late was skipped');
+    clock.now = Date.parse('2026-11-22T09:00:00Z');
+    await b.tick();
+    expect(poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'))).toHaveLength(1);
+  });
+});

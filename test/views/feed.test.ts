@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { type BalanceChange, balanceChanges, type StoredBalance } from '../../src/feed/deltas.js';
+import {
+  digestMessage,
+  feedMessage,
+  feedReplies,
+  feedStoppedNotice,
+  keyRejectedNotice,
+  subscribedMessage,
+  subscriptionListMessage,
+  unsubscribedMessage,
+} from '../../src/views/feed.js';
+import { md } from '../../src/views/mrkdwn.js';
+import { expectValidMessage, visibleText } from '../support/block-kit.js';
+import { NOW } from '../support/factories.js';
+
+const many = (n: number, digits: (i: number) => string): StoredBalance =>
+  Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [
+      `C${i}`,
+      { title: `<!channel> coin ${i} & co`, balance: digits(i) },
+    ]),
+  );
+
+describe('the feed message', () => {
+  it('stays one valid message for 2,000 currencies moving at once, and counts what it leaves out', () => {
+    const changes = balanceChanges(
+      many(2000, () => '1'),
+      many(2000, (i) => `${i}.0000001`),
+    );
+    const message = feedMessage(changes, NOW);
+    expectValidMessage(message);
+    expect(visibleText(message)).toMatch(/\d+ more changes not shown: `\/balance` shows every balance/);
+    expect(visibleText(message)).toContain('*&lt;!channel&gt; coin 0 &amp; co* (C0)');
+  });
+
+  it('sums up rises in its notification text', () => {
+    const changes = balanceChanges(
+      { BTC: { title: 'BTC', balance: '1' } },
+      { BTC: { title: 'BTC', balance: '1.5' } },
+    );
+    expect(feedMessage(changes, NOW).text).toBe('Received: +0.5 BTC');
+    expect(visibleText(feedMessage(changes, NOW))).toContain(
+      '*BTC*: received `+0.5` BTC — balance `1.5` BTC',
+    );
+  });
+
+  it('says "currency" for one', () => {
+    const change: BalanceChange[] = balanceChanges({ X: { title: 'X', balance: '2' } }, {});
+    expect(feedMessage(change, NOW).text).toBe('Balance changed in 1 currency');
+  });
+});
+
+describe('the digest', () => {
+  const base = { asOf: NOW, rises: 1, falls: 2, before: undefined, beforeAt: undefined };
+
+  it('stays one valid message for 2,000 currencies', () => {
+    const message = digestMessage({
+      ...base,
+      balances: many(2000, (i) => `${i}.5`),
+      before: many(2000, () => '0'),
+      beforeAt: new Date(NOW.getTime() - 86_400_000),
+    });
+    expectValidMessage(message);
+    expect(visibleText(message)).toMatch(/\d+ more currencies not shown/);
+    expect(visibleText(message)).toContain('`1.5` C1 · +1.5 in 24 h');
+  });
+
+  it('words its counts and its lateness', () => {
+    const message = digestMessage({ ...base, balances: {}, rises: 1, falls: 1, lateByMs: 90 * 60_000 });
+    expectValidMessage(message);
+    expect(message.text).toBe(
+      'Daily balance digest (late): The feed saw 1 rise and 1 fall in the last 24 hours.',
+    );
+    expect(visibleText(message)).toContain('The account holds no cryptocurrency yet.');
+    expect(visibleText(message)).toContain('sent 90 min late: the bot was not running at digest time');
+  });
+});
+
+describe('other feed messages', () => {
+  it.each([
+    [
+      'the confirmation',
+      subscribedMessage({
+        channelId: 'G0FIN',
+        userId: 'U0A',
+        digest: '09:00 UTC',
+        balances: many(3, () => '1'),
+        readAt: NOW,
+        pollSeconds: 90,
+      }),
+      'every 90 seconds',
+    ],
+    [
+      'the confirmation of an empty account',
+      subscribedMessage({
+        channelId: 'G0FIN',
+        userId: 'U0A',
+        digest: '09:00 UTC',
+        balances: {},
+        readAt: NOW,
+        pollSeconds: 120,
+      }),
+      'every 2 minutes',
+    ],
+    ['the stop notice', unsubscribedMessage('U0A'), '<@U0A> turned off the payments feed in this channel.'],
+    ['the key notice', keyRejectedNotice(), 'rejects the bot’s API key, so the payments feed is paused'],
+    [
+      'the stopped feed',
+      feedStoppedNotice('G0FIN', md`the channel is no longer private`),
+      'has stopped: the channel is no longer private',
+    ],
+    ['no feeds', subscriptionListMessage([]), 'No channel receives the payments feed.'],
+    [
+      'the feeds',
+      subscriptionListMessage([{ channelId: 'G0FIN', subscriberId: 'U0A', digest: '09:00 UTC', since: NOW }]),
+      '<#G0FIN> · digest 09:00 UTC · since',
+    ],
+    [
+      'subscribed',
+      feedReplies.subscribed('08:30 Europe/Berlin'),
+      'with a digest every day at 08:30 Europe/Berlin',
+    ],
+    ['already', feedReplies.already('09:00 UTC', NOW), 'already receives the payments feed'],
+    ['a bad time', feedReplies.badTime('25:00 <!here>'), '`25:00 &lt;!here&gt;` is not a time and time zone'],
+    ['not subscribed', feedReplies.notSubscribed(), 'does not receive the payments feed'],
+    ['unsubscribed', feedReplies.unsubscribed(), 'The payments feed is off in this channel.'],
+    ['invite first', feedReplies.inviteFirst('G0X'), 'I cannot see or post in <#G0X>'],
+  ])('%s is valid and says so', (_label, message, phrase) => {
+    expectValidMessage(message);
+    expect(visibleText(message)).toContain(phrase);
+  });
+});

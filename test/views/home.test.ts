@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidApiKeyError } from '../../src/payments/index.js';
+import { type HomeInput, homeView } from '../../src/views/home.js';
+import { expectValidMessage, visibleText } from '../support/block-kit.js';
+import { balanceEntry, NOW } from '../support/factories.js';
+
+const base: HomeInput = {
+  balance: {
+    kind: 'shown',
+    entries: [balanceEntry('BTC', '0.5', 'Bitcoin'), balanceEntry('ETH', '0', 'Ethereum')],
+    readAt: NOW,
+  },
+  watches: [],
+  feeds: [],
+  health: { lastSuccess: undefined, lastProblem: undefined, keyRejectedSince: undefined },
+  now: NOW,
+};
+const check = (input: HomeInput) => {
+  const view = homeView(input);
+  expect(view.type).toBe('home');
+  expect(view.blocks.length).toBeLessThanOrEqual(100);
+  expectValidMessage({ text: 'home', blocks: view.blocks });
+  return { view, text: visibleText({ blocks: view.blocks }) };
+};
+
+describe('the App Home view', () => {
+  it('shows funded currencies, counts the empty ones, and points to the commands', () => {
+    const { text } = check(base);
+    expect(text).toContain('*Bitcoin*\n`0.5` BTC');
+    expect(text).not.toContain('Ethereum');
+    expect(text).toContain('1 currency holds nothing');
+    expect(text).toContain(
+      '*Check payment status* (a message’s ⋮ menu) looks up every invoice in a message, in threads too',
+    );
+    expect(text).toContain('You watch no invoice.');
+  });
+
+  it('stays within 100 blocks with thousands of currencies, watches and feeds', () => {
+    const { view, text } = check({
+      ...base,
+      balance: {
+        kind: 'shown',
+        entries: Array.from({ length: 3000 }, (_, i) => balanceEntry(`C${i}`, '1')),
+        readAt: NOW,
+      },
+      watches: Array.from({ length: 500 }, (_, i) => ({
+        id: `w-${i}`,
+        invoiceId: `inv-${i}`,
+        title: `Order ${i}`,
+        status: 'open',
+        payStatus: 'none',
+        watcherId: 'U0A',
+        startedAt: NOW,
+        channelId: 'C0SUPPORT',
+      })),
+      feeds: Array.from({ length: 300 }, () => ({
+        channelId: 'G0FIN',
+        subscriberId: 'U0A',
+        digest: '09:00 UTC',
+        since: NOW,
+      })),
+    });
+    expect(text).toContain('2960 more funded currencies: `/balance` lists them all');
+    expect(text).toContain('485 more not shown');
+    expect(text).toContain('290 more: `/balance subscriptions`');
+    expect(JSON.stringify(view.blocks).match(/"action_id":"stop_watch:\d+"/g)).toHaveLength(15);
+  });
+
+  it('says what the payment service did last, and what to do about a rejected key', () => {
+    const { text } = check({
+      ...base,
+      balance: { kind: 'failed', error: new InvalidApiKeyError({}) },
+      health: {
+        lastSuccess: { at: NOW, operation: 'invoice' },
+        lastProblem: { at: NOW, result: 'invalid_api_key' },
+        keyRejectedSince: NOW,
+      },
+    });
+    expect(text).toContain(
+      'The balance could not be read just now: The payment service rejected the bot’s API key.',
+    );
+    expect(text).toContain(
+      ':white_check_mark: Last good answer from the payment service: <!date^1795262400^',
+    );
+    expect(text).toContain(
+      'the service rejects the bot’s API key: watches and feeds are paused until an admin fixes `PAYMENT_API_KEY`',
+    );
+  });
+
+  it('names the last problem when the key is fine', () => {
+    const { text } = check({
+      ...base,
+      health: {
+        lastSuccess: undefined,
+        lastProblem: { at: NOW, result: 'timeout' },
+        keyRejectedSince: undefined,
+      },
+    });
+    expect(text).toContain('No call to the payment service has been answered since this instance started.');
+    expect(text).toContain('Last problem: the service did not answer in time');
+  });
+});
