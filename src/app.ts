@@ -9,6 +9,7 @@ import { SlackHttpReceiver } from './http/slack-receiver.js';
 import { Inflight } from './inflight.js';
 import { registerListeners } from './listeners/index.js';
 import { boltLogger, type Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
 import { outboxJob } from './outbox.js';
 import type { Health, PaymentsClient } from './payments/index.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
@@ -21,6 +22,8 @@ import { createWatches } from './watches/service.js';
 
 /** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
 const FAST_PATH_MS = 1500;
+/** A watch check due longer ago than this counts as overdue in the metrics. */
+const OVERDUE_MS = 5000;
 /** No call to Slack (Web API or response_url) may hang longer than this. */
 const SLACK_HTTP_TIMEOUT_MS = 10_000;
 
@@ -38,6 +41,8 @@ export interface BotDeps {
   store: Store;
   /** Fed by the payments client; the App Home reads it. */
   health: Health;
+  /** Prometheus metrics; /metrics serves them. */
+  metrics: Metrics;
   /** Milliseconds since the epoch; the tests move it. */
   clock?: () => number;
 }
@@ -114,10 +119,11 @@ export function createBot(config: Config, deps: BotDeps): Bot {
           logger: slackLog,
           installerOptions: { clientOptions },
         });
+  const operatorRoutes: Routes = { 'GET /healthz': healthz, 'GET /metrics': deps.metrics.route };
   const routes: Routes =
     receiver instanceof SlackHttpReceiver
-      ? { 'GET /healthz': healthz, 'POST /slack/events': receiver.handle }
-      : { 'GET /healthz': healthz };
+      ? { ...operatorRoutes, 'POST /slack/events': receiver.handle }
+      : operatorRoutes;
   const server = createHttpServer(routes, logger);
 
   const app = new App({
@@ -146,6 +152,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
       retryConfig: { retries: 0 },
       rejectRateLimitedCalls: true,
     }),
+    (method, result) => deps.metrics.slackCall(method, result),
   );
   const state = serviceState(deps.store, logger);
   let scheduler: Scheduler | undefined;
@@ -177,20 +184,35 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     policy: balancePolicy,
     wakeOutbox: () => scheduler?.wake('outbox'),
   });
-  scheduler = createScheduler({ logger, inflight, clock }, [
-    watches.pollJob(),
-    feed.pollJob(),
-    feed.digestJob(),
-    outboxJob({
-      store: deps.store,
-      poster,
+  scheduler = createScheduler(
+    {
       logger,
+      inflight,
       clock,
-      owner,
-      onUndeliverable: (row, error) => watches.undeliverable(row, error),
-      mayDeliver: (row) => feed.mayDeliver(row),
-    }),
-  ]);
+      metrics: deps.metrics,
+      onLag: (job, ms) => deps.metrics.schedulerLag(job, ms / 1000),
+    },
+    [
+      watches.pollJob(),
+      feed.pollJob(),
+      feed.digestJob(),
+      outboxJob({
+        store: deps.store,
+        poster,
+        logger,
+        clock,
+        owner,
+        onUndeliverable: (row, error) => watches.undeliverable(row, error),
+        mayDeliver: (row) => feed.mayDeliver(row),
+      }),
+    ],
+  );
+
+  deps.metrics.gauges({
+    inflight: () => inflight.size,
+    activeWatches: () => watches.queries.countAllActive(),
+    overdueChecks: () => watches.queries.dueCount(clock() - OVERDUE_MS),
+  });
 
   registerListeners(app, {
     payments: deps.payments,
@@ -198,7 +220,11 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     inflight,
     clock: () => new Date(clock()),
     fastPathMs: FAST_PATH_MS,
-    responseUrls: createResponseUrlClient({ timeoutMs: SLACK_HTTP_TIMEOUT_MS }),
+    responseUrls: createResponseUrlClient({
+      timeoutMs: SLACK_HTTP_TIMEOUT_MS,
+      onPost: (result) => deps.metrics.slackCall('response_url', result),
+    }),
+    metrics: deps.metrics,
     invoiceReply: config.invoiceReply,
     payUrl: config.payments.payUrl,
     balancePolicy,

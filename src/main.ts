@@ -4,6 +4,7 @@ import { Pool } from 'undici';
 import { type Bot, createBot, fetchIdentity } from './app.js';
 import { ConfigError, loadConfig, secretsOf } from './config.js';
 import { createLogger } from './logger.js';
+import { createMetrics } from './metrics.js';
 import { createHealth, createPaymentsClient } from './payments/index.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
 
@@ -73,6 +74,7 @@ try {
   logger.info({ store: describeLocation(config.database) }, 'store ready');
   const identity = await fetchIdentity(config, logger);
   const health = createHealth();
+  const metrics = createMetrics();
   const payments = createPaymentsClient({
     baseUrl: config.payments.apiUrl,
     apiKey: config.payments.apiKey,
@@ -86,10 +88,13 @@ try {
     },
     userAgent: `${pkg.name}/${pkg.version} (+Slack bot; node ${process.version})`,
     logger,
-    onCall: (report) => health.record(report),
+    onCall: (report) => {
+      health.record(report);
+      metrics.paymentCall(report);
+    },
   });
   if (!stopping) {
-    bot = createBot(config, { payments, logger, identity, store, health });
+    bot = createBot(config, { payments, logger, identity, store, health, metrics });
     await bot.start();
   }
 } catch (error) {

@@ -1,7 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Inflight } from './inflight.js';
-import type { Logger } from './logger.js';
-import { type Tracked, tracked } from './pipeline/tracked.js';
+import { type Tracked, type TrackingDeps, tracked } from './pipeline/tracked.js';
 
 /**
  * Background work, claimed rather than assumed: each job takes due items from the store with a
@@ -25,9 +23,7 @@ export interface Job<T> {
   run(item: T): Promise<Tracked>;
 }
 
-export interface SchedulerDeps {
-  logger: Logger;
-  inflight: Inflight;
+export interface SchedulerDeps extends TrackingDeps {
   clock: () => number;
   /** Told how late each item started: `now - dueAt`. */
   onLag?: (job: string, lagMs: number) => void;

@@ -1,5 +1,6 @@
 import type { BalancePolicy } from '../access.js';
 import type { Feed } from '../feed/service.js';
+import type { Metrics, SlackMethod } from '../metrics.js';
 import type { Health, PaymentsClient } from '../payments/index.js';
 import type { AckRaceDeps } from '../pipeline/ack-race.js';
 import type { Visibility } from '../pipeline/outcome.js';
@@ -8,6 +9,8 @@ import type { Watches } from '../watches/service.js';
 
 /** What every listener is given: built once at start, nothing read from the environment here. */
 export interface ListenerDeps extends AckRaceDeps {
+  /** Counts requests, and the Web API calls listeners make through Bolt's client. */
+  metrics?: Pick<Metrics, 'request' | 'slackCall'>;
   payments: PaymentsClient;
   clock: () => Date;
   invoiceReply: Visibility;
@@ -25,4 +28,20 @@ export interface ListenerDeps extends AckRaceDeps {
   maxWatchDays: number;
   /** True the first time a key (an event id) is seen by any instance: Slack retries events. */
   firstSight: (key: string) => Promise<boolean>;
+}
+
+/** Runs a Web API call made through Bolt's client and counts how it ended. */
+export async function countedCall<T>(
+  deps: ListenerDeps,
+  method: SlackMethod,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    const result = await call();
+    deps.metrics?.slackCall(method, 'ok');
+    return result;
+  } catch (error) {
+    deps.metrics?.slackCall(method, 'error');
+    throw error;
+  }
 }

@@ -1,5 +1,6 @@
 import type { Inflight } from '../inflight.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import type { Delivery, Outcome } from './outcome.js';
 
 /** The kinds of work the bot does: Slack's requests, and its own scheduled jobs. */
@@ -26,6 +27,8 @@ export interface Tracked {
 export interface TrackingDeps {
   logger: Logger;
   inflight: Inflight;
+  /** Counts and times every piece of work (src/metrics.ts). */
+  metrics?: Pick<Metrics, 'request'>;
 }
 
 /**
@@ -51,8 +54,10 @@ export function tracked<A>(
         result = { outcome: 'internal_error' };
       }
       const { counts, quiet, ...fields } = result;
+      const ms = performance.now() - startedAt;
+      deps.metrics?.request(kind, name, result.outcome, ms / 1000);
       deps.logger[quiet ? 'debug' : 'info'](
-        { kind, name, ...who(args), ...fields, ...counts, ms: Math.round(performance.now() - startedAt) },
+        { kind, name, ...who(args), ...fields, ...counts, ms: Math.round(ms) },
         `${kind} ${name}`,
       );
     });

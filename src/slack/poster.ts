@@ -1,5 +1,6 @@
 import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
+import type { SlackMethod } from '../metrics.js';
 
 /** Why Slack did not take a message, in the few ways the bot acts on (docs/slack.md#posting). */
 export type PostFailure =
@@ -86,24 +87,30 @@ function failureOf(error: unknown): SlackPostError {
   return new SlackPostError('transient', undefined, undefined, { cause: error });
 }
 
-async function call<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw failureOf(error);
-  }
-}
+/** Told of each Web API call and how it ended: `ok` or the failure. */
+export type OnSlackCall = (method: SlackMethod, result: string) => void;
 
 /**
  * A poster over the Web API that never retries by itself: a 429 comes back at once with its
  * Retry-After, so the outbox can wait without holding anything (docs/slack.md#posting).
  */
-export function createSlackPoster(client: webApi.WebClient): SlackPoster {
+export function createSlackPoster(client: webApi.WebClient, onCall?: OnSlackCall): SlackPoster {
+  async function call<T>(method: SlackMethod, work: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      onCall?.(method, 'ok');
+      return result;
+    } catch (error) {
+      const failure = failureOf(error);
+      onCall?.(method, failure.failure);
+      throw failure;
+    }
+  }
   const metadata = (messageId: string | undefined) =>
     messageId ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { id: messageId } } } : {};
   return {
     async post({ channel, text, blocks, threadTs, messageId }) {
-      const result = await call(() =>
+      const result = await call('chat.postMessage', () =>
         client.chat.postMessage({
           channel,
           text,
@@ -119,16 +126,18 @@ export function createSlackPoster(client: webApi.WebClient): SlackPoster {
     },
 
     async update({ channel, ts, text, blocks, messageId }) {
-      await call(() => client.chat.update({ channel, ts, text, blocks, ...metadata(messageId) }));
+      await call('chat.update', () =>
+        client.chat.update({ channel, ts, text, blocks, ...metadata(messageId) }),
+      );
     },
 
     async remove({ channel, ts }) {
-      await call(() => client.chat.delete({ channel, ts }));
+      await call('chat.delete', () => client.chat.delete({ channel, ts }));
     },
 
     async find({ channel, threadTs, oldest, messageId }) {
       const oldestTs = (Math.floor(oldest / 1000) - 1).toString();
-      const result = await call(() =>
+      const result = await call(threadTs ? 'conversations.replies' : 'conversations.history', () =>
         threadTs
           ? client.conversations.replies({
               channel,
@@ -153,7 +162,9 @@ export function createSlackPoster(client: webApi.WebClient): SlackPoster {
     },
 
     async conversation(channel) {
-      const { channel: info } = await call(() => client.conversations.info({ channel }));
+      const { channel: info } = await call('conversations.info', () =>
+        client.conversations.info({ channel }),
+      );
       return {
         isPrivate: Boolean(info?.is_private || info?.is_im || info?.is_mpim),
         isDirect: Boolean(info?.is_im || info?.is_mpim),

@@ -36,6 +36,8 @@ export interface ResponseUrlOptions {
   timeoutMs?: number;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
+  /** Told how each post ended, after its retries: `ok`, or the HTTP status / `no_answer`. */
+  onPost?: (result: string) => void;
 }
 
 /**

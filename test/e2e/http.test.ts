@@ -329,6 +329,25 @@ describe('operations', () => {
     expect(stack.bot.child.exitCode).toBeNull();
   });
 
+  it('serves Prometheus metrics, unsigned, with labels from a closed set only', async () => {
+    await command('/invoice', DEMO_INVOICE_IDS.paid, { user_id: 'U0METRICS' });
+    await command('/balance', '', { user_id: 'U0METRICS' });
+    const response = await fetch(`${stack.bot.url}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toMatch(/slackbot_requests_total\{kind="command",name="\/invoice",outcome="ok"\} \d+/);
+    expect(text).toMatch(
+      /slackbot_payment_calls_total\{operation="balance",lane="interactive",result="ok"\} \d+/,
+    );
+    expect(text).toMatch(/slackbot_request_duration_seconds_count\{kind="command"\} \d+/);
+    expect(text).toContain('slackbot_watches_active 0');
+    expect(text).toContain('slackbot_inflight');
+    // No id, person or free text as a label value.
+    expect(text).not.toContain('U0METRICS');
+    expect(text).not.toContain(DEMO_INVOICE_IDS.paid);
+    expect(text).not.toContain('T0HOME');
+  });
+
   it('logs one JSON line per request with who asked, what, the outcome and the latency', async () => {
     await command('/invoice', DEMO_INVOICE_IDS.open, { user_id: 'U0LOGME' });
     await sleep(50);

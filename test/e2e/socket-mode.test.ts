@@ -75,9 +75,13 @@ describe('Socket Mode', () => {
     expect(stack.sandbox.requests).toHaveLength(0);
   });
 
-  it('serves /healthz on PORT', async () => {
-    const response = await fetch(`${stack.bot.url}/healthz`);
-    expect(response.status).toBe(200);
+  it('serves /healthz and /metrics on PORT', async () => {
+    expect((await fetch(`${stack.bot.url}/healthz`)).status).toBe(200);
+    const metrics = await fetch(`${stack.bot.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(
+      /slackbot_requests_total\{kind="command",name="\/balance",outcome="ok"\} \d+/,
+    );
   });
 
   it('never logs the app-level token', () => {

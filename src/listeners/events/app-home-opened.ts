@@ -3,7 +3,7 @@ import { balanceRefusal } from '../../access.js';
 import type { BalanceEntry } from '../../payments/index.js';
 import type { Tracked } from '../../pipeline/tracked.js';
 import { type HomeBalance, homeView } from '../../views/home.js';
-import type { ListenerDeps } from '../deps.js';
+import { countedCall, type ListenerDeps } from '../deps.js';
 
 /** The part of Bolt's WebClient this listener uses. */
 export interface HomeClient {
@@ -66,7 +66,7 @@ export function createAppHomeOpened(deps: ListenerDeps) {
       },
       now: deps.clock(),
     });
-    await client.views.publish({ user_id: event.user, view });
+    await countedCall(deps, 'views.publish', () => client.views.publish({ user_id: event.user, view }));
     return {
       outcome: shownBalance.kind === 'failed' ? 'service_unavailable' : 'ok',
       counts: { watches: watches.length },

@@ -2,7 +2,7 @@ import type { SlackEventMiddlewareArgs, webApi } from '@slack/bolt';
 import type { LinkUnfurls } from '@slack/types';
 import type { Tracked } from '../../pipeline/tracked.js';
 import { invoiceUnfurl } from '../../views/invoice.js';
-import type { ListenerDeps } from '../deps.js';
+import { countedCall, type ListenerDeps } from '../deps.js';
 import { parsePaymentLink } from '../invoice-input.js';
 
 /** The part of Bolt's WebClient this listener uses. */
@@ -51,10 +51,12 @@ export function createLinkSharedEvent(deps: ListenerDeps) {
     const { unfurl_id: unfurlId, source } = event;
     try {
       // Composer previews carry an unfurl_id and source instead of a real message ts.
-      await client.chat.unfurl(
-        unfurlId && (source === 'composer' || source === 'conversations_history')
-          ? { unfurl_id: unfurlId, source, unfurls }
-          : { channel: event.channel, ts: event.message_ts, unfurls },
+      await countedCall(deps, 'chat.unfurl', () =>
+        client.chat.unfurl(
+          unfurlId && (source === 'composer' || source === 'conversations_history')
+            ? { unfurl_id: unfurlId, source, unfurls }
+            : { channel: event.channel, ts: event.message_ts, unfurls },
+        ),
       );
       return { outcome: 'ok', invoiceId, counts: { unfurled } };
     } catch (error) {

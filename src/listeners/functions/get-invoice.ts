@@ -3,7 +3,7 @@ import { outcomeOf, reportFailure } from '../../pipeline/error-policy.js';
 import type { Tracked } from '../../pipeline/tracked.js';
 import { cut } from '../../text.js';
 import { errorTitle } from '../../views/errors.js';
-import type { ListenerDeps } from '../deps.js';
+import { countedCall, type ListenerDeps } from '../deps.js';
 import { parseInvoiceRef } from '../invoice-input.js';
 
 export const FUNCTION_GET_INVOICE = 'get_invoice';
@@ -24,28 +24,31 @@ export function createGetInvoiceStep(deps: ListenerDeps) {
   return async ({ inputs, complete, fail }: StepArgs): Promise<Tracked> => {
     const text = typeof inputs.invoice === 'string' ? inputs.invoice.trim() : '';
     const id = parseInvoiceRef(text, deps.payUrl);
+    const failWith = (error: string) => countedCall(deps, 'functions.completeError', () => fail({ error }));
     if (!id) {
-      await fail({ error: `"${cut(text, 100)}" is not an invoice id or payment link` });
+      await failWith(`"${cut(text, 100)}" is not an invoice id or payment link`);
       return { outcome: 'invalid_input' };
     }
     try {
       const invoice = await deps.payments.getInvoice(id);
-      await complete({
-        outputs: {
-          status: invoice.status,
-          pay_status: invoice.payStatus,
-          amount: invoice.amount.toString(),
-          currency: invoice.currency,
-          title: invoice.title,
-          link: invoice.link,
-          expires_at: Math.floor(invoice.timeout.getTime() / 1000),
-          shop: invoice.shop.title,
-        },
-      });
+      await countedCall(deps, 'functions.completeSuccess', () =>
+        complete({
+          outputs: {
+            status: invoice.status,
+            pay_status: invoice.payStatus,
+            amount: invoice.amount.toString(),
+            currency: invoice.currency,
+            title: invoice.title,
+            link: invoice.link,
+            expires_at: Math.floor(invoice.timeout.getTime() / 1000),
+            shop: invoice.shop.title,
+          },
+        }),
+      );
       return { outcome: 'ok', invoiceId: id };
     } catch (error) {
       reportFailure(deps.logger, error);
-      await fail({ error: `${errorTitle(error)} (invoice ${id})` });
+      await failWith(`${errorTitle(error)} (invoice ${id})`);
       return { outcome: outcomeOf(error), invoiceId: id };
     }
   };

@@ -1,0 +1,143 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { CallReport } from './payments/index.js';
+import type { Outcome } from './pipeline/outcome.js';
+import type { Kind } from './pipeline/tracked.js';
+
+/**
+ * Prometheus metrics, served at GET /metrics (README → Metrics). Every label value comes from a
+ * closed set the code defines (kinds, listener and job names, outcomes, API methods): never an
+ * id, a person or free text, so the number of series stays bounded.
+ */
+
+/** The Web API methods and posts the bot makes, as a metric label. */
+export type SlackMethod =
+  | 'chat.postMessage'
+  | 'chat.update'
+  | 'chat.delete'
+  | 'chat.unfurl'
+  | 'conversations.info'
+  | 'conversations.history'
+  | 'conversations.replies'
+  | 'views.publish'
+  | 'functions.completeSuccess'
+  | 'functions.completeError'
+  | 'response_url';
+
+export interface Metrics {
+  readonly registry: Registry;
+  request(kind: Kind, name: string, outcome: Outcome, seconds: number): void;
+  paymentCall(report: CallReport): void;
+  /** `result`: `ok`, or why Slack did not take it (rate_limited, transient, not_in_channel, …). */
+  slackCall(method: SlackMethod, result: string): void;
+  schedulerLag(job: string, seconds: number): void;
+  /** Read at each scrape. */
+  gauges(read: GaugeReaders): void;
+  route(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+export interface GaugeReaders {
+  inflight: () => number;
+  activeWatches: () => Promise<number>;
+  /** Watch checks due more than a few seconds ago and not yet made. */
+  overdueChecks: () => Promise<number>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'slackbot_' });
+
+  const requests = new Counter({
+    name: 'slackbot_requests_total',
+    help: 'Work handled: Slack requests (command, action, event, shortcut, function) and background jobs, by name and outcome.',
+    labelNames: ['kind', 'name', 'outcome'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'slackbot_request_duration_seconds',
+    help: 'Time from receiving a request (or starting a job) to its last reply, by kind.',
+    labelNames: ['kind'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 1.5, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const payments = new Counter({
+    name: 'slackbot_payment_calls_total',
+    help: 'Calls to the payment service by operation, lane and result (ok, timeout, service_unavailable, …).',
+    labelNames: ['operation', 'lane', 'result'] as const,
+    registers: [registry],
+  });
+  const retries = new Counter({
+    name: 'slackbot_payment_retries_total',
+    help: 'Attempts beyond the first made by calls to the payment service.',
+    labelNames: ['operation'] as const,
+    registers: [registry],
+  });
+  const slack = new Counter({
+    name: 'slackbot_slack_calls_total',
+    help: 'Web API calls and response_url posts the bot made, by method and result.',
+    labelNames: ['method', 'result'] as const,
+    registers: [registry],
+  });
+  const lag = new Histogram({
+    name: 'slackbot_scheduler_lag_seconds',
+    help: 'How late background work started after it fell due, by job.',
+    labelNames: ['job'] as const,
+    buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900],
+    registers: [registry],
+  });
+
+  let readers: GaugeReaders | undefined;
+  new Gauge({
+    name: 'slackbot_inflight',
+    help: 'Requests and jobs being handled right now.',
+    registers: [registry],
+    collect() {
+      this.set(readers?.inflight() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'slackbot_watches_active',
+    help: 'Active invoice watches, all instances together.',
+    registers: [registry],
+    async collect() {
+      this.set(readers ? await readers.activeWatches() : 0);
+    },
+  });
+  new Gauge({
+    name: 'slackbot_watch_checks_overdue',
+    help: 'Watch checks that fell due more than 5 seconds ago and have not been made: the background budget is short.',
+    registers: [registry],
+    async collect() {
+      this.set(readers ? await readers.overdueChecks() : 0);
+    },
+  });
+
+  return {
+    registry,
+    request(kind, name, outcome, seconds) {
+      requests.inc({ kind, name, outcome });
+      duration.observe({ kind }, seconds);
+    },
+    paymentCall(report) {
+      payments.inc({
+        operation: report.operation,
+        lane: report.background ? 'background' : 'interactive',
+        result: report.result,
+      });
+      if (report.attempts > 1) retries.inc({ operation: report.operation }, report.attempts - 1);
+    },
+    slackCall(method, result) {
+      slack.inc({ method, result });
+    },
+    schedulerLag(job, seconds) {
+      lag.observe({ job }, seconds);
+    },
+    gauges(read) {
+      readers = read;
+    },
+    async route(_req, res) {
+      const body = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType }).end(body);
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics } from '../src/metrics.js';
+
+const scrape = async (metrics: ReturnType<typeof createMetrics>) => metrics.registry.metrics();
+
+describe('metrics', () => {
+  it('counts work by kind, name and outcome, and times it by kind', async () => {
+    const metrics = createMetrics();
+    metrics.request('command', '/invoice', 'ok', 0.03);
+    metrics.request('command', '/invoice', 'ok', 0.04);
+    metrics.request('job', 'watch_poll', 'unchanged', 0.2);
+    const text = await scrape(metrics);
+    expect(text).toContain('slackbot_requests_total{kind="command",name="/invoice",outcome="ok"} 2');
+    expect(text).toContain('slackbot_requests_total{kind="job",name="watch_poll",outcome="unchanged"} 1');
+    expect(text).toContain('slackbot_request_duration_seconds_count{kind="command"} 2');
+    expect(text).toContain('slackbot_request_duration_seconds_bucket{le="0.05",kind="command"} 2');
+  });
+
+  it('counts payment calls by operation, lane and result, and the retries they took', async () => {
+    const metrics = createMetrics();
+    metrics.paymentCall({ operation: 'invoice', result: 'ok', background: false, attempts: 1, ms: 20 });
+    metrics.paymentCall({ operation: 'invoice', result: 'timeout', background: true, attempts: 3, ms: 8000 });
+    const text = await scrape(metrics);
+    expect(text).toContain(
+      'slackbot_payment_calls_total{operation="invoice",lane="interactive",result="ok"} 1',
+    );
+    expect(text).toContain(
+      'slackbot_payment_calls_total{operation="invoice",lane="background",result="timeout"} 1',
+    );
+    expect(text).toContain('slackbot_payment_retries_total{operation="invoice"} 2');
+  });
+
+  it('counts Slack calls, scheduler lag, and reads the gauges at each scrape', async () => {
+    const metrics = createMetrics();
+    let watches = 3;
+    metrics.gauges({ inflight: () => 2, activeWatches: async () => watches, overdueChecks: async () => 7 });
+    metrics.slackCall('chat.postMessage', 'rate_limited');
+    metrics.schedulerLag('watch_poll', 1.5);
+    let text = await scrape(metrics);
+    expect(text).toContain('slackbot_slack_calls_total{method="chat.postMessage",result="rate_limited"} 1');
+    expect(text).toContain('slackbot_scheduler_lag_seconds_bucket{le="2",job="watch_poll"} 1');
+    expect(text).toContain('slackbot_inflight 2');
+    expect(text).toContain('slackbot_watches_active 3');
+    expect(text).toContain('slackbot_watch_checks_overdue 7');
+    watches = 4;
+    text = await scrape(metrics);
+    expect(text).toContain('slackbot_watches_active 4');
+    expect(text).toContain('slackbot_process_cpu_seconds_total');
+  });
+
+  it('serves Prometheus text on its route', async () => {
+    const metrics = createMetrics();
+    let status = 0;
+    let contentType = '';
+    let body = '';
+    const res = {
+      writeHead(code: number, headers: Record<string, string>) {
+        status = code;
+        contentType = headers['content-type'] ?? '';
+        return res;
+      },
+      end(text: string) {
+        body = text;
+      },
+    };
+    await metrics.route({} as never, res as never);
+    expect(status).toBe(200);
+    expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(body).toContain('# HELP slackbot_requests_total');
+  });
+});
