@@ -28,17 +28,24 @@ export interface BotProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
 }
 
+export interface StartOptions {
+  expectExit?: boolean;
+  /** Another program that logs `bot started` with its port the same way (the benchmark's baseline). */
+  script?: string;
+  nodeArgs?: string[];
+  /** Instead of node: a program and its arguments (`npm start`, a Slack CLI hook), run in `cwd`. */
+  command?: readonly [string, ...string[]];
+  cwd?: string;
+}
+
 /**
  * Starts the bot exactly as `npm start` does after building (`node dist/main.js`), in a scratch
- * directory (so no developer's .env is read), with only the given environment. `script` starts
- * another program that logs `bot started` with its port the same way (the benchmark's baseline).
+ * directory (so no developer's .env is read), with only the given environment.
  */
-export async function startBot(
-  env: Record<string, string>,
-  opts: { expectExit?: boolean; script?: string; nodeArgs?: string[] } = {},
-): Promise<BotProcess> {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.script ?? MAIN], {
-    cwd: mkdtempSync(join(tmpdir(), 'bot-e2e-')),
+export async function startBot(env: Record<string, string>, opts: StartOptions = {}): Promise<BotProcess> {
+  const [file, ...args] = opts.command ?? [process.execPath, ...(opts.nodeArgs ?? []), opts.script ?? MAIN];
+  const child = spawn(file, args, {
+    cwd: opts.cwd ?? mkdtempSync(join(tmpdir(), 'bot-e2e-')),
     env: { PATH: process.env.PATH ?? '', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
