@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PLACEHOLDERS } from '../src/config.js';
+import { createMetrics } from '../src/metrics.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const envExample = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
@@ -24,5 +25,22 @@ describe('README and .env.example', () => {
   it('documents every variable .env.example mentions', () => {
     const names = [...envExample.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
     for (const name of names) expect(readme).toContain(`\`${name}\``);
+  });
+
+  it('lists every metric the bot defines in the Metrics table', async () => {
+    const names = (await createMetrics().registry.getMetricsAsJSON())
+      .map((metric) => metric.name)
+      .filter((name) => !/^slackbot_(process|nodejs)_/.test(name));
+    expect(names.length).toBeGreaterThan(5);
+    for (const name of names) expect(readme).toMatch(new RegExp(`^\\| \`${name}[{\`]`, 'm'));
+  });
+
+  it('states the Node lines package.json supports, and .nvmrc names the newest', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      engines: { node: string };
+    };
+    expect(pkg.engines.node).toBe('^20.11 || ^22 || ^24');
+    expect(readme).toContain('Node.js 22 or 24');
+    expect(readFileSync(new URL('../.nvmrc', import.meta.url), 'utf8').trim()).toBe('24');
   });
 });
