@@ -31,6 +31,13 @@ const sandbox = await startSandbox({
   latencyMs: settings.data.SANDBOX_LATENCY_MS,
 });
 
+// Before the banner: whoever reads "Ctrl-C stops it" may stop it at once.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void sandbox.close().then(() => process.exit(0));
+  });
+}
+
 console.log(`Sandbox payment service listening on ${sandbox.url}
 
 Point the bot at it (in .env):
@@ -42,9 +49,3 @@ Demo invoices:
 ${sandbox.invoices.map((i) => `  /invoice ${i.id}   (${i.status}/${i.payStatus}: ${i.title})`).join('\n')}
 
 Ctrl-C stops it.`);
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    void sandbox.close().then(() => process.exit(0));
-  });
-}
