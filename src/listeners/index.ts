@@ -1,4 +1,4 @@
-import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { CommandHandler } from '../pipeline/ack-race.js';
 import {
   actionListener,
@@ -7,7 +7,6 @@ import {
   functionListener,
   shortcutListener,
 } from '../pipeline/kinds.js';
-import type { Tracked } from '../pipeline/tracked.js';
 import {
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
@@ -15,6 +14,7 @@ import {
   ACTION_WATCH,
 } from '../views/invoice.js';
 import { ACTION_SHARE, SHORTCUT_CHECK_PAYMENT } from '../views/shortcut.js';
+import type { ButtonHandler } from './actions/click.js';
 import { acknowledgeOpenPaymentPage } from './actions/open-payment-page.js';
 import { createRefreshInvoiceAction } from './actions/refresh-invoice.js';
 import { createShareInvoiceAction } from './actions/share-invoice.js';
@@ -28,8 +28,6 @@ import { createLinkSharedEvent } from './events/link-shared.js';
 import { createGetInvoiceStep, FUNCTION_GET_INVOICE } from './functions/get-invoice.js';
 import { createCheckPaymentShortcut } from './shortcuts/check-payment.js';
 import { acknowledgeUnknown, type KnownRequests } from './unknown.js';
-
-type ButtonHandler = (args: SlackActionMiddlewareArgs<BlockAction<ButtonAction>>) => Promise<Tracked>;
 
 /** An action id alone, or with the `:<n>` suffix that tells a message's numbered buttons apart. */
 const numbered = (actionId: string) => new RegExp(`^${actionId}(:\\d+)?$`);

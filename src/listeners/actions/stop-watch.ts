@@ -1,10 +1,8 @@
-import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { acknowledge, deliver } from '../../pipeline/delivery.js';
 import { settle } from '../../pipeline/error-policy.js';
 import { reply, toResponse } from '../../pipeline/reply.js';
-import type { Tracked } from '../../pipeline/tracked.js';
 import { watchListMessage, watchReplies } from '../../views/watch.js';
 import type { ListenerDeps } from '../deps.js';
+import { answerClick } from './click.js';
 
 /**
  * Stop watching, on a live card or in the `/invoice watching` list: ends the watch (its card and
@@ -12,12 +10,7 @@ import type { ListenerDeps } from '../deps.js';
  * a click on the card tells only the clicker.
  */
 export function createStopWatchAction(deps: ListenerDeps) {
-  return async ({
-    ack,
-    body,
-    action,
-  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>>): Promise<Tracked> => {
-    await acknowledge(ack, deps.logger);
+  return answerClick(deps, async ({ body, action }) => {
     const container = body.container as { is_ephemeral?: boolean; channel_id?: string };
     const result = await settle(deps.logger, async () => {
       const stopped = await deps.watches.stop(action.value ?? '', body.user.id);
@@ -33,8 +26,6 @@ export function createStopWatchAction(deps: ListenerDeps) {
         ? reply(watchReplies.stopped(stopped.title), 'ephemeral')
         : reply(watchReplies.notWatched(), 'ephemeral', 'not_watched');
     });
-    const response = { ...toResponse(result), replace_original: Boolean(container.is_ephemeral) };
-    const delivery = await deliver(deps.responseUrls, body.response_url, response, deps.logger);
-    return { outcome: result.outcome, delivery };
-  };
+    return { result, response: { ...toResponse(result), replace_original: Boolean(container.is_ephemeral) } };
+  });
 }

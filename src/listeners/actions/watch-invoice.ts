@@ -1,13 +1,12 @@
-import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { parseInvoiceId } from '../../payments/index.js';
-import { acknowledge, deliver } from '../../pipeline/delivery.js';
 import { settle } from '../../pipeline/error-policy.js';
-import { reply, toResponse } from '../../pipeline/reply.js';
-import type { Tracked } from '../../pipeline/tracked.js';
+import { reply } from '../../pipeline/reply.js';
 import { invalidInvoiceMessage } from '../../views/errors.js';
 import { readPlacedValue } from '../../views/shortcut.js';
 import type { ListenerDeps } from '../deps.js';
 import { startWatch } from '../watching.js';
+import { answerClick } from './click.js';
 
 /** Where a clicked card sits: its channel, and the thread its live card should go to, if any. */
 function placeOf(body: BlockAction<ButtonAction>): {
@@ -27,36 +26,25 @@ function placeOf(body: BlockAction<ButtonAction>): {
  * the clicked card's thread, and tells only the clicker.
  */
 export function createWatchInvoiceAction(deps: ListenerDeps) {
-  return async ({
-    ack,
-    body,
-    action,
-  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>>): Promise<Tracked> => {
-    await acknowledge(ack, deps.logger);
+  return answerClick(deps, async ({ body, action }) => {
     // A card's Watch carries the invoice id; the shortcut's answer adds the thread it is about.
     const placed = readPlacedValue(action.value ?? '');
-    const value = placed.id;
-    const id = parseInvoiceId(value);
-    const place = placeOf(body);
-    const channelId = place.channelId;
-    const threadTs = placed.threadTs ?? place.threadTs;
-    const result =
-      id === undefined || channelId === undefined
-        ? reply(invalidInvoiceMessage(value), 'ephemeral', 'invalid_input')
-        : await settle(
-            deps.logger,
-            () =>
-              startWatch(deps, {
-                teamId: body.user.team_id ?? body.team?.id ?? '',
-                channelId,
-                userId: body.user.id,
-                invoiceId: id,
-                threadTs,
-              }),
-            { invoiceId: id },
-          );
-    const response = { ...toResponse(result), replace_original: false };
-    const delivery = await deliver(deps.responseUrls, body.response_url, response, deps.logger);
-    return { outcome: result.outcome, invoiceId: id, delivery };
-  };
+    const id = parseInvoiceId(placed.id);
+    const { channelId, threadTs } = placeOf(body);
+    if (id === undefined || channelId === undefined)
+      return { result: reply(invalidInvoiceMessage(placed.id), 'ephemeral', 'invalid_input') };
+    const result = await settle(
+      deps.logger,
+      () =>
+        startWatch(deps, {
+          teamId: body.user.team_id ?? body.team?.id ?? '',
+          channelId,
+          userId: body.user.id,
+          invoiceId: id,
+          threadTs: placed.threadTs ?? threadTs,
+        }),
+      { invoiceId: id },
+    );
+    return { result, invoiceId: id };
+  });
 }
