@@ -12,7 +12,7 @@ import { boltLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { outboxJob } from './outbox.js';
 import type { Health, PaymentsClient } from './payments/index.js';
-import { createScheduler, type Scheduler } from './scheduler.js';
+import { type BackgroundDeps, createScheduler, type Scheduler } from './scheduler.js';
 import { serviceState } from './service-state.js';
 import { createSlackPoster } from './slack/poster.js';
 import { createResponseUrlClient } from './slack/response-url.js';
@@ -156,34 +156,23 @@ export function createBot(config: Config, deps: BotDeps): Bot {
   );
   const state = serviceState(deps.store, logger);
   let scheduler: Scheduler | undefined;
-  const watches = createWatches({
+  const background: BackgroundDeps = {
     store: deps.store,
     payments: deps.payments,
     poster,
     state,
     logger,
     clock,
-    settings: config.watches,
     owner,
     wakeOutbox: () => scheduler?.wake('outbox'),
-  });
+  };
+  const watches = createWatches({ ...background, settings: config.watches });
   const balancePolicy = {
     homeTeamId: deps.identity.teamId,
     allowedUsers: config.access.balanceUsers,
     allowedChannels: config.access.balanceChannels,
   };
-  const feed = createFeed({
-    store: deps.store,
-    payments: deps.payments,
-    poster,
-    state,
-    logger,
-    clock,
-    owner,
-    pollSeconds: config.balancePollSeconds,
-    policy: balancePolicy,
-    wakeOutbox: () => scheduler?.wake('outbox'),
-  });
+  const feed = createFeed({ ...background, pollSeconds: config.balancePollSeconds, policy: balancePolicy });
   scheduler = createScheduler(
     {
       logger,

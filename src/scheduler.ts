@@ -1,5 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from './logger.js';
+import type { PaymentsClient } from './payments/index.js';
 import { type Tracked, type TrackingDeps, tracked } from './pipeline/tracked.js';
+import type { ServiceState } from './service-state.js';
+import type { SlackPoster } from './slack/poster.js';
+import type { Store } from './store/database.js';
 
 /**
  * Background work, claimed rather than assumed: each job takes due items from the store with a
@@ -7,6 +12,22 @@ import { type Tracked, type TrackingDeps, tracked } from './pipeline/tracked.js'
  * over when its lease runs out), runs them, and looks again. The scheduler knows nothing of
  * what the items are.
  */
+/** What a service with background jobs (the watches, the feed) works with. */
+export interface BackgroundDeps {
+  store: Store;
+  payments: PaymentsClient;
+  poster: SlackPoster;
+  state: ServiceState;
+  logger: Logger;
+  clock: () => number;
+  /** This instance's name in leases. */
+  owner: string;
+  /** How long a claimed piece of work is this instance's alone. */
+  leaseMs?: number;
+  /** Asks the outbox to deliver now rather than at its next tick. */
+  wakeOutbox?: () => void;
+}
+
 export interface Job<T> {
   /** For the request log and metrics: `watch_poll`, `outbox`, … */
   readonly name: string;

@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { type BalancePolicy, balanceRefusal, feedChannelRefusal, type Refusal } from '../access.js';
-import type { Logger } from '../logger.js';
 import { enqueue, type OutboxRow, type OutgoingEntry } from '../outbox.js';
-import {
-  type BalanceEntry,
-  InvalidApiKeyError,
-  isPaymentError,
-  type PaymentsClient,
-} from '../payments/index.js';
+import { type BalanceEntry, InvalidApiKeyError, isPaymentError } from '../payments/index.js';
 import type { Tracked } from '../pipeline/tracked.js';
-import type { Job } from '../scheduler.js';
-import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
-import { SlackPostError, type SlackPoster } from '../slack/poster.js';
-import type { Store } from '../store/database.js';
+import type { BackgroundDeps, Job } from '../scheduler.js';
+import { KEY_PROBE_MS } from '../service-state.js';
+import { SlackPostError } from '../slack/poster.js';
 import type { Tables } from '../store/schema.js';
 import {
   digestMessage,
@@ -40,18 +33,9 @@ const LATE_MARK_MS = 5 * 60_000;
 /** Balance readings and feed changes older than this are deleted (the digest looks back 24 h). */
 const KEEP_HISTORY_MS = 8 * DAY_MS;
 
-export interface FeedDeps {
-  store: Store;
-  payments: PaymentsClient;
-  poster: SlackPoster;
-  state: ServiceState;
-  logger: Logger;
-  clock: () => number;
-  owner: string;
+export interface FeedDeps extends BackgroundDeps {
   pollSeconds: number;
   policy: BalancePolicy;
-  leaseMs?: number;
-  wakeOutbox?: () => void;
 }
 
 export interface SubscribeRequest {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Logger } from '../logger.js';
 import { enqueue, type OutboxRow, type OutgoingEntry } from '../outbox.js';
 import {
   InvalidApiKeyError,
@@ -8,13 +7,11 @@ import {
   type InvoiceId,
   InvoiceNotFoundError,
   isPaymentError,
-  type PaymentsClient,
 } from '../payments/index.js';
 import type { Tracked } from '../pipeline/tracked.js';
-import type { Job } from '../scheduler.js';
-import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
-import { SlackPostError, type SlackPoster } from '../slack/poster.js';
-import type { Store } from '../store/database.js';
+import type { BackgroundDeps, Job } from '../scheduler.js';
+import { KEY_PROBE_MS } from '../service-state.js';
+import { SlackPostError } from '../slack/poster.js';
 import type { Tables } from '../store/schema.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import {
@@ -35,20 +32,8 @@ export interface WatchSettings {
   limitPerChannel: number;
 }
 
-export interface WatchDeps {
-  store: Store;
-  payments: PaymentsClient;
-  poster: SlackPoster;
-  state: ServiceState;
-  logger: Logger;
-  clock: () => number;
+export interface WatchDeps extends BackgroundDeps {
   settings: WatchSettings;
-  /** This instance's name in leases. */
-  owner: string;
-  /** How long a claimed check is this instance's alone. */
-  leaseMs?: number;
-  /** Asks the outbox to deliver now rather than at its next tick. */
-  wakeOutbox?: () => void;
 }
 
 export interface StartRequest {
