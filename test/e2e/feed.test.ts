@@ -5,8 +5,8 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { num } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
 import { freshDatabase } from '../support/postgres-server.js';
-import { commandBody, postToBot } from '../support/slack-requests.js';
-import { type BotProcess, SECRETS, type Stack, startBot, startStack } from './harness.js';
+import { commandBody } from '../support/slack-requests.js';
+import { askBot, type BotProcess, type Stack, startBot, startStack, until } from './harness.js';
 
 /** The payments feed, end to end, on both stores. */
 
@@ -26,28 +26,11 @@ afterEach(async () => {
 });
 
 async function balanceCommand(bot: BotProcess, text: string, channel = FINANCE) {
-  const responseUrl = stack?.slack.responseUrl() ?? '';
-  const ack = await postToBot(
-    `${bot.url}/slack/events`,
-    commandBody({
-      command: '/balance',
-      text,
-      response_url: responseUrl,
-      channel_id: channel,
-      user_id: 'U0FINANCE',
-    }),
-    SECRETS.signingSecret,
-  );
-  return ack.body ? ack.json() : (await stack?.slack.waitForPost(responseUrl))?.body;
+  if (!stack) throw new Error('the stack has not started');
+  const body = (response_url: string) =>
+    commandBody({ command: '/balance', text, response_url, channel_id: channel, user_id: 'U0FINANCE' });
+  return (await askBot(bot, stack.slack, body)).reply;
 }
-
-const until = async (check: () => boolean, ms = 15_000) => {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 async function start(database: string) {
   stack = await startStack({
@@ -73,7 +56,7 @@ describe.each(Object.entries(stores))('the payments feed, on %s', (_name, databa
       { id: 'LTC', title: 'Litecoin', balance: num('0.0000001') },
     ]);
     const changedAt = Date.now();
-    await until(() => slack.repliesIn(FINANCE).length === 2);
+    await until(() => slack.repliesIn(FINANCE).length === 2, 'two feed posts');
     expect(Date.now() - changedAt).toBeLessThan(2500);
     expect(visibleText(slack.repliesIn(FINANCE)[1])).toContain(
       '*Bitcoin* (BTC): received `+0.0042` BTC — balance `0.0054` BTC\n*Litecoin* (LTC): received `+0.0000001` LTC — balance `0.0000001` LTC',
@@ -102,7 +85,7 @@ describe.each(Object.entries(stores))('the payments feed, on %s', (_name, databa
     sandbox.setBalances([{ ...BTC, balance: num('1.0012') }]);
     await new Promise((r) => setTimeout(r, 1500));
     if (stack) stack.bot = await startBot(env);
-    await until(() => slack.repliesIn(FINANCE).length === 2);
+    await until(() => slack.repliesIn(FINANCE).length === 2, 'two feed posts');
     await new Promise((r) => setTimeout(r, 3000));
     expect(slack.repliesIn(FINANCE)).toHaveLength(2);
     expect(visibleText(slack.repliesIn(FINANCE)[1])).toContain('received `+1` BTC');
@@ -116,7 +99,7 @@ describe('three instances on one PostgreSQL', () => {
     await balanceCommand(stack?.bot as BotProcess, 'subscribe');
     for (let i = 1; i <= 5; i += 1) {
       sandbox.setBalances([{ ...BTC, balance: num(`${i}.0012`) }]);
-      await until(() => slack.repliesIn(FINANCE).length === i + 1);
+      await until(() => slack.repliesIn(FINANCE).length === i + 1, `feed post ${i + 1}`);
     }
     await new Promise((r) => setTimeout(r, 3000));
     expect(

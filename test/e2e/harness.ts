@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+import { postToBot, type SlackPostResult } from '../support/slack-requests.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
 
 /** Secrets the bot is given in the end-to-end runs; none may ever appear in its output. */
@@ -155,4 +156,29 @@ export async function startStack(
       await sandbox.close();
     },
   };
+}
+
+/**
+ * Sends the bot (HTTP mode) a request as Slack does, signed, with a fresh response_url; resolves
+ * with the ack and the reply the person ends up seeing: in the ack, or posted to the response_url.
+ */
+export async function askBot(
+  bot: Pick<BotProcess, 'url'>,
+  slack: SlackStandIn,
+  body: (responseUrl: string) => string,
+  timeoutMs = 15_000,
+): Promise<{ ack: SlackPostResult; reply: Record<string, unknown> }> {
+  const responseUrl = slack.responseUrl();
+  const ack = await postToBot(`${bot.url}/slack/events`, body(responseUrl), SECRETS.signingSecret);
+  const reply = ack.body ? ack.json() : (await slack.waitForPost(responseUrl, timeoutMs)).body;
+  return { ack, reply };
+}
+
+/** Resolves once `check` holds, looking every 50 ms; fails naming `what` after `ms`. */
+export async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

@@ -3,7 +3,7 @@ import { startSandbox } from '../../src/sandbox/server.js';
 import { freshDatabase } from '../support/postgres-server.js';
 import { commandBody, postToBot } from '../support/slack-requests.js';
 import { startSlackStandIn } from '../support/slack-stand-in.js';
-import { type BotProcess, botEnv, HOME_TEAM, SECRETS, startBot } from './harness.js';
+import { type BotProcess, botEnv, HOME_TEAM, SECRETS, startBot, until } from './harness.js';
 import { manyInvoices } from './invoices.js';
 
 /**
@@ -13,14 +13,6 @@ import { manyInvoices } from './invoices.js';
 
 const COUNT = 200;
 const ids = Array.from({ length: COUNT }, (_, i) => `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`);
-
-const until = async (check: () => boolean, ms: number, what: string) => {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe('three instances on one PostgreSQL', () => {
   const bots: BotProcess[] = [];
@@ -56,18 +48,18 @@ describe('three instances on one PostgreSQL', () => {
           }),
         );
       }
-      await until(() => slack.messages.filter((m) => !m.threadTs).length === COUNT, 30_000, '200 live cards');
+      await until(() => slack.messages.filter((m) => !m.threadTs).length === COUNT, '200 live cards', 30_000);
       const cards = slack.messages.filter((m) => !m.threadTs);
 
       for (const id of ids) sandbox.updateInvoice(id, { payStatus: 'paid' });
       const replies = () => slack.messages.filter((m) => m.threadTs);
-      await until(() => replies().length >= COUNT / 2, 30_000, 'half the announcements');
+      await until(() => replies().length >= COUNT / 2, 'half the announcements', 30_000);
       const victim = bots[0] as BotProcess;
       victim.child.kill('SIGKILL');
       await victim.exited;
 
       // Its leases run out within 30 s; the others take its work over.
-      await until(() => replies().length >= COUNT, 60_000, 'every announcement');
+      await until(() => replies().length >= COUNT, 'every announcement', 60_000);
       await new Promise((r) => setTimeout(r, 3000));
       const perCard = new Map(cards.map((c) => [c.ts, 0]));
       for (const r of replies()) perCard.set(r.threadTs ?? '', (perCard.get(r.threadTs ?? '') ?? 0) + 1);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { num, type WireBalanceEntry } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
-import { commandBody, postToBot } from '../support/slack-requests.js';
-import { SECRETS, startStack } from './harness.js';
+import { commandBody } from '../support/slack-requests.js';
+import { askBot, startStack } from './harness.js';
 import { manyInvoices } from './invoices.js';
 
 /** More people at once than the service takes, and answers far larger than the document's examples. */
@@ -23,9 +23,7 @@ const balances: WireBalanceEntry[] = Array.from({ length: 20_000 }, (_, i) => ({
 async function burst(stack: Awaited<ReturnType<typeof startStack>>, bodies: ((url: string) => string)[]) {
   return Promise.all(
     bodies.map(async (body) => {
-      const responseUrl = stack.slack.responseUrl();
-      const ack = await postToBot(`${stack.bot.url}/slack/events`, body(responseUrl), SECRETS.signingSecret);
-      const reply = ack.body ? ack.json() : (await stack.slack.waitForPost(responseUrl, 30_000)).body;
+      const { ack, reply } = await askBot(stack.bot, stack.slack, body, 30_000);
       return { ackMs: ack.ms, reply };
     }),
   );

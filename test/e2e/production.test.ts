@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { visibleText } from '../support/block-kit.js';
-import { commandBody, postToBot } from '../support/slack-requests.js';
+import { commandBody } from '../support/slack-requests.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
-import { botEnv, HOME_TEAM, SECRETS, startBot } from './harness.js';
+import { askBot, botEnv, HOME_TEAM, SECRETS, startBot } from './harness.js';
 
 /**
  * The README's production path on a fresh copy of the repository (its files as git knows
@@ -77,14 +77,10 @@ describe('production path', () => {
     expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
     const idle = await residentMiB(bot.url);
 
-    const responseUrl = slack.responseUrl();
-    const ack = await postToBot(
-      `${bot.url}/slack/events`,
-      commandBody({ command: '/invoice', text: DEMO_INVOICE_IDS.open, response_url: responseUrl }),
-      SECRETS.signingSecret,
+    const { ack, reply } = await askBot(bot, slack, (response_url) =>
+      commandBody({ command: '/invoice', text: DEMO_INVOICE_IDS.open, response_url }),
     );
     expect(ack.status).toBe(200);
-    const reply = ack.body ? ack.json() : (await slack.waitForPost(responseUrl)).body;
     expect(visibleText(reply)).toContain('Order #1042');
 
     console.log(

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
 import { freshDatabase } from '../support/postgres-server.js';
-import { commandBody, postToBot } from '../support/slack-requests.js';
-import { type BotProcess, SECRETS, type Stack, startBot, startStack } from './harness.js';
+import { commandBody } from '../support/slack-requests.js';
+import { askBot, type BotProcess, type Stack, startBot, startStack, until } from './harness.js';
 
 /**
  * Watching, end to end, on both stores: the started bot, the sandbox changing an invoice as a
@@ -26,28 +26,17 @@ afterEach(async () => {
 });
 
 async function watchCommand(bot: BotProcess, channel = 'C0SUPPORT') {
-  const responseUrl = stack?.slack.responseUrl() ?? '';
-  const ack = await postToBot(
-    `${bot.url}/slack/events`,
+  if (!stack) throw new Error('the stack has not started');
+  const body = (response_url: string) =>
     commandBody({
       command: '/invoice',
       text: `watch ${OPEN}`,
-      response_url: responseUrl,
+      response_url,
       channel_id: channel,
       user_id: 'U0WATCHER',
-    }),
-    SECRETS.signingSecret,
-  );
-  return ack.body ? ack.json() : (await stack?.slack.waitForPost(responseUrl))?.body;
+    });
+  return (await askBot(bot, stack.slack, body)).reply;
 }
-
-const until = async (check: () => boolean, ms = 15_000) => {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, database) => {
   it('tells the thread within WATCH_POLL_SECONDS when the customer pays: one card edit, one reply naming the change', async () => {
@@ -61,7 +50,10 @@ describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, data
 
     sandbox.updateInvoice(OPEN, { payStatus: 'paid', status: 'closed' });
     const changedAt = Date.now();
-    await until(() => slack.repliesIn('C0SUPPORT', card.ts).length > 0 && card.edits.length > 0);
+    await until(
+      () => slack.repliesIn('C0SUPPORT', card.ts).length > 0 && card.edits.length > 0,
+      'a reply and an edit',
+    );
     const ms = Date.now() - changedAt;
     expect(ms).toBeLessThan(2500);
     const [notice] = slack.repliesIn('C0SUPPORT', card.ts);
@@ -91,7 +83,7 @@ describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, data
 
     const restarted = await startBot(env);
     stack.bot = restarted;
-    await until(() => slack.repliesIn('C0SUPPORT', card.ts).length > 0);
+    await until(() => slack.repliesIn('C0SUPPORT', card.ts).length > 0, 'a reply');
     await new Promise((r) => setTimeout(r, 3000));
     expect(slack.repliesIn('C0SUPPORT', card.ts)).toHaveLength(1);
     expect(visibleText(slack.repliesIn('C0SUPPORT', card.ts)[0])).toContain('*Payment*: Not paid → `paid`');
