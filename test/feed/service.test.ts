@@ -2,12 +2,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DIGEST } from '../../src/feed/schedule.js';
 import { createFeed, type SubscribeRequest } from '../../src/feed/service.js';
 import { outboxJob } from '../../src/outbox.js';
-import type { Tracked } from '../../src/pipeline/tracked.js';
 import { num } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, HOME_TEAM } from '../support/bolt.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { runDue } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
@@ -37,20 +37,8 @@ function instance(name: string, poster: RecordingPoster, clock: { now: number },
     mayDeliver: (row) => feed.mayDeliver(row),
   });
   const jobs = [feed.pollJob(), feed.digestJob()];
-  async function tick(): Promise<Tracked[]> {
-    const results: Tracked[] = [];
-    for (const job of jobs)
-      for (const row of await job.claim(clock.now, 10))
-        results.push(await (job.run as (r: unknown) => Promise<Tracked>)(row));
-    for (
-      let batch = await outbox.claim(clock.now, 50);
-      batch.length > 0;
-      batch = await outbox.claim(clock.now, 50)
-    ) {
-      for (const row of batch) results.push(await outbox.run(row));
-    }
-    return results;
-  }
+  /** Runs every due poll and digest, then delivers every message, as the scheduler would. */
+  const tick = () => runDue(jobs, outbox, clock.now, 10);
   return { feed, tick, logs };
 }
 

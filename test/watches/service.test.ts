@@ -1,6 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { outboxJob } from '../../src/outbox.js';
-import type { Tracked } from '../../src/pipeline/tracked.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/poster.js';
@@ -9,6 +8,7 @@ import { visibleText } from '../support/block-kit.js';
 import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { runDue } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
@@ -41,18 +41,7 @@ function instance(name: string, poster: RecordingPoster, clock: { now: number },
   });
   const poll = watches.pollJob();
   /** Runs every due check, then delivers every message, as the scheduler would. */
-  async function tick(): Promise<Tracked[]> {
-    const results: Tracked[] = [];
-    for (const row of await poll.claim(clock.now, 100)) results.push(await poll.run(row));
-    for (
-      let batch = await outbox.claim(clock.now, 100);
-      batch.length > 0;
-      batch = await outbox.claim(clock.now, 100)
-    ) {
-      for (const row of batch) results.push(await outbox.run(row));
-    }
-    return results;
-  }
+  const tick = () => runDue([poll], outbox, clock.now);
   return { watches, outbox, poll, tick, logs };
 }
 
