@@ -62,6 +62,16 @@ try {
   const expired = await client.getInvoice(DEMO_INVOICE_IDS.expired);
   const paidOpen = { ...open, status: 'closed', payStatus: 'paid' };
   const watch = { id: 'w-1', watcherId: 'U0123ABCD', startedAt: new Date(NOW.getTime() - 3_600_000) };
+  /** A watch as the lists show it (`/invoice watching`, the App Home). */
+  const demoWatch = {
+    id: 'w-1',
+    invoiceId: open.id,
+    title: open.title,
+    status: 'open',
+    payStatus: 'none',
+    watcherId: 'U0123ABCD',
+    startedAt: NOW,
+  };
   const ended = {
     at: NOW,
     reason: endReasonText('stopped', { by: 'U0123ABCD', graceMinutes: 60, maxDays: 7 }),
@@ -118,20 +128,7 @@ try {
     ],
     ['Live card once the watch ended', liveInvoiceCard(paidOpen, { now: NOW, watch: { ...watch, ended } })],
     ['Thread reply when a watch ends', watchEndedMessage(paidOpen, ended.reason, 'U0123ABCD')],
-    [
-      '`/invoice watching`',
-      watchListMessage('C0SUPPORT', [
-        {
-          id: 'w-1',
-          invoiceId: open.id,
-          title: open.title,
-          status: 'open',
-          payStatus: 'none',
-          watcherId: 'U0123ABCD',
-          startedAt: NOW,
-        },
-      ]),
-    ],
+    ['`/invoice watching`', watchListMessage('C0SUPPORT', [demoWatch])],
     [
       '`/balance subscribe` (posted in the channel)',
       subscribedMessage({
@@ -174,18 +171,7 @@ try {
       'App Home',
       homeView({
         balance: { kind: 'shown', entries: balance, readAt: NOW },
-        watches: [
-          {
-            id: 'w-1',
-            invoiceId: open.id,
-            title: open.title,
-            status: 'open',
-            payStatus: 'none',
-            watcherId: 'U0123ABCD',
-            startedAt: NOW,
-            channelId: 'C0SUPPORT',
-          },
-        ],
+        watches: [{ ...demoWatch, channelId: 'C0SUPPORT' }],
         feeds: [
           { channelId: 'G0FINANCE', subscriberId: 'U0123ABCD', digest: '09:00 Europe/Berlin', since: NOW },
         ],

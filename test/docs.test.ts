@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PLACEHOLDERS } from '../src/config.js';
@@ -42,5 +43,15 @@ describe('README and .env.example', () => {
     expect(pkg.engines.node).toBe('^20.11 || ^22 || ^24');
     expect(readme).toContain('Node.js 22 or 24');
     expect(readFileSync(new URL('../.nvmrc', import.meta.url), 'utf8').trim()).toBe('24');
+  });
+
+  it("shows in 'What it looks like' exactly what npm run preview prints today", () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/preview.ts'], {
+      cwd: new URL('..', import.meta.url),
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    const section = /<!-- preview:start -->\n([\s\S]*?)<!-- preview:end -->/.exec(readme)?.[1];
+    expect(section).toBe(run.stdout);
   });
 });
