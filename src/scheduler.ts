@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from './logger.js';
 import type { PaymentsClient } from './payments/index.js';
 import { type Tracked, type TrackingDeps, tracked } from './pipeline/tracked.js';
@@ -104,22 +103,27 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
           }
         } catch (error) {
           deps.logger.error({ err: error, job: job.name }, 'could not claim background work');
-          await sleep(deps.claimRetryMs ?? 5_000);
+          await pause(job.name, deps.claimRetryMs ?? 5_000);
           continue;
         }
       }
       // A full batch means more may be due: look again at once (or, with every slot taken, when
       // one frees up: a finishing item wakes the loop).
       if (claimed > 0 && claimed === free) continue;
-      const idleMs = free > 0 ? await untilNextDue(job) : job.idleMs;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, idleMs);
-        wakers.set(job.name, () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await pause(job.name, free > 0 ? await untilNextDue(job) : job.idleMs);
     }
+  }
+
+  /** Sleeps `ms`, or less if woken; not at all once stopping, so a stop never waits out a sleep. */
+  function pause(name: string, ms: number): Promise<void> {
+    if (stopping) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wakers.set(name, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   return {

@@ -122,6 +122,32 @@ describe('scheduler', () => {
     expect(items).toHaveLength(2);
   });
 
+  it.each([
+    ['claiming', false],
+    ['waiting to retry a failed claim', true],
+  ])('stops at once when the stop comes while it is %s, not after a long idle tick', async (_when, fails) => {
+    let claimed: () => void = () => undefined;
+    const job: Job<Item> = {
+      ...listJob([]).job,
+      idleMs: 60_000,
+      claim: () =>
+        new Promise((resolve, reject) => {
+          claimed = () => (fails ? reject(new Error('database down')) : resolve([]));
+        }),
+    };
+    const scheduler = createScheduler(
+      { logger: captureLogs().logger, inflight: new Inflight(), clock: () => 0, claimRetryMs: 60_000 },
+      [job],
+    );
+    scheduler.start();
+    await new Promise((r) => setTimeout(r, 10));
+    const stopping = scheduler.stop();
+    claimed();
+    const started = Date.now();
+    await stopping;
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('keeps running when an item throws: internal_error in the log', async () => {
     const logs = captureLogs();
     const { job } = listJob([]);
