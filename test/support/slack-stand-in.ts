@@ -67,6 +67,8 @@ export interface SlackStandIn {
   }[];
   /** The next `count` calls of `method` are refused with HTTP 429 and this Retry-After (seconds). */
   rateLimitNext(method: string, retryAfterSeconds: number, count?: number): void;
+  /** The next call of `method` gets this answer (HTTP 200) instead of the usual one. */
+  answerNext(method: string, body: Record<string, unknown>): void;
   /** Thread replies under `threadTs`, or top-level posts when it is undefined, not deleted. */
   repliesIn(channel: string, threadTs?: string): StandInMessage[];
   readonly posts: ResponsePost[];
@@ -134,6 +136,7 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const homeViews: SlackStandIn['homeViews'] = [];
   const functionResults: SlackStandIn['functionResults'] = [];
   const rateLimits = new Map<string, { retryAfter: number; count: number }>();
+  const answers = new Map<string, Record<string, unknown>>();
   let seq = 0;
   const nextTs = () => {
     seq += 1;
@@ -163,6 +166,11 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
         res.writeHead(429, { 'retry-after': String(limit.retryAfter), 'content-type': 'application/json' });
         res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
         return;
+      }
+      const answer = answers.get(method);
+      if (answer) {
+        answers.delete(method);
+        return json(200, answer);
       }
       const bearer = req.headers.authorization?.replace(/^Bearer /, '');
       switch (method) {
@@ -337,6 +345,9 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     functionResults,
     rateLimitNext(method, retryAfterSeconds, count = 1) {
       rateLimits.set(method, { retryAfter: retryAfterSeconds, count });
+    },
+    answerNext(method, body) {
+      answers.set(method, body);
     },
     repliesIn(channel, threadTs) {
       return messages.filter((m) => m.channel === channel && m.threadTs === threadTs && !m.deleted);

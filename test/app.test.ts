@@ -1,0 +1,227 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Bot, createBot, fetchIdentity } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createMetrics } from '../src/metrics.js';
+import { createHealth, createPaymentsClient } from '../src/payments/index.js';
+import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
+import { type Sandbox, startSandbox } from '../src/sandbox/server.js';
+import { openStore, type Store } from '../src/store/database.js';
+import { captureLogs } from './support/bolt.js';
+import { commandBody, postToBot } from './support/slack-requests.js';
+import { type SlackStandIn, startSlackStandIn } from './support/slack-stand-in.js';
+
+/**
+ * The bot as main.ts puts it together, in this process: its HTTP server on port 0, the sandbox
+ * service and the Slack stand-in on loopback. The end-to-end suite drives the built bot as a
+ * child process; this checks the wiring itself, quickly.
+ */
+const BOT_TOKEN = 'xoxb-app-test-token';
+const APP_TOKEN = 'xapp-app-test-token';
+const SECRET = 'app-test-signing-secret';
+
+describe('the assembled bot', () => {
+  let sandbox: Sandbox;
+  let slack: SlackStandIn;
+  let store: Store;
+  let dir: string;
+  let pool: Pool;
+  const bots: Bot[] = [];
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    slack = await startSlackStandIn({ teamId: 'T0HOME', botToken: BOT_TOKEN, appToken: APP_TOKEN });
+    dir = mkdtempSync(join(tmpdir(), 'bot-app-'));
+    store = await openStore({ kind: 'sqlite', path: join(dir, 'bot.sqlite') });
+    pool = new Pool(sandbox.url);
+  });
+  afterEach(async () => {
+    await Promise.all(bots.splice(0).map((bot) => bot.stop(1000)));
+  });
+  afterAll(async () => {
+    await pool.close();
+    await store.close();
+    await Promise.all([sandbox.close(), slack.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const configFor = (env: Record<string, string> = {}) =>
+    loadConfig({
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PAYMENT_API_URL: sandbox.url,
+      PAYMENT_API_KEY: sandbox.apiKey,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      WATCH_POLL_SECONDS: '1',
+      ...env,
+    });
+
+  async function started(env: Record<string, string> = {}) {
+    const config = configFor(env);
+    const logs = captureLogs([BOT_TOKEN, APP_TOKEN, SECRET, sandbox.apiKey]);
+    const metrics = createMetrics();
+    const payments = createPaymentsClient({
+      baseUrl: sandbox.url,
+      apiKey: sandbox.apiKey,
+      dispatcher: pool,
+      userAgent: 'app-test',
+      timeoutMs: 2000,
+      background: { dispatcher: pool, perSecond: 50 },
+      onCall: (report) => metrics.paymentCall(report),
+    });
+    const identity = await fetchIdentity(config, logs.logger);
+    const bot = createBot(config, {
+      payments,
+      logger: logs.logger,
+      identity,
+      store,
+      health: createHealth(),
+      metrics,
+    });
+    bots.push(bot);
+    const { port } = await bot.start();
+    const base = `http://127.0.0.1:${port}`;
+    return { bot, base, logs };
+  }
+
+  it('learns its workspace and ids from auth.test', async () => {
+    const config = configFor();
+    expect(await fetchIdentity(config, captureLogs().logger)).toEqual({
+      teamId: 'T0HOME',
+      botUserId: 'U0BOT',
+      botId: 'B0BOT',
+    });
+  });
+
+  it('serves /healthz and /metrics once started, and says so in the log', async () => {
+    const { base, logs } = await started();
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/^slackbot_inflight 0$/m);
+    expect(metrics).toMatch(/^slackbot_watches_active \d+$/m);
+    expect(metrics).toMatch(/^slackbot_watch_checks_overdue \d+$/m);
+    expect(logs.lines.find((l) => l.msg === 'bot started')).toMatchObject({ mode: 'http', team: 'T0HOME' });
+  });
+
+  it('answers a signed slash command in HTTP mode within the ack, and counts it', async () => {
+    const { base } = await started();
+    const answer = await postToBot(
+      `${base}/slack/events`,
+      commandBody({ command: '/invoice', text: DEMO_INVOICE_IDS.paid, response_url: slack.responseUrl() }),
+      SECRET,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toMatchObject({ response_type: 'in_channel' });
+    expect(answer.body).toContain(DEMO_INVOICE_IDS.paid);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/slackbot_requests_total\{[^}]*name="\/invoice"[^}]*\} 1/);
+    expect(metrics).toMatch(/slackbot_payment_calls_total\{[^}]*\} 1/);
+  });
+
+  it('posts as the bot through the Web API, counting the call: a watched invoice gets its card', async () => {
+    const { base } = await started({ INVOICE_REPLY: 'ephemeral' });
+    const channel = 'C0APPWATCH';
+    slack.conversations.set(channel, { id: channel });
+    const answer = await postToBot(
+      `${base}/slack/events`,
+      commandBody({
+        command: '/invoice',
+        text: `watch ${DEMO_INVOICE_IDS.open}`,
+        response_url: slack.responseUrl(),
+        channel_id: channel,
+      }),
+      SECRET,
+    );
+    expect(answer.status).toBe(200);
+    await expect.poll(() => slack.repliesIn(channel).length, { timeout: 5000 }).toBe(1);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/slackbot_slack_calls_total\{method="chat.postMessage",result="ok"\} 1/);
+    expect(metrics).toMatch(/^slackbot_watches_active 1$/m);
+  });
+
+  it('refuses unsigned requests', async () => {
+    const { base } = await started();
+    const body = commandBody({ command: '/balance', text: '', response_url: slack.responseUrl() });
+    const answer = await postToBot(`${base}/slack/events`, body, 'not-the-signing-secret');
+    expect(answer.status).toBe(401);
+  });
+
+  it('connects over Socket Mode with the app-level token and has no Slack endpoint of its own', async () => {
+    const { base, logs } = await started({ SLACK_APP_TOKEN: APP_TOKEN });
+    await slack.socket.connected();
+    expect(logs.lines.find((l) => l.msg === 'bot started')).toMatchObject({ mode: 'socket' });
+    expect((await fetch(`${base}/slack/events`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it('stops cleanly: no more requests taken, nothing left in flight', async () => {
+    const { bot, base } = await started();
+    bots.splice(bots.indexOf(bot), 1);
+    expect(await bot.stop(1000)).toEqual({ drained: true });
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+  });
+
+  it('undoes a start that a stop interrupts', async () => {
+    const config = configFor();
+    const logs = captureLogs();
+    const metrics = createMetrics();
+    const payments = createPaymentsClient({
+      baseUrl: sandbox.url,
+      apiKey: sandbox.apiKey,
+      dispatcher: pool,
+      userAgent: 'app-test',
+      timeoutMs: 2000,
+    });
+    const identity = { teamId: 'T0HOME', botUserId: 'U0BOT', botId: 'B0BOT' };
+    const bot = createBot(config, {
+      payments,
+      logger: logs.logger,
+      identity,
+      store,
+      health: createHealth(),
+      metrics,
+    });
+    const starting = bot.start();
+    expect(await bot.stop(1000)).toEqual({ drained: true });
+    const { port } = await starting;
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
+  describe('says what to fix when Slack turns it away at start', () => {
+    it('a bot token Slack rejects', async () => {
+      const config = configFor({ SLACK_BOT_TOKEN: 'xoxb-revoked-token' });
+      await expect(fetchIdentity(config, captureLogs().logger)).rejects.toThrow(
+        'Slack rejected SLACK_BOT_TOKEN (invalid_auth); copy the Bot User OAuth Token again',
+      );
+    });
+
+    it('an auth.test answer without the workspace and bot ids', async () => {
+      slack.answerNext('auth.test', { ok: true, team_id: 'T0HOME', user_id: 'U0BOT' });
+      await expect(fetchIdentity(configFor(), captureLogs().logger)).rejects.toThrow(
+        'auth.test did not say which workspace and bot the token belongs to',
+      );
+    });
+
+    it('a Slack it cannot reach', async () => {
+      const gone = await startSlackStandIn({ teamId: 'T0HOME', botToken: BOT_TOKEN });
+      await gone.close();
+      const config = configFor({ SLACK_API_URL: gone.apiUrl });
+      await expect(fetchIdentity(config, captureLogs().logger)).rejects.toThrow(
+        new RegExp(`^could not reach Slack at ${gone.apiUrl} \\(.+\\); check the network or SLACK_API_URL$`),
+      );
+    });
+
+    it('an app-level token Slack rejects', async () => {
+      await expect(started({ SLACK_APP_TOKEN: 'xapp-revoked-token' })).rejects.toThrow(
+        'Slack rejected SLACK_APP_TOKEN (invalid_auth); generate an app-level token with connections:write under Basic Information',
+      );
+    });
+  });
+});

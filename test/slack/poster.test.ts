@@ -1,0 +1,236 @@
+import { webApi } from '@slack/bolt';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { SlackMethod } from '../../src/metrics.js';
+import {
+  createSlackPoster,
+  MESSAGE_EVENT_TYPE,
+  SlackPostError,
+  type SlackPoster,
+} from '../../src/slack/poster.js';
+import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
+
+const TOKEN = 'xoxb-poster-test';
+const BLOCKS = [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: 'Paid' } }];
+
+/** The client as the app builds it for its own posts: no retries, a 429 returned at once. */
+const clientFor = (apiUrl: string) =>
+  new webApi.WebClient(TOKEN, {
+    slackApiUrl: apiUrl,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
+
+describe('the Slack poster', () => {
+  let slack: SlackStandIn;
+  let poster: SlackPoster;
+  let reports: [SlackMethod, string][];
+
+  beforeAll(async () => {
+    slack = await startSlackStandIn({ teamId: 'T0HOME', botToken: TOKEN });
+  });
+  afterAll(() => slack.close());
+  beforeEach(() => {
+    reports = [];
+    slack.calls.length = 0;
+    poster = createSlackPoster(clientFor(slack.apiUrl), (method, result) => reports.push([method, result]));
+  });
+
+  const lastCall = (method: string) => slack.calls.filter((c) => c.method === method).at(-1)?.args;
+  const failureOf = (work: Promise<unknown>) =>
+    work.then(
+      () => expect.fail('expected the call to fail'),
+      (error: unknown) => {
+        expect(error).toBeInstanceOf(SlackPostError);
+        return error as SlackPostError;
+      },
+    );
+
+  it('posts a message without link previews and returns its ts', async () => {
+    const ts = await poster.post({ channel: 'C0FEED', text: 'Invoice paid', blocks: BLOCKS });
+    const posted = slack.messages.find((m) => m.ts === ts);
+    expect(posted).toMatchObject({
+      channel: 'C0FEED',
+      text: 'Invoice paid',
+      blocks: BLOCKS,
+      threadTs: undefined,
+    });
+    expect(posted?.metadata).toBeUndefined();
+    expect(lastCall('chat.postMessage')).toMatchObject({ unfurl_links: 'false', unfurl_media: 'false' });
+    expect(lastCall('chat.postMessage')).not.toHaveProperty('thread_ts');
+    expect(reports).toEqual([['chat.postMessage', 'ok']]);
+  });
+
+  it('posts in a thread, marking the message with our id so it can be found after a crash', async () => {
+    const parent = await poster.post({ channel: 'C0FEED', text: 'card', blocks: BLOCKS });
+    const ts = await poster.post({
+      channel: 'C0FEED',
+      text: 'Paid',
+      blocks: BLOCKS,
+      threadTs: parent,
+      messageId: 'msg-1',
+    });
+    expect(slack.messages.find((m) => m.ts === ts)).toMatchObject({
+      threadTs: parent,
+      metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { id: 'msg-1' } },
+    });
+    expect(MESSAGE_EVENT_TYPE).toBe('payments_bot_message');
+  });
+
+  it('updates a message in place, keeping its id in the metadata', async () => {
+    const ts = await poster.post({ channel: 'C0FEED', text: 'Pending', blocks: BLOCKS });
+    await poster.update({ channel: 'C0FEED', ts, text: 'Paid', blocks: BLOCKS, messageId: 'msg-2' });
+    expect(slack.messages.find((m) => m.ts === ts)?.edits).toEqual([{ text: 'Paid', blocks: BLOCKS }]);
+    expect(lastCall('chat.update')).toMatchObject({
+      metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { id: 'msg-2' } },
+    });
+    expect(reports.at(-1)).toEqual(['chat.update', 'ok']);
+  });
+
+  it('deletes a message', async () => {
+    const ts = await poster.post({ channel: 'C0FEED', text: 'Pending', blocks: BLOCKS });
+    await poster.remove({ channel: 'C0FEED', ts });
+    expect(slack.messages.find((m) => m.ts === ts)?.deleted).toBe(true);
+    expect(reports.at(-1)).toEqual(['chat.delete', 'ok']);
+  });
+
+  describe('finds a message it posted by our id', () => {
+    it('among the channel’s messages since a moment, a second early for rounding', async () => {
+      const since = Date.now();
+      await poster.post({ channel: 'C0FIND', text: 'other', blocks: BLOCKS, messageId: 'someone-else' });
+      await poster.post({ channel: 'C0FIND', text: 'plain', blocks: BLOCKS });
+      const ts = await poster.post({ channel: 'C0FIND', text: 'mine', blocks: BLOCKS, messageId: 'mine' });
+      expect(await poster.find({ channel: 'C0FIND', oldest: since, messageId: 'mine' })).toBe(ts);
+      expect(lastCall('conversations.history')).toMatchObject({
+        channel: 'C0FIND',
+        oldest: String(Math.floor(since / 1000) - 1),
+        include_all_metadata: 'true',
+        limit: '200',
+      });
+      expect(reports.at(-1)).toEqual(['conversations.history', 'ok']);
+    });
+
+    it('among a thread’s replies', async () => {
+      const parent = await poster.post({ channel: 'C0FIND', text: 'card', blocks: BLOCKS });
+      const ts = await poster.post({
+        channel: 'C0FIND',
+        text: 'reply',
+        blocks: BLOCKS,
+        threadTs: parent,
+        messageId: 'reply-1',
+      });
+      expect(
+        await poster.find({
+          channel: 'C0FIND',
+          threadTs: parent,
+          oldest: Date.now() - 5000,
+          messageId: 'reply-1',
+        }),
+      ).toBe(ts);
+      expect(lastCall('conversations.replies')).toMatchObject({
+        ts: parent,
+        include_all_metadata: 'true',
+        limit: '200',
+      });
+      expect(reports.at(-1)).toEqual(['conversations.replies', 'ok']);
+    });
+
+    it('and answers undefined when there is none', async () => {
+      await poster.post({ channel: 'C0NONE', text: 'other', blocks: BLOCKS, messageId: 'other' });
+      expect(await poster.find({ channel: 'C0NONE', oldest: 0, messageId: 'missing' })).toBeUndefined();
+      slack.answerNext('conversations.history', { ok: true });
+      expect(await poster.find({ channel: 'C0NONE', oldest: 0, messageId: 'other' })).toBeUndefined();
+    });
+
+    it('ignoring messages that carry someone else’s metadata with the same id', async () => {
+      slack.answerNext('conversations.history', {
+        ok: true,
+        messages: [{ ts: '1.000001', metadata: { event_type: 'another_app', event_payload: { id: 'x' } } }],
+      });
+      expect(await poster.find({ channel: 'C0NONE', oldest: 0, messageId: 'x' })).toBeUndefined();
+    });
+  });
+
+  it.each([
+    [{}, { isPrivate: false, isDirect: false, isShared: false }],
+    [{ is_private: true }, { isPrivate: true, isDirect: false, isShared: false }],
+    [{ is_im: true }, { isPrivate: true, isDirect: true, isShared: false }],
+    [{ is_mpim: true }, { isPrivate: true, isDirect: true, isShared: false }],
+    [{ is_ext_shared: true }, { isPrivate: false, isDirect: false, isShared: true }],
+    [{ is_shared: true }, { isPrivate: false, isDirect: false, isShared: true }],
+    [{ is_pending_ext_shared: true }, { isPrivate: false, isDirect: false, isShared: true }],
+  ])('tells what kind of conversation %o is', async (flags, facts) => {
+    slack.conversations.set('C0KIND', { id: 'C0KIND', ...flags });
+    expect(await poster.conversation('C0KIND')).toEqual(facts);
+    expect(reports).toEqual([['conversations.info', 'ok']]);
+  });
+
+  describe('says why Slack did not take a message', () => {
+    it.each(['not_in_channel', 'channel_not_found', 'is_archived', 'restricted_action'])(
+      '%s: the bot is not in the channel',
+      async (code) => {
+        slack.answerNext('chat.postMessage', { ok: false, error: code });
+        const error = await failureOf(poster.post({ channel: 'C0FEED', text: 'x', blocks: BLOCKS }));
+        expect(error).toMatchObject({ name: 'SlackPostError', failure: 'not_in_channel', slackError: code });
+        expect(error.message).toBe(`Slack did not take the message: ${code}`);
+        expect(error.cause).toBeInstanceOf(Error);
+        expect(reports).toEqual([['chat.postMessage', 'not_in_channel']]);
+      },
+    );
+
+    it.each(['message_not_found', 'cant_update_message'])('%s: the message is gone', async (code) => {
+      slack.answerNext('chat.update', { ok: false, error: code });
+      const error = await failureOf(
+        poster.update({ channel: 'C0FEED', ts: '1.1', text: 'x', blocks: BLOCKS }),
+      );
+      expect(error).toMatchObject({
+        failure: 'message_not_found',
+        slackError: code,
+        retryAfterMs: undefined,
+      });
+      expect(reports).toEqual([['chat.update', 'message_not_found']]);
+    });
+
+    it('an HTTP 429: wait as long as Retry-After says', async () => {
+      slack.rateLimitNext('chat.postMessage', 7);
+      const error = await failureOf(poster.post({ channel: 'C0FEED', text: 'x', blocks: BLOCKS }));
+      expect(error).toMatchObject({ failure: 'rate_limited', slackError: 'ratelimited', retryAfterMs: 7000 });
+      expect(slack.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(1);
+      expect(reports).toEqual([['chat.postMessage', 'rate_limited']]);
+    });
+
+    it('a "ratelimited" error without a 429: wait a second', async () => {
+      slack.answerNext('chat.delete', { ok: false, error: 'ratelimited' });
+      const error = await failureOf(poster.remove({ channel: 'C0FEED', ts: '1.1' }));
+      expect(error).toMatchObject({ failure: 'rate_limited', slackError: 'ratelimited', retryAfterMs: 1000 });
+    });
+
+    it('any other error: refused, naming it', async () => {
+      slack.answerNext('chat.postMessage', { ok: false, error: 'invalid_blocks' });
+      const error = await failureOf(poster.post({ channel: 'C0FEED', text: 'x', blocks: BLOCKS }));
+      expect(error).toMatchObject({
+        failure: 'refused',
+        slackError: 'invalid_blocks',
+        retryAfterMs: undefined,
+      });
+      expect(reports).toEqual([['chat.postMessage', 'refused']]);
+    });
+
+    it('a post Slack accepts without a ts: refused', async () => {
+      slack.answerNext('chat.postMessage', { ok: true });
+      const error = await failureOf(poster.post({ channel: 'C0FEED', text: 'x', blocks: BLOCKS }));
+      expect(error).toMatchObject({ failure: 'refused', slackError: 'no_ts' });
+    });
+
+    it('no answer at all: transient, worth another try', async () => {
+      const gone = await startSlackStandIn({ teamId: 'T0HOME', botToken: TOKEN });
+      await gone.close();
+      const offline = createSlackPoster(clientFor(gone.apiUrl), (method, result) =>
+        reports.push([method, result]),
+      );
+      const error = await failureOf(offline.conversation('C0FEED'));
+      expect(error).toMatchObject({ failure: 'transient', slackError: undefined, retryAfterMs: undefined });
+      expect(error.message).toBe('Slack did not take the message: transient');
+      expect(reports).toEqual([['conversations.info', 'transient']]);
+    });
+  });
+});
