@@ -10,8 +10,17 @@ import { createHealth, createPaymentsClient } from '../src/payments/index.js';
 import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/server.js';
 import { openStore, type Store } from '../src/store/database.js';
+import { visibleText } from './support/block-kit.js';
 import { captureLogs } from './support/bolt.js';
-import { commandBody, postToBot } from './support/slack-requests.js';
+import {
+  blockActionsBody,
+  commandBody,
+  eventBody,
+  functionExecutedBody,
+  linkSharedBody,
+  messageActionBody,
+  postToBot,
+} from './support/slack-requests.js';
 import { type SlackStandIn, startSlackStandIn } from './support/slack-stand-in.js';
 
 /**
@@ -144,6 +153,69 @@ describe('the assembled bot', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/slackbot_slack_calls_total\{method="chat.postMessage",result="ok"\} 1/);
     expect(metrics).toMatch(/^slackbot_watches_active 1$/m);
+  });
+
+  it('routes each kind of request Slack sends to its handler', async () => {
+    const { base } = await started({ BALANCE_ALLOWED_USERS: 'U0FINANCE' });
+    const send = (body: string, contentType?: string) =>
+      postToBot(`${base}/slack/events`, body, SECRET, contentType ? { contentType } : {});
+    const link = `${sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.open}`;
+    const calls = (method: string) => slack.calls.filter((c) => c.method === method).length;
+    const before = {
+      unfurl: calls('chat.unfurl'),
+      post: calls('chat.postMessage'),
+      done: calls('functions.completeSuccess'),
+    };
+
+    // A numbered Refresh button (the second card of a message) replaces its card.
+    const refreshed = slack.responseUrl();
+    await send(
+      blockActionsBody({
+        actionId: 'refresh_invoice:1',
+        value: DEMO_INVOICE_IDS.paid,
+        responseUrl: refreshed,
+      }),
+    );
+    expect((await slack.waitForPost(refreshed)).body).toMatchObject({ replace_original: true });
+
+    const checked = slack.responseUrl();
+    await send(
+      messageActionBody({
+        callbackId: 'check_payment',
+        responseUrl: checked,
+        message: { ts: '1.000001', text: link },
+      }),
+    );
+    expect(visibleText((await slack.waitForPost(checked)).body)).toContain('Order #1042');
+
+    await send(
+      blockActionsBody({
+        actionId: 'share_invoice:0',
+        value: `${DEMO_INVOICE_IDS.open} 1.000001`,
+        responseUrl: slack.responseUrl(),
+      }),
+    );
+    await send(linkSharedBody([link]), 'application/json');
+    await send(
+      eventBody({
+        type: 'app_home_opened',
+        user: 'U0FINANCE',
+        channel: 'D0HOME',
+        tab: 'home',
+        event_ts: '1.2',
+      }),
+      'application/json',
+    );
+    await send(
+      functionExecutedBody('get_invoice', { invoice: DEMO_INVOICE_IDS.open }, 'Fx0APP'),
+      'application/json',
+    );
+    await expect.poll(() => calls('chat.postMessage') - before.post).toBe(1);
+    await expect.poll(() => calls('chat.unfurl') - before.unfurl).toBe(1);
+    await expect
+      .poll(() => slack.homeViews.filter((v) => v.userId === 'U0FINANCE').length)
+      .toBeGreaterThan(0);
+    await expect.poll(() => calls('functions.completeSuccess') - before.done).toBe(1);
   });
 
   it('refuses unsigned requests', async () => {

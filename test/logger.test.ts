@@ -1,3 +1,4 @@
+import { LogLevel } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { boltLogger } from '../src/logger.js';
 import { captureLogs } from './support/bolt.js';
@@ -34,5 +35,43 @@ describe('logger', () => {
     expect(String(line?.msg)).toContain('verification failed');
     expect(line?.err).toMatchObject({ message: 'boom' });
     expect(logs.raw.join('')).not.toContain('s3cret-signing');
+  });
+
+  it('writes each of Bolt’s levels at the same level, with objects spelled out and errors by message', () => {
+    const logs = captureLogs();
+    const bolt = boltLogger(logs.logger, 'socket');
+    bolt.debug('d', { nested: { deep: [1, 2] } });
+    bolt.info('i');
+    bolt.warn('w');
+    bolt.error(new Error('went wrong'));
+    expect(logs.lines.map((l) => [l.level, l.component, l.msg])).toEqual([
+      ['debug', 'socket', 'd { nested: { deep: [ 1, 2 ] } }'],
+      ['info', 'socket', 'i'],
+      ['warn', 'socket', 'w'],
+      ['error', 'socket', 'went wrong'],
+    ]);
+    expect(logs.lines[1]).not.toHaveProperty('err');
+  });
+
+  it.each([
+    [LogLevel.DEBUG, LogLevel.DEBUG],
+    [LogLevel.INFO, LogLevel.INFO],
+    [LogLevel.WARN, LogLevel.WARN],
+    [LogLevel.ERROR, LogLevel.ERROR],
+  ])('lets Bolt set its level (%s) and reads it back', (level, expected) => {
+    const logs = captureLogs();
+    const bolt = boltLogger(logs.logger);
+    bolt.setLevel(level);
+    expect(bolt.getLevel()).toBe(expected);
+    bolt.debug('only at debug');
+    expect(logs.lines).toHaveLength(level === LogLevel.DEBUG ? 1 : 0);
+  });
+
+  it('reads pino’s trace and fatal as Bolt’s debug and error', () => {
+    const logs = captureLogs();
+    logs.logger.level = 'trace';
+    expect(boltLogger(logs.logger).getLevel()).toBe(LogLevel.DEBUG);
+    logs.logger.level = 'fatal';
+    expect(boltLogger(logs.logger).getLevel()).toBe(LogLevel.ERROR);
   });
 });
