@@ -2,8 +2,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DIGEST } from '../../src/feed/schedule.js';
 import { createFeed, type SubscribeRequest } from '../../src/feed/service.js';
 import { outboxJob } from '../../src/outbox.js';
+import type { PaymentsClient } from '../../src/payments/index.js';
 import { num } from '../../src/sandbox/data.js';
-import { serviceState } from '../../src/service-state.js';
+import { KEY_PROBE_MS, serviceState } from '../../src/service-state.js';
+import { SlackPostError } from '../../src/slack/poster.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, HOME_TEAM } from '../support/bolt.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
@@ -15,18 +17,34 @@ const FINANCE = 'G0FINANCE';
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-11-21T08:00:00Z');
 
-function instance(name: string, poster: RecordingPoster, clock: { now: number }, policy = {}) {
+interface InstanceOptions {
+  pollSeconds?: number;
+  payments?: PaymentsClient;
+  wakeOutbox?: () => void;
+  leaseMs?: number;
+}
+
+function instance(
+  name: string,
+  poster: RecordingPoster,
+  clock: { now: number },
+  policy = {},
+  opts: InstanceOptions = {},
+) {
   const logs = captureLogs();
+  const state = serviceState(env.store, logs.logger);
   const feed = createFeed({
     store: env.store,
-    payments: env.deps().payments,
+    payments: opts.payments ?? env.deps().payments,
     poster,
-    state: serviceState(env.store, logs.logger),
+    state,
     logger: logs.logger,
     clock: () => clock.now,
     owner: name,
-    pollSeconds: 60,
+    pollSeconds: opts.pollSeconds ?? 60,
     policy: { homeTeamId: HOME_TEAM, ...policy },
+    ...(opts.wakeOutbox ? { wakeOutbox: opts.wakeOutbox } : {}),
+    ...(opts.leaseMs ? { leaseMs: opts.leaseMs } : {}),
   });
   const outbox = outboxJob({
     store: env.store,
@@ -39,7 +57,7 @@ function instance(name: string, poster: RecordingPoster, clock: { now: number },
   const jobs = [feed.pollJob(), feed.digestJob()];
   /** Runs every due poll and digest, then delivers every message, as the scheduler would. */
   const tick = () => runDue(jobs, outbox, clock.now, 10);
-  return { feed, tick, logs };
+  return { feed, tick, logs, state, outbox };
 }
 
 let clock: { now: number };
@@ -301,5 +319,353 @@ describe('the digest', () => {
     clock.now = Date.parse('2026-11-22T09:00:00Z');
     await b.tick();
     expect(poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'))).toHaveLength(1);
+  });
+});
+
+const pollRow = () =>
+  env.store.db
+    .selectFrom('singletons')
+    .selectAll()
+    .where('name', '=', 'balance_poll')
+    .executeTakeFirstOrThrow();
+const readings = async () => (await env.store.db.selectFrom('balance_history').select('id').execute()).length;
+const subscription = (channel = FINANCE) =>
+  env.store.db
+    .selectFrom('feed_subscriptions')
+    .selectAll()
+    .where('channel_id', '=', channel)
+    .executeTakeFirstOrThrow();
+const digestsIn = (channel = FINANCE) => poster.repliesIn(channel).filter((p) => p.text.startsWith('Daily'));
+
+describe('the poll, in detail', () => {
+  it('is due one interval after the last reading, and claimed by one instance only', async () => {
+    const { feed } = instance('a', poster, clock, {}, { pollSeconds: 120 });
+    const job = feed.pollJob();
+    expect([job.name, feed.digestJob().name]).toEqual(['feed_poll', 'feed_digest']);
+    await feed.subscribe(request());
+    expect(await job.nextDueAt?.(clock.now)).toBe(T0 + 120_000);
+    expect(await job.claim(T0 + 119_999, 1)).toEqual([]);
+    const [row] = await job.claim(T0 + 120_000, 1);
+    expect(row && job.dueAt(row)).toBe(T0 + 120_000);
+    expect(await job.claim(T0 + 120_000, 1)).toEqual([]);
+    clock.now = T0 + 120_000;
+    if (row) await job.run(row);
+    expect(await pollRow()).toMatchObject({
+      next_run_at: T0 + 240_000,
+      last_success_at: T0 + 120_000,
+      lease_owner: null,
+    });
+  });
+
+  it('reads nothing while no channel subscribes', async () => {
+    const { feed } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    await feed.unsubscribe(request());
+    expect(await feed.pollJob().claim(T0 + 10 * MINUTE, 1)).toEqual([]);
+  });
+
+  it('uses the background lane of the payments client', async () => {
+    const lanes: unknown[] = [];
+    const real = env.deps().payments;
+    const payments: PaymentsClient = {
+      ...real,
+      getBalance: (opts) => {
+        lanes.push(opts);
+        return real.getBalance(opts);
+      },
+    };
+    const { feed, tick } = instance('a', poster, clock, {}, { payments });
+    await feed.subscribe(request());
+    clock.now += MINUTE;
+    await tick();
+    expect(lanes).toEqual([undefined, { background: true }]);
+  });
+
+  it('says what each reading came to, and wakes the outbox only when there is something to post', async () => {
+    let wakes = 0;
+    const { feed } = instance('a', poster, clock, {}, { wakeOutbox: () => (wakes += 1) });
+    const job = feed.pollJob();
+    await feed.subscribe(request());
+    const runAt = async (at: number) => {
+      clock.now = at;
+      const [row] = await job.claim(at, 1);
+      return row ? job.run(row) : undefined;
+    };
+    expect(await runAt(T0 + MINUTE)).toEqual({
+      outcome: 'unchanged',
+      quiet: true,
+      counts: { currencies: 0 },
+    });
+    expect(wakes).toBe(0);
+    env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('0.0013') }]);
+    expect(await runAt(T0 + 2 * MINUTE)).toEqual({
+      outcome: 'changed',
+      quiet: false,
+      counts: { currencies: 2 },
+    });
+    expect(wakes).toBe(1);
+    expect(await readings()).toBe(2);
+    expect(await runAt(T0 + 3 * MINUTE)).toMatchObject({ outcome: 'unchanged' });
+    expect(await readings()).toBe(2); // an unchanged balance is not stored again
+  });
+
+  it('starts again from a fresh reading when every stored one has aged out', async () => {
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    clock.now += 9 * 24 * 60 * MINUTE;
+    await tick();
+    expect(feedPosts()).toEqual([]);
+    expect(await readings()).toBe(1);
+    env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('0.0012') }]);
+    clock.now += MINUTE;
+    await tick();
+    expect(feedPosts().map((p) => p.text)).toEqual(['Balance changed in 1 currency']);
+  });
+
+  it('pauses on a rejected key: marks it, and looks again once per probe interval, not per poll', async () => {
+    const { feed, state } = instance('a', poster, clock, {}, { pollSeconds: 300 });
+    const job = feed.pollJob();
+    await feed.subscribe(request());
+    env.sandbox.failNext({ kind: 'status', status: 401, body: '{}' }, 1);
+    clock.now = T0 + 300_000;
+    const [row] = await job.claim(clock.now, 1);
+    expect(row && (await job.run(row))).toEqual({ outcome: 'paused' });
+    expect(await state.keyRejectedSince()).toBe(clock.now);
+    expect((await pollRow()).next_run_at).toBe(clock.now + KEY_PROBE_MS);
+  });
+
+  it('waits a whole interval after a failing service', async () => {
+    const { feed } = instance('a', poster, clock, {}, { pollSeconds: 300 });
+    const job = feed.pollJob();
+    await feed.subscribe(request());
+    env.sandbox.failNext({ kind: 'status', status: 503 }, 10);
+    clock.now = T0 + 300_000;
+    const [row] = await job.claim(clock.now, 1);
+    expect(row && (await job.run(row))).toEqual({ outcome: 'service_unavailable' });
+    expect((await pollRow()).next_run_at).toBe(clock.now + 300_000);
+  });
+
+  it('lets a bug through instead of calling it a service failure', async () => {
+    const payments: PaymentsClient = {
+      ...env.deps().payments,
+      getBalance: async () => {
+        throw new TypeError('a bug');
+      },
+    };
+    const { feed } = instance('a', poster, clock, {}, { payments });
+    await instance('b', poster, clock).feed.subscribe(request());
+    clock.now += MINUTE;
+    const [row] = await feed.pollJob().claim(clock.now, 1);
+    await expect(row && feed.pollJob().run(row)).rejects.toThrow('a bug');
+  });
+
+  it('lets an instance whose lease ran out post nothing: the one that took over does', async () => {
+    const a = instance('a', poster, clock, {}, { leaseMs: 1000 });
+    const b = instance('b', poster, clock, {}, { leaseMs: 1000 });
+    await a.feed.subscribe(request());
+    env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('3') }]);
+    clock.now += MINUTE;
+    const [stale] = await a.feed.pollJob().claim(clock.now, 1);
+    clock.now += 2000;
+    const [fresh] = await b.feed.pollJob().claim(clock.now, 1);
+    expect(fresh && (await b.feed.pollJob().run(fresh))).toMatchObject({ outcome: 'changed' });
+    expect(stale && (await a.feed.pollJob().run(stale))).toEqual({ outcome: 'lease_lost' });
+    await b.tick();
+    expect(feedPosts()).toHaveLength(1);
+  });
+});
+
+describe('the digest, in detail', () => {
+  const digestAt = async (feed: ReturnType<typeof instance>['feed'], at: number) => {
+    clock.now = at;
+    const job = feed.digestJob();
+    const [sub] = await job.claim(at, 1);
+    return sub ? job.run(sub) : undefined;
+  };
+
+  it('is due at the subscription’s next digest time', async () => {
+    const { feed } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    const nine = Date.parse('2026-11-21T09:00:00Z');
+    expect(await feed.digestJob().nextDueAt?.(clock.now)).toBe(nine);
+    const [sub] = await feed.digestJob().claim(nine, 1);
+    expect(sub && feed.digestJob().dueAt(sub)).toBe(nine);
+  });
+
+  it('says "as of" the last successful reading, and shows no 24-hour change when nothing moved', async () => {
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    clock.now = Date.parse('2026-11-21T08:59:00Z');
+    await tick();
+    expect(await digestAt(feed, Date.parse('2026-11-21T09:00:00Z'))).toEqual({ outcome: 'sent' });
+    await instance('a', poster, clock).tick();
+    const [digest] = digestsIn();
+    expect(visibleText(digest)).toContain('2026-11-21T08:59:00Z');
+    expect(visibleText(digest)).not.toContain('in 24 h');
+    expect(visibleText(digest)).not.toContain('late');
+  });
+
+  it('compares with the reading from 24 hours before, not the first one', async () => {
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('0.0100') }]);
+    clock.now = Date.parse('2026-11-21T08:30:00Z');
+    await tick();
+    env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('0.0150') }]);
+    clock.now = Date.parse('2026-11-22T08:00:00Z');
+    await tick();
+    expect(await digestAt(feed, Date.parse('2026-11-22T09:00:00Z'))).toEqual({ outcome: 'sent' });
+    await tick();
+    const digest = digestsIn().at(-1);
+    expect(visibleText(digest)).toContain('`0.0150` BTC · +0.005 in 24 h');
+    expect(digest?.text).toBe('Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours.');
+  });
+
+  it('is marked late from five minutes late', async () => {
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    expect(await digestAt(feed, Date.parse('2026-11-21T09:05:00Z'))).toEqual({ outcome: 'sent' });
+    await tick();
+    expect(digestsIn()[0]?.text).toMatch(/^Daily balance digest \(late\)/);
+  });
+
+  it('sends nothing, quietly, when there is no reading to show', async () => {
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    await env.store.db.deleteFrom('balance_history').execute();
+    expect(await digestAt(feed, Date.parse('2026-11-21T09:00:00Z'))).toEqual({
+      outcome: 'unchanged',
+      quiet: true,
+    });
+    await tick();
+    expect(digestsIn()).toEqual([]);
+    expect((await subscription()).next_digest_at).toBe(Date.parse('2026-11-22T09:00:00Z'));
+  });
+
+  it('logs how late a skipped digest was', async () => {
+    const { feed } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    const b = instance('b', poster, clock);
+    expect(await digestAt(b.feed, Date.parse('2026-11-21T21:30:00Z'))).toEqual({
+      outcome: 'unchanged',
+      quiet: true,
+    });
+    expect(b.logs.lines.find((l) => l.msg === 'a digest more than 12 hours late was skipped')).toMatchObject({
+      level: 'warn',
+      channel: FINANCE,
+      lateMinutes: 750,
+    });
+  });
+
+  it('is not sent by an instance whose lease ran out', async () => {
+    const a = instance('a', poster, clock, {}, { leaseMs: 1000 });
+    const b = instance('b', poster, clock, {}, { leaseMs: 1000 });
+    await a.feed.subscribe(request());
+    const nine = Date.parse('2026-11-21T09:00:00Z');
+    const [stale] = await a.feed.digestJob().claim(nine, 1);
+    clock.now = nine + 2000;
+    const [fresh] = await b.feed.digestJob().claim(clock.now, 1);
+    expect(fresh && (await b.feed.digestJob().run(fresh))).toEqual({ outcome: 'sent' });
+    expect(stale && (await a.feed.digestJob().run(stale))).toEqual({ outcome: 'lease_lost' });
+    await b.tick();
+    expect(digestsIn()).toHaveLength(1);
+  });
+});
+
+describe('subscriptions, in detail', () => {
+  it('keeps the running feed’s baseline when a second channel subscribes', async () => {
+    poster.conversations.set('G0OTHER', { isPrivate: true, isDirect: false, isShared: false });
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('5') }]);
+    clock.now += 30_000;
+    await feed.subscribe(request({ channelId: 'G0OTHER' }));
+    expect(await readings()).toBe(1);
+    clock.now = T0 + MINUTE;
+    await tick();
+    expect(feedPosts().map((p) => p.text)).toEqual(['Balance changed in 2 currencies']);
+    expect(feedPosts('G0OTHER').map((p) => p.text)).toEqual(['Balance changed in 2 currencies']);
+  });
+
+  it('asks to be invited when the confirmation cannot be posted, and lets other failures through', async () => {
+    const { feed } = instance('a', poster, clock);
+    poster.failNext(new SlackPostError('not_in_channel', 'not_in_channel'));
+    expect(await feed.subscribe(request())).toEqual({ kind: 'not_in_channel' });
+    poster.failNext(new SlackPostError('transient', undefined));
+    await expect(feed.subscribe(request())).rejects.toThrow(SlackPostError);
+    expect(await feed.list(HOME_TEAM)).toEqual([]);
+  });
+
+  it('treats a channel Slack will not describe as one to be invited to; a Slack outage is an error', async () => {
+    const { feed } = instance('a', poster, clock);
+    poster.failNext(new SlackPostError('refused', 'missing_scope'));
+    expect(await feed.subscribe(request())).toEqual({ kind: 'not_in_channel' });
+    poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 1000));
+    await expect(feed.subscribe(request())).rejects.toThrow(SlackPostError);
+  });
+
+  it('refuses an unsubscribe from another workspace, and wakes the outbox for a real one', async () => {
+    let wakes = 0;
+    const { feed } = instance('a', poster, clock, {}, { wakeOutbox: () => (wakes += 1) });
+    await feed.subscribe(request());
+    expect(await feed.unsubscribe(request({ teamId: 'T0GUEST' }))).toEqual({
+      kind: 'refused',
+      refusal: 'other_workspace',
+    });
+    expect(wakes).toBe(0);
+    expect(await feed.unsubscribe(request())).toEqual({ kind: 'unsubscribed' });
+    expect(wakes).toBe(1);
+    expect(await subscription()).toMatchObject({ state: 'ended', end_reason: 'unsubscribed', ended_at: T0 });
+  });
+});
+
+describe('delivery checks', () => {
+  const row = { subscription_id: null } as Parameters<ReturnType<typeof createFeed>['mayDeliver']>[0];
+
+  it('lets through messages that belong to no feed', async () => {
+    const { feed } = instance('a', poster, clock);
+    expect(await feed.mayDeliver(row)).toBe(true);
+    expect(poster.calls).toEqual([]);
+  });
+
+  it('drops a feed message whose subscription ended, without asking Slack', async () => {
+    const { feed } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    const { id } = await subscription();
+    await feed.unsubscribe(request());
+    const before = poster.calls.length;
+    expect(await feed.mayDeliver({ ...row, subscription_id: id })).toBe(false);
+    expect(await feed.mayDeliver({ ...row, subscription_id: 'gone' })).toBe(false);
+    expect(poster.calls).toHaveLength(before);
+  });
+
+  it.each([
+    ['the bot can no longer see the channel', () => poster.closedChannels.add(FINANCE), 'not_in_channel'],
+    [
+      'the channel is no longer private',
+      () => poster.conversations.set(FINANCE, { isPrivate: false, isDirect: false, isShared: false }),
+      'public_channel',
+    ],
+  ])('stops the feed when %s, and says so to the subscriber', async (why, change, reason) => {
+    const { feed, logs } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    const { id } = await subscription();
+    change();
+    if (reason === 'not_in_channel') poster.failNext(new SlackPostError('not_in_channel', 'not_in_channel'));
+    expect(await feed.mayDeliver({ ...row, subscription_id: id })).toBe(false);
+    expect(await subscription()).toMatchObject({ state: 'ended', end_reason: reason });
+    await instance('a', poster, clock).tick();
+    expect(visibleText(poster.repliesIn('U0FINANCE')[0])).toContain(`has stopped: ${why}.`);
+    expect(logs.lines.find((l) => l.msg.toString().startsWith('payments feed stopped'))).toMatchObject({
+      channel: FINANCE,
+      reason,
+    });
+  });
+
+  it('still delivers to a channel that may receive the feed', async () => {
+    const { feed } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    const { id } = await subscription();
+    expect(await feed.mayDeliver({ ...row, subscription_id: id })).toBe(true);
   });
 });
