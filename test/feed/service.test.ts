@@ -656,7 +656,7 @@ describe('delivery checks', () => {
     expect(await subscription()).toMatchObject({ state: 'ended', end_reason: reason });
     await instance('a', poster, clock).tick();
     expect(visibleText(poster.repliesIn('U0FINANCE')[0])).toContain(`has stopped: ${why}.`);
-    expect(logs.lines.find((l) => l.msg.toString().startsWith('payments feed stopped'))).toMatchObject({
+    expect(logs.lines.find((l) => String(l.msg).startsWith('payments feed stopped'))).toMatchObject({
       channel: FINANCE,
       reason,
     });
