@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { ButtonHandler } from '../../src/listeners/actions/click.js';
 import { createShareInvoiceAction } from '../../src/listeners/actions/share-invoice.js';
 import { createStopWatchAction } from '../../src/listeners/actions/stop-watch.js';
 import { createWatchInvoiceAction } from '../../src/listeners/actions/watch-invoice.js';
@@ -46,7 +47,7 @@ async function command(
   return { line: line(`command ${name}`), reply: rec.acks[0] ?? rec.responses[0] };
 }
 
-type Action = (deps: ListenerDeps) => Parameters<typeof actionListener>[2];
+type Action = (deps: ListenerDeps) => ButtonHandler;
 
 async function click(
   actionId: string,
@@ -58,7 +59,7 @@ async function click(
   const { deps, line } = logged(opts);
   const { args, rec } = buttonArgs(value, { actionId });
   shape(args.body);
-  await actionListener(deps, actionId, create(deps) as never)(args as never);
+  await actionListener(deps, actionId, create(deps))(args);
   return {
     line: line(`action ${actionId}`),
     reply: rec.responses.at(-1) as Record<string, unknown> | undefined,
