@@ -188,3 +188,58 @@ describe('loadConfig', () => {
     expect(found[0]).not.toContain(value);
   });
 });
+
+describe('loadConfig, at the edges', () => {
+  it('names every problem in one message, a line each', () => {
+    try {
+      loadConfig({ ...base, PORT: 'x', PAYMENT_API_KEY: '' });
+      expect.fail('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).name).toBe('ConfigError');
+      expect((error as Error).message).toMatch(
+        /^Invalid configuration:\n {2}- PORT: .+\n {2}- PAYMENT_API_KEY: .+$/,
+      );
+    }
+  });
+
+  it.each([
+    ['a secret of exactly the shortest length', { SLACK_SIGNING_SECRET: '12345678' }],
+    ['the highest port', { PORT: '65535' }],
+    ['a database password of exactly the shortest length', { DATABASE_URL: 'postgres://bot:12345678@db/x' }],
+  ])('accepts %s', (_label, env) => {
+    expect(problems({ ...base, ...env })).toEqual([]);
+  });
+
+  it.each([
+    [
+      'an address whose scheme only ends in http',
+      { PAYMENT_API_URL: 'xhttp://api.pay.example' },
+      'PAYMENT_API_URL',
+    ],
+    [
+      'a database URL that only contains postgres://',
+      { DATABASE_URL: 'xpostgres://bot:12345678@db/x' },
+      'DATABASE_URL',
+    ],
+    [
+      'a file: database path that does not start the value',
+      { DATABASE_URL: 'data/file:bot.sqlite' },
+      'DATABASE_URL',
+    ],
+  ])('refuses %s', (_label, env, variable) => {
+    expect(problems({ ...base, ...env })).toEqual([expect.stringMatching(new RegExp(`^${variable}: `))]);
+  });
+
+  it('redacts exactly the secrets of the mode in use, and no password for SQLite', () => {
+    expect(secretsOf(loadConfig(base))).toEqual([
+      base.SLACK_BOT_TOKEN,
+      base.SLACK_SIGNING_SECRET,
+      base.PAYMENT_API_KEY,
+    ]);
+    const socket = loadConfig({ ...base, SLACK_APP_TOKEN: 'xapp-1-A0-123-abc' });
+    expect(secretsOf(socket)).toEqual([base.SLACK_BOT_TOKEN, 'xapp-1-A0-123-abc', base.PAYMENT_API_KEY]);
+    const passwordless = loadConfig({ ...base, DATABASE_URL: 'postgres://bot@db/x' });
+    expect(secretsOf(passwordless)).toHaveLength(3);
+  });
+});
