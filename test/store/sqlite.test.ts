@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,6 +27,25 @@ describe('opening a SQLite store', () => {
     expect(String((error as Error).message)).toMatch(
       /^could not open the SQLite file \/etc\/hostname\/no\/bot\.sqlite named by DATABASE_URL: /,
     );
+  });
+
+  it('names DATABASE_URL and the server, never the password, when PostgreSQL cannot be reached', async () => {
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((done) => closed.close(done));
+    const error = await openStore({
+      kind: 'postgres',
+      url: `postgres://bot:s3cret-password@127.0.0.1:${port}/x`,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).name).toBe('StoreError');
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^could not prepare the PostgreSQL at 127\\.0\\.0\\.1:${port}/x named by DATABASE_URL: .*ECONNREFUSED`,
+      ),
+    );
+    expect((error as Error).message).not.toContain('s3cret-password');
   });
 
   it('describes a location without credentials', () => {
