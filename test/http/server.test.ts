@@ -17,7 +17,7 @@ describe('the HTTP server', () => {
   }
 
   it('routes by method and path, ignoring the query string; anything else is 404', async () => {
-    const { base } = await serve({ 'GET /healthz': (_req, res) => res.writeHead(204).end() });
+    const { base } = await serve({ 'GET /healthz': (_req, res) => void res.writeHead(204).end() });
     expect((await fetch(`${base}/healthz?probe=1`)).status).toBe(204);
     expect((await fetch(`${base}/healthz`, { method: 'POST' })).status).toBe(404);
     expect((await fetch(`${base}/other`)).status).toBe(404);
@@ -28,7 +28,7 @@ describe('the HTTP server', () => {
       'GET /boom': () => {
         throw new Error('handler bug');
       },
-      'GET /ok': (_req, res) => res.writeHead(200).end('fine'),
+      'GET /ok': (_req, res) => void res.writeHead(200).end('fine'),
     });
     expect((await fetch(`${base}/boom?x=1`)).status).toBe(500);
     expect(logs.lines.find((l) => l.msg === 'HTTP route failed')).toMatchObject({
