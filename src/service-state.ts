@@ -11,7 +11,6 @@ export const KEY_PROBE_MS = 60_000;
  * saw it first, in each direction.
  */
 export interface ServiceState {
-  keyRejected(): Promise<boolean>;
   /** Since when the key has been rejected, if it is. */
   keyRejectedSince(): Promise<number | undefined>;
   markKeyRejected(now: number): Promise<void>;
@@ -38,7 +37,6 @@ export function serviceState(store: Store, logger: Logger): ServiceState {
     )?.updated_at;
 
   return {
-    keyRejected: async () => (await since()) !== undefined,
     keyRejectedSince: since,
 
     async markKeyRejected(now) {

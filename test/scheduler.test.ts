@@ -148,6 +148,38 @@ describe('scheduler', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it('sleeps only until the next item is due when the job can tell, and a tick when it cannot', async () => {
+    const items: Item[] = [];
+    const { job, ran } = listJob(items);
+    const startedAt = Date.now();
+    const soon: Job<Item> = { ...job, idleMs: 60_000, nextDueAt: async () => startedAt + 100 };
+    const scheduler = createScheduler(
+      { logger: captureLogs().logger, inflight: new Inflight(), clock: Date.now },
+      [soon],
+    );
+    scheduler.start();
+    items.push({ id: 1, due: 0 });
+    await until(() => ran.length === 1, 1000);
+    await scheduler.stop();
+
+    const unsure: Job<Item> = {
+      ...job,
+      idleMs: 20,
+      nextDueAt: async () => {
+        throw new Error('store down');
+      },
+    };
+    const again = createScheduler(
+      { logger: captureLogs().logger, inflight: new Inflight(), clock: Date.now },
+      [unsure],
+    );
+    again.start();
+    await new Promise((r) => setTimeout(r, 30));
+    items.push({ id: 2, due: 0 });
+    await until(() => ran.length === 2, 1000);
+    await again.stop();
+  });
+
   it('keeps running when an item throws: internal_error in the log', async () => {
     const logs = captureLogs();
     const { job } = listJob([]);
