@@ -17,10 +17,6 @@ export class Limiter {
     readonly maxQueue: number,
   ) {}
 
-  get running(): number {
-    return this.#running;
-  }
-
   get queued(): number {
     return this.#waiting.length;
   }
