@@ -102,13 +102,13 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 /** The daily digest: balances per currency with their change over 24 hours, and the feed's counts. */
 export function digestMessage(d: DigestInput): Message {
-  const ids = Object.keys(d.balances);
-  const rows = fitting(ids, (id) => {
-    const now = d.balances[id];
-    const is = Amount.parse(now?.balance ?? '0') ?? Amount.ZERO;
+  const entries = Object.entries(d.balances);
+  const rows = fitting(entries, ([id, now]) => {
+    const is = Amount.parse(now.balance) ?? Amount.ZERO;
+    // A currency that was not there a day before rose from 0.
     const was = d.before ? (Amount.parse(d.before[id]?.balance ?? '0') ?? Amount.ZERO) : undefined;
     const change = was === undefined ? md`` : md` · ${signed(is.minus(was))} in 24 h`;
-    return md`${currencyName(now?.title ?? id, id)}\n\`${is.toString()}\` ${esc(id, MAX_ID)}${change}`;
+    return md`${currencyName(now.title, id)}\n\`${is.toString()}\` ${esc(id, MAX_ID)}${change}`;
   });
   const title = d.lateByMs === undefined ? 'Daily balance digest' : 'Daily balance digest (late)';
   const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} in the last 24 hours.`;
@@ -120,7 +120,9 @@ export function digestMessage(d: DigestInput): Message {
     notes.push(md`sent ${Math.round(d.lateByMs / 60_000)} min late: the bot was not running at digest time`);
   if (rows.omitted > 0) notes.push(md`${plural(rows.omitted, 'more currency', 'more currencies')} not shown`);
   const body: KnownBlock[] =
-    ids.length === 0 ? [section(md`The account holds no cryptocurrency yet.`)] : fieldSections(rows.shown);
+    entries.length === 0
+      ? [section(md`The account holds no cryptocurrency yet.`)]
+      : fieldSections(rows.shown);
   return {
     text: fallbackText(md`${title}: ${counts}`),
     blocks: [header(title), section(counts), ...body, context(...notes.slice(0, LIMITS.contextElements))],
@@ -141,18 +143,18 @@ export function subscribedMessage(input: {
       ? plural(input.pollSeconds / 60, 'minute', 'minutes')
       : plural(input.pollSeconds, 'second', 'seconds');
   const intro = md`:moneybag: ${mention(input.userId)} turned on the payments feed in ${channelMention(input.channelId)}: every ${every} the bot reads the balance and posts here what arrived or left, and a digest every day at ${input.digest}. \`/balance unsubscribe\` turns it off.`;
-  const ids = Object.keys(input.balances);
-  const rows = fitting(ids, (id) => {
-    const e = input.balances[id];
-    return md`${currencyName(e?.title ?? id, id)}\n\`${e?.balance ?? '0'}\` ${esc(id, MAX_ID)}`;
-  });
+  const entries = Object.entries(input.balances);
+  const rows = fitting(
+    entries,
+    ([id, e]) => md`${currencyName(e.title, id)}\n\`${e.balance}\` ${esc(id, MAX_ID)}`,
+  );
   const notes = [md`Starting balance, read ${slackDate(input.readAt)}`];
   if (rows.omitted > 0) notes.push(md`${plural(rows.omitted, 'more currency', 'more currencies')} not shown`);
   return {
     text: fallbackText(md`Payments feed turned on in this channel; daily digest at ${input.digest}`),
     blocks: [
       section(intro),
-      ...(ids.length === 0
+      ...(entries.length === 0
         ? [section(md`The account holds no cryptocurrency yet.`)]
         : fieldSections(rows.shown)),
       context(...notes),

@@ -45,6 +45,21 @@ describe('errorMessage', () => {
     ],
     ['another workspace', new AccessDeniedError('other_workspace'), ['only for members of this workspace']],
     [
+      'a feed in a direct message',
+      new AccessDeniedError('direct_message'),
+      ['The payments feed cannot go to a direct message', 'in a private channel for finance'],
+    ],
+    [
+      'a feed in a shared channel',
+      new AccessDeniedError('shared_channel'),
+      ['The payments feed cannot go to a shared channel', 'shared with another organisation'],
+    ],
+    [
+      'a feed in a public channel',
+      new AccessDeniedError('public_channel'),
+      ['The payments feed needs a private channel', '`BALANCE_ALLOWED_CHANNELS`'],
+    ],
+    [
       'an unlisted user',
       new AccessDeniedError('user_not_allowed'),
       ['not allowed to see the balance', '`BALANCE_ALLOWED_USERS`'],
