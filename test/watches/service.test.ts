@@ -416,3 +416,52 @@ describe('the outbox', () => {
     expect(a.logs.lines.find((l) => l.msg === 'gave up on a message to Slack')).toBeDefined();
   });
 });
+
+describe('watches, in detail', () => {
+  it('lets one of two simultaneous starts win, and removes the loser’s card', async () => {
+    const a = instance('a', poster, clock);
+    const b = instance('b', poster, clock);
+    const results = await Promise.all([a.watches.start(request()), b.watches.start(request())]);
+    expect(results.map((r) => r.kind).sort()).toEqual(['already', 'started']);
+    expect(poster.repliesIn(CHANNEL)).toHaveLength(1);
+    expect(await a.watches.list(CHANNEL)).toHaveLength(1);
+  });
+
+  it('says when the next check falls due, and lists a person’s watches wherever they are', async () => {
+    const { watches, poll } = instance('a', poster, clock);
+    expect(await poll.nextDueAt?.(clock.now)).toBeUndefined();
+    await watches.start(request());
+    await watches.start(request({ channelId: 'C0OTHER' }));
+    const due = await poll.nextDueAt?.(clock.now);
+    expect(due).toBeGreaterThan(clock.now);
+    const [row] = await poll.claim(due ?? 0, 1);
+    expect(row && poll.dueAt(row)).toBe(due);
+    expect(await poll.nextDueAt?.(due ?? 0)).toBeUndefined(); // leased: not due for anyone else
+    expect((await watches.startedBy(HOME_TEAM, 'U0WATCHER')).map((w) => w.channelId).sort()).toEqual([
+      'C0OTHER',
+      CHANNEL,
+    ]);
+    expect(await watches.startedBy('T0OTHER', 'U0WATCHER')).toEqual([]);
+  });
+
+  it('ends a watch whose channel closed to the bot, and logs it', async () => {
+    const { watches, tick, logs } = instance('a', poster, clock);
+    await watches.start(request());
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid', status: 'paid' });
+    poster.closedChannels.add(CHANNEL);
+    poster.failNext(new SlackPostError('not_in_channel', 'not_in_channel'), 5);
+    clock.now += 10 * MINUTE;
+    await tick();
+    expect(await watches.list(CHANNEL)).toEqual([]);
+    expect(logs.lines.find((l) => l.msg === 'watch ended: Slack will not take its messages')).toMatchObject({
+      reason: 'not_in_channel',
+    });
+  });
+
+  it('stops by invoice, and says it was not watched the second time', async () => {
+    const { watches } = instance('a', poster, clock);
+    await watches.start(request());
+    expect(await watches.stopInvoice(CHANNEL, OPEN, 'U0STOPPER')).toMatchObject({ kind: 'stopped' });
+    expect(await watches.stopInvoice(CHANNEL, OPEN, 'U0STOPPER')).toEqual({ kind: 'not_watched' });
+  });
+});
