@@ -5,8 +5,9 @@ import { createAppHomeOpened, type HomeClient } from '../../src/listeners/events
 import { createGetInvoiceStep, type StepArgs } from '../../src/listeners/functions/get-invoice.js';
 import { createCheckPaymentShortcut } from '../../src/listeners/shortcuts/check-payment.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { serviceState } from '../../src/service-state.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
-import { buttonArgs, HOME_TEAM } from '../support/bolt.js';
+import { buttonArgs, captureLogs, HOME_TEAM } from '../support/bolt.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
@@ -170,6 +171,57 @@ describe('the App Home', () => {
     expect(env.sandbox.requests).toHaveLength(0);
   });
 
+  it('ignores the Messages and About tabs', async () => {
+    const published: unknown[] = [];
+    const client: HomeClient = { views: { publish: async (a) => void published.push(a) } };
+    const event = {
+      type: 'app_home_opened',
+      user: 'U0FINANCE',
+      channel: 'D0HOME',
+      tab: 'messages',
+      event_ts: '1.2',
+    };
+    const result = await createAppHomeOpened(env.deps())({
+      event,
+      body: { team_id: HOME_TEAM },
+      client,
+    } as never);
+    expect(result).toEqual({ outcome: 'ok', quiet: true });
+    expect(published).toEqual([]);
+    expect(env.sandbox.requests).toHaveLength(0);
+  });
+
+  it('counts the person’s watches, and says since when the key has been rejected', async () => {
+    const deps = env.deps();
+    await deps.watches.start({
+      teamId: HOME_TEAM,
+      channelId: 'C0SUPPORT',
+      userId: 'U0FINANCE',
+      invoiceId: OPEN,
+    });
+    const state = serviceState(env.store, captureLogs().logger);
+    await state.markKeyRejected(Date.parse('2026-11-21T07:00:00Z'));
+    try {
+      const { result, view } = await open('U0FINANCE');
+      expect(result).toEqual({ outcome: 'ok', counts: { watches: 1 } });
+      expect(visibleText({ blocks: view?.view.blocks })).toContain('2026-11-21T07:00:00Z');
+    } finally {
+      await state.markKeyAccepted();
+      await env.store.db.deleteFrom('watches').execute();
+      await env.store.db.deleteFrom('watched_invoices').execute();
+      await env.store.db.deleteFrom('outbox').execute();
+    }
+  });
+
+  it('does not wait more than about 2 s for the balance', async () => {
+    env.sandbox.failNext({ kind: 'hang' }, 1);
+    const started = Date.now();
+    const { result, view } = await open('U0FINANCE');
+    expect(Date.now() - started).toBeLessThan(2900);
+    expect(result).toMatchObject({ outcome: 'service_unavailable' });
+    expect(visibleText({ blocks: view?.view.blocks })).toContain('The balance could not be read just now');
+  });
+
   it('still publishes, saying so, when the service fails', async () => {
     env.sandbox.failNext({ kind: 'status', status: 503 }, 5);
     const { result, view } = await open('U0FINANCE');
@@ -227,6 +279,18 @@ describe('the Get invoice workflow step', () => {
     expect(result).toMatchObject({ outcome });
     expect(completed).toEqual([]);
     expect(failed).toEqual([{ error }]);
+  });
+
+  it('reads a padded id, and gives the expiry in seconds since the epoch', async () => {
+    const { completed } = await run(`  ${OPEN}  `);
+    const invoice = env.sandbox.invoices.find((i) => i.id === OPEN);
+    expect(completed).toEqual([
+      {
+        outputs: expect.objectContaining({
+          expires_at: Math.floor(Date.parse(String(invoice?.timeout)) / 1000),
+        }),
+      },
+    ]);
   });
 
   it('fails saying the service is down when it is', async () => {
