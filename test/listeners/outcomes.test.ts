@@ -114,6 +114,29 @@ describe('/balance subscribe: one outcome per answer', () => {
     expect(line).toMatchObject({ outcome });
   });
 
+  it.each([
+    ['an unknown word', 'nonsense', {}, 'usage'],
+    [
+      'a subscription from another workspace',
+      'subscribe',
+      { channel_id: FINANCE, team_id: 'T0GUEST' },
+      'other_workspace',
+    ],
+    ['an unsubscribe where there is no feed', 'unsubscribe', { channel_id: FINANCE }, 'not_subscribed'],
+    ['the list of feeds', 'SUBSCRIPTIONS', {}, 'ok'],
+  ])('%s', async (_label, text, overrides, outcome) => {
+    const { line, reply } = await command('/balance', text, overrides);
+    expect(line).toMatchObject({ outcome });
+    expect((reply as { response_type?: string }).response_type).toBe('ephemeral');
+  });
+
+  it('an unsubscribe that ends a feed', async () => {
+    await command('/balance', 'subscribe', { channel_id: FINANCE });
+    const { line, reply } = await command('/balance', 'unsubscribe', { channel_id: FINANCE });
+    expect(line).toMatchObject({ outcome: 'ok' });
+    expect(visibleText(reply)).toContain('off');
+  });
+
   it('a channel that has the feed already', async () => {
     await command('/balance', 'subscribe', { channel_id: FINANCE });
     const again = await command('/balance', '  subscribe   08:30 ', { channel_id: FINANCE });
