@@ -4,7 +4,7 @@ import { captureLogs } from '../support/bolt.js';
 
 const known: KnownRequests = {
   commands: ['/invoice'],
-  actions: ['refresh_invoice'],
+  actions: ['refresh_invoice', /^share_invoice(:\d+)?$/],
   events: ['link_shared'],
   shortcuts: ['check_payment'],
 };
@@ -37,6 +37,10 @@ describe('acknowledgeUnknown', () => {
     ],
     ['a registered event', { type: 'event_callback', event: { type: 'link_shared' } }],
     ['a registered message shortcut', { type: 'message_action', callback_id: 'check_payment' }],
+    [
+      'a numbered button matched by pattern',
+      { type: 'block_actions', actions: [{ action_id: 'share_invoice:2' }] },
+    ],
   ])('lets %s through to the listeners', async (_label, body) => {
     expect(await run(body)).toEqual({ acks: 0, passed: true });
   });
@@ -48,6 +52,10 @@ describe('acknowledgeUnknown', () => {
     ['a global shortcut', { type: 'shortcut', callback_id: 'check_payment' }],
     ['a modal submission', { type: 'view_submission', view: {} }],
     ['a payload without a type', {}],
+    ['block actions without a list of actions', { type: 'block_actions', actions: 'refresh_invoice' }],
+    ['a button whose id is not text', { type: 'block_actions', actions: [{ action_id: 7 }, null] }],
+    ['an event that names no type', { type: 'event_callback' }],
+    ['an event with a registered name but as another kind', { type: 'shortcut', callback_id: 'link_shared' }],
   ])('acknowledges %s at once, without the listeners', async (_label, body) => {
     expect(await run(body)).toEqual({ acks: 1, passed: false });
   });
@@ -71,5 +79,37 @@ describe('acknowledgeUnknown', () => {
       expect(await run({ command: `/c${i}` }, middleware)).toEqual({ acks: 1, passed: false });
     }
     expect(logs.lines).toHaveLength(100);
+  });
+
+  it('names what it warns about: kind and name, or the kind alone', async () => {
+    const logs = captureLogs();
+    const middleware = acknowledgeUnknown(known, logs.logger);
+    await run({ type: 'shortcut', callback_id: 'global_one' }, middleware);
+    await run({ type: 'event_callback', event: { type: 'reaction_added' } }, middleware);
+    await run({ type: 'block_actions', actions: [{ action_id: 'a' }, { action_id: 'b' }] }, middleware);
+    await run({ type: 'view_submission' }, middleware);
+    await run({}, middleware);
+    expect(logs.lines.map((l) => [l.type, l.name])).toEqual([
+      ['shortcut', 'global_one'],
+      ['event', 'reaction_added'],
+      ['block_actions', 'a,b'],
+      ['view_submission', ''],
+      ['unknown', ''],
+    ]);
+  });
+
+  it('copes with a request that has nothing to acknowledge', async () => {
+    const logs = captureLogs();
+    const middleware = acknowledgeUnknown(known, logs.logger);
+    let passed = false;
+    await middleware({
+      body: { type: 'event_callback', event: { type: 'reaction_added' } },
+      ack: 'not a function',
+      next: async () => {
+        passed = true;
+      },
+    } as unknown as Parameters<typeof middleware>[0]);
+    expect(passed).toBe(false);
+    expect(logs.lines).toHaveLength(1);
   });
 });
