@@ -43,6 +43,7 @@ describe('parsePaymentLink', () => {
     [`http://PAY.example.com/pay/${ID.toUpperCase()}`, PAY, ID],
     [`https://pay.example.com/app/pay/${ID}`, new URL('https://pay.example.com/app/'), ID],
     [`https://anywhere.example/pay/${ID}`, undefined, ID],
+    [`https://pay.example.com/app/pay/${ID}`, new URL('https://pay.example.com/app//'), ID],
   ])('finds the id in %s', (url, payUrl, id) => {
     expect(parsePaymentLink(url, payUrl)).toBe(id);
   });
@@ -58,6 +59,8 @@ describe('parsePaymentLink', () => {
     [`javascript://pay.example.com/pay/${ID}`, undefined],
     [`mailto:x@pay.example.com?pay/${ID}`, undefined],
     ['not a url', undefined],
+    [`see <https://pay.example.com/pay/${ID}>`, PAY],
+    [`<https://pay.example.com/pay/${ID}> too`, PAY],
   ])('rejects %s', (url, payUrl) => {
     expect(parsePaymentLink(url, payUrl)).toBeUndefined();
   });
@@ -106,10 +109,28 @@ describe('findInvoiceRefs', () => {
       messageTexts({ text: 'a', blocks: [{ x: [{ y: 'b' }] }], attachments: [{ n: 1, z: 'c' }], ts: '1.2' }),
     ).toEqual(['a', 'b', 'c']);
     expect(messageTexts(undefined)).toEqual([]);
+    expect(messageTexts({ text: 5, blocks: [null, 0, false, ['d']], attachments: 'e' })).toEqual(['d', 'e']);
+  });
+
+  it('stops twelve levels down, so a hostile payload cannot make it dig forever', () => {
+    const nest = (depth: number, leaf: string): unknown => (depth === 0 ? leaf : [nest(depth - 1, leaf)]);
+    expect(messageTexts({ blocks: nest(12, 'deep') })).toEqual(['deep']);
+    expect(messageTexts({ blocks: nest(13, 'too deep') })).toEqual([]);
+    const objects = (depth: number, leaf: string): unknown =>
+      depth === 0 ? leaf : { x: objects(depth - 1, leaf) };
+    expect(messageTexts({ attachments: objects(12, 'deep') })).toEqual(['deep']);
+    expect(messageTexts({ attachments: objects(13, 'too deep') })).toEqual([]);
   });
 });
 
 describe('findInvoiceRefs in a sentence', () => {
+  it('leaves out every punctuation mark after a link, not only the last', () => {
+    expect(findInvoiceRefs({ text: `(see https://pay.example.com/pay/${ID}).` }, PAY)).toEqual({
+      ids: [ID],
+      more: 0,
+    });
+  });
+
   it('leaves the punctuation after a bare link out', () => {
     expect(
       findInvoiceRefs(
