@@ -163,9 +163,42 @@ describe('SlackHttpReceiver', () => {
     expect(result).toEqual({ status: 200, text: '{"challenge":"c-123"}' });
   });
 
-  it('refuses a body over 4 MB with 413', async () => {
+  it('refuses a body over 4 MB with 413, and takes one of exactly 4 MB', async () => {
     const big = `text=${'x'.repeat(4 * 1024 * 1024)}`;
     expect((await post(big)).status).toBe(413);
+    expect(logs.lines.map((l) => [l.status, l.reason])).toEqual([[413, 'body_too_large']]);
+    const exact = `text=${'x'.repeat(4 * 1024 * 1024 - 5)}`;
+    expect((await post(exact)).status).toBe(200);
+  });
+
+  it('reads a form whatever the spacing and parameters of its content type', async () => {
+    expect(
+      (await post(command(), { contentType: 'application/x-www-form-urlencoded ; charset=utf-8' })).status,
+    ).toBe(200);
+    expect(events[0]?.body).toMatchObject({ command: '/balance' });
+  });
+
+  it('answers a body without a content type as JSON', async () => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: signatureHeaders(SECRET, '{"type":"url_verification","challenge":"c-9"}', { timestamp: NOW }),
+      body: new Blob(['{"type":"url_verification","challenge":"c-9"}']),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.text()).toBe('{"challenge":"c-9"}');
+  });
+
+  it('logs the error when processing throws, and answers 500 only if nothing was sent yet', async () => {
+    answer = async (event) => {
+      await event.ack({ text: 'acked' });
+      throw new Error('after the ack');
+    };
+    expect(await post(command())).toEqual({ status: 200, text: '{"text":"acked"}' });
+    expect(logs.lines.find((l) => l.level === 'error')).toMatchObject({
+      msg: 'processing a Slack request failed',
+      err: { message: 'after the ack' },
+    });
   });
 
   it('answers 500, and lives on, when processing throws before the ack', async () => {
@@ -183,5 +216,35 @@ describe('the HTTP server', () => {
   it('answers 404 to a path or method it has no route for', async () => {
     expect((await fetch(url.replace('/slack/events', '/nope'))).status).toBe(404);
     expect((await fetch(url)).status).toBe(404); // GET, not POST
+  });
+});
+
+describe('the receiver on the real clock', () => {
+  it('takes a request signed now, and refuses one signed six minutes ago', async () => {
+    const receiver = new SlackHttpReceiver({
+      signingSecret: SECRET,
+      logger: logs.logger,
+      boltLogger: boltLogger(logs.logger),
+    });
+    receiver.init({ processEvent: async (event: ReceiverEvent) => event.ack() } as unknown as App);
+    const own = createHttpServer({ 'POST /slack/events': receiver.handle }, logs.logger);
+    const at = `http://127.0.0.1:${await own.listen(0, '127.0.0.1')}/slack/events`;
+    const now = Math.floor(Date.now() / 1000);
+    const send = (timestamp: number) =>
+      fetch(at, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...signatureHeaders(SECRET, command(), { timestamp }),
+        },
+        body: command(),
+      });
+    try {
+      expect((await send(now)).status).toBe(200);
+      expect((await send(now - 360)).status).toBe(401);
+    } finally {
+      own.closeAll();
+      await own.close();
+    }
   });
 });
