@@ -123,6 +123,32 @@ describe('link_shared', () => {
     expect(unfurls[0]).not.toHaveProperty('ts');
   });
 
+  it.each([
+    ['conversations_history', { unfurlId: 'U124', source: 'conversations_history' }, true],
+    ['an unfurl_id without a known source', { unfurlId: 'U125', source: 'other' }, false],
+    ['a composer source without an unfurl_id', { source: 'composer' }, false],
+  ])('answers %s by unfurl_id only when both are there', async (_label, opts, byId) => {
+    const { args, unfurls } = linkSharedArgs([link(DEMO_INVOICE_IDS.open)], opts as never);
+    await createLinkSharedEvent(deps())(args);
+    if (byId) expect(unfurls[0]).toMatchObject({ unfurl_id: opts.unfurlId, source: opts.source });
+    else expect(unfurls[0]).toMatchObject({ channel: 'C0SUPPORT', ts: '1700000000.000200' });
+  });
+
+  it('logs each link it could not unfurl, and unfurls the rest', async () => {
+    const logs = captureLogs();
+    const missing = link('aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee');
+    const { args, unfurls } = linkSharedArgs([missing, link(DEMO_INVOICE_IDS.open)]);
+    expect(await createLinkSharedEvent(deps({ logger: logs.logger }))(args)).toMatchObject({
+      outcome: 'ok',
+      counts: { unfurled: 1 },
+    });
+    expect(unfurls).toHaveLength(1);
+    expect(logs.lines.find((l) => l.msg === 'no unfurl for a payment link')).toMatchObject({
+      level: 'warn',
+      err: { name: 'InvoiceNotFoundError' },
+    });
+  });
+
   it('unfurls at most five links of a message', async () => {
     const urls = Array.from({ length: 7 }, (_, i) => `${link(DEMO_INVOICE_IDS.open)}?n=${i}`);
     const { args, unfurls } = linkSharedArgs(urls);
@@ -153,6 +179,7 @@ describe('link_shared', () => {
     const { args } = linkSharedArgs([link(DEMO_INVOICE_IDS.open)], { failUnfurl: true });
     const d = deps({ logger: logs.logger });
     await eventListener(d, 'link_shared', createLinkSharedEvent(d))(args);
+    expect(logs.lines.find((l) => l.msg === 'chat.unfurl failed')).toHaveProperty('err');
     expect(logs.lines.map((l) => [l.level, l.msg])).toEqual([
       ['warn', 'chat.unfurl failed'],
       ['info', 'event link_shared'],
