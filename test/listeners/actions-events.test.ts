@@ -126,7 +126,7 @@ describe('link_shared', () => {
   it.each([
     ['conversations_history', { unfurlId: 'U124', source: 'conversations_history' }, true],
     ['an unfurl_id without a known source', { unfurlId: 'U125', source: 'other' }, false],
-    ['a composer source without an unfurl_id', { source: 'composer' }, false],
+    ['a composer source without an unfurl_id', { unfurlId: undefined, source: 'composer' }, false],
   ])('answers %s by unfurl_id only when both are there', async (_label, opts, byId) => {
     const { args, unfurls } = linkSharedArgs([link(DEMO_INVOICE_IDS.open)], opts as never);
     await createLinkSharedEvent(deps())(args);
