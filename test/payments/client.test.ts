@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseRetryAfter } from '../../src/payments/answers.js';
 import {
   BusyError,
+  type CallReport,
   createPaymentsClient,
   InvalidApiKeyError,
   InvoiceNotFoundError,
@@ -733,5 +734,48 @@ describe('more callers than the service takes at once', () => {
     } finally {
       sandbox.setLatency(0);
     }
+  });
+});
+
+describe('what each call reports', () => {
+  it('says how each call ended, on which lane, after how many attempts and how long', async () => {
+    const reports: CallReport[] = [];
+    const c = client({
+      onCall: (r) => reports.push(r),
+      background: { dispatcher: pool, perSecond: 1000 },
+    });
+    await c.getBalance();
+    sandbox.failNext({ kind: 'status', status: 503 }, 1);
+    await c.getInvoice(DEMO_INVOICE_IDS.open, { background: true });
+    sandbox.failNext({ kind: 'status', status: 401, body: '{}' }, 1);
+    await failure(c.getBalance());
+    expect(reports.map(({ ms, ...r }) => r)).toEqual([
+      { operation: 'balance', result: 'ok', background: false, attempts: 1 },
+      { operation: 'invoice', result: 'ok', background: true, attempts: 2 },
+      { operation: 'balance', result: 'invalid_api_key', background: false, attempts: 1 },
+    ]);
+    for (const { ms } of reports) {
+      expect(ms).toBeGreaterThanOrEqual(0);
+      expect(ms).toBeLessThan(2000);
+    }
+  });
+
+  it('reports nothing for a call it refuses before sending, and lets a bug through unreported', async () => {
+    const reports: CallReport[] = [];
+    await expect(client({ onCall: (r) => reports.push(r) }).getInvoice('x' as never)).rejects.toThrow(
+      TypeError,
+    );
+    expect(reports).toEqual([]);
+  });
+
+  it('names the error for a body over the limit', async () => {
+    sandbox.failNext({ kind: 'status', status: 200, body: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}` });
+    const error = (await failure(client().getBalance())) as UnexpectedResponseError;
+    expect(error.cause).toMatchObject({ name: 'BodyTooLargeError' });
+  });
+
+  it('joins a base address with trailing slashes to the API paths', async () => {
+    await client({ baseUrl: `${sandbox.url}//` }).getBalance();
+    expect(sandbox.requests.at(-1)?.path).toBe('/api/v2/balance');
   });
 });
