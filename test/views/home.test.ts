@@ -99,4 +99,29 @@ describe('the App Home view', () => {
     expect(text).toContain('No call to the payment service has been answered since this instance started.');
     expect(text).toContain('Last problem: the service did not answer in time');
   });
+
+  it('says when nothing holds funds, when a watch was not checked yet, and lists a few feeds without a "more"', () => {
+    const { text } = check({
+      ...base,
+      balance: { kind: 'shown', entries: [balanceEntry('ETH', '0', 'Ethereum')], readAt: NOW },
+      watches: [
+        {
+          id: 'w-1',
+          invoiceId: 'inv-1',
+          title: 'Order 1',
+          status: undefined,
+          payStatus: undefined,
+          watcherId: 'U0A',
+          startedAt: NOW,
+          channelId: 'C0SUPPORT',
+        },
+      ],
+      feeds: [{ channelId: 'G0FIN', subscriberId: 'U0A', digest: '09:00 UTC', since: NOW }],
+    });
+    expect(text).toContain('No currency holds funds yet.');
+    expect(text).toContain('1 currency holds nothing');
+    expect(text).toContain('not checked yet');
+    expect(text).toContain('<#G0FIN> · digest 09:00 UTC');
+    expect(text).not.toContain('more');
+  });
 });

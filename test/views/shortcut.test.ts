@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { InvoiceNotFoundError } from '../../src/payments/index.js';
+import { paymentCheckMessage, placedValue, readPlacedValue } from '../../src/views/shortcut.js';
+import { expectValidMessage, visibleText } from '../support/block-kit.js';
+import { INVOICE_ID, invoice, invoiceId, NOW } from '../support/factories.js';
+
+const opts = { now: NOW, threadTs: '1700000000.000100' };
+
+describe('the shortcut’s answer', () => {
+  it('counts the invoices it did not look up, one or many', () => {
+    const lookups = [{ id: invoiceId(INVOICE_ID), invoice: invoice() }];
+    const one = paymentCheckMessage(lookups, 1, opts);
+    expectValidMessage(one);
+    expect(visibleText(one)).toContain('1 more invoice in the message not shown: I look up 10 at most.');
+    expect(visibleText(paymentCheckMessage(lookups, 3, opts))).toContain(
+      '3 more invoices in the message not shown',
+    );
+    expect(visibleText(paymentCheckMessage(lookups, 0, opts))).not.toContain('not shown');
+    expect(one.text).toBe('Found 1 invoice in the message; 1 read');
+  });
+
+  it('shows a lookup that failed as a line of its own', () => {
+    const id = invoiceId(INVOICE_ID);
+    const message = paymentCheckMessage(
+      [
+        { id, error: new InvoiceNotFoundError(id) },
+        { id, invoice: invoice() },
+      ],
+      0,
+      opts,
+    );
+    expectValidMessage(message);
+    expect(message.text).toBe('Found 2 invoices in the message; 1 read');
+    expect(visibleText(message)).toContain(`:warning: \`${INVOICE_ID}\`: `);
+  });
+
+  it('carries the invoice and the thread in a button value, and reads back only a real thread ts', () => {
+    expect(readPlacedValue(placedValue(INVOICE_ID, '1700000000.000100'))).toEqual({
+      id: INVOICE_ID,
+      threadTs: '1700000000.000100',
+    });
+    expect(readPlacedValue(`${INVOICE_ID} not-a-ts`)).toEqual({ id: INVOICE_ID, threadTs: undefined });
+    expect(readPlacedValue('')).toEqual({ id: '', threadTs: undefined });
+  });
+});
