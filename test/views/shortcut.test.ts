@@ -23,7 +23,7 @@ describe('the shortcut’s answer', () => {
     const id = invoiceId(INVOICE_ID);
     const message = paymentCheckMessage(
       [
-        { id, error: new InvoiceNotFoundError(id) },
+        { id, error: new InvoiceNotFoundError(id, { status: 400 }) },
         { id, invoice: invoice() },
       ],
       0,
