@@ -156,7 +156,7 @@ describe('the assembled bot', () => {
   });
 
   it('routes each kind of request Slack sends to its handler', async () => {
-    const { base } = await started({ BALANCE_ALLOWED_USERS: 'U0FINANCE' });
+    const { base, logs } = await started({ BALANCE_ALLOWED_USERS: 'U0FINANCE' });
     const send = (body: string, contentType?: string) =>
       postToBot(`${base}/slack/events`, body, SECRET, contentType ? { contentType } : {});
     const link = `${sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.open}`;
@@ -216,6 +216,20 @@ describe('the assembled bot', () => {
       .poll(() => slack.homeViews.filter((v) => v.userId === 'U0FINANCE').length)
       .toBeGreaterThan(0);
     await expect.poll(() => calls('functions.completeSuccess') - before.done).toBe(1);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    for (const method of ['chat.unfurl', 'views.publish', 'functions.completeSuccess'])
+      expect(metrics).toContain(`slackbot_slack_calls_total{method="${method}",result="ok"} 1`);
+    for (const kind of ['action', 'shortcut', 'event', 'function'])
+      expect(metrics).toMatch(new RegExp(`slackbot_requests_total\\{kind="${kind}",`));
+    // Durations are in seconds: every request here took well under one.
+    for (const [, sum] of metrics.matchAll(/^slackbot_request_duration_seconds_sum\{[^}]*\} (\S+)$/gm))
+      expect(Number(sum)).toBeLessThan(5);
+    expect(logs.lines.find((l) => l.msg === 'shortcut check_payment')).toMatchObject({
+      user: 'U0AGENT',
+      team: 'T0HOME',
+      channel: 'C0SUPPORT',
+    });
+    expect(logs.lines.find((l) => l.msg === 'function get_invoice')).toMatchObject({ team: 'T0HOME' });
   });
 
   it('refuses unsigned requests', async () => {

@@ -27,6 +27,15 @@ describe('Inflight', () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
+  it('leaves no timer behind once everything has settled', async () => {
+    const inflight = new Inflight();
+    void inflight.run(() => sleep(10));
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    expect(await inflight.drain(60_000)).toBe(true);
+    expect(timers()).toBeLessThan(before);
+  });
+
   it('forgets failed work too', async () => {
     const inflight = new Inflight();
     await expect(inflight.run(async () => Promise.reject(new Error('x')))).rejects.toThrow('x');

@@ -28,6 +28,8 @@ describe('metrics', () => {
       'slackbot_payment_calls_total{operation="invoice",lane="background",result="timeout"} 1',
     );
     expect(text).toContain('slackbot_payment_retries_total{operation="invoice"} 2');
+    metrics.paymentCall({ operation: 'balance', result: 'ok', background: false, attempts: 1, ms: 20 });
+    expect(await scrape(metrics)).not.toContain('slackbot_payment_retries_total{operation="balance"}');
   });
 
   it('counts Slack calls, scheduler lag, and reads the gauges at each scrape', async () => {
