@@ -12,12 +12,19 @@ describe('parseDigestTime', () => {
     expect(parseDigestTime(text)).toEqual(time);
   });
 
-  it.each(['24:00', '9', '09:60', '9am', '09:00 Mars/Olympus', '09:00 Europe/Berlin extra', '<!channel>'])(
-    'refuses %j',
-    (text) => {
-      expect(parseDigestTime(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    '24:00',
+    '9',
+    '09:60',
+    '9am',
+    '09:00 Mars/Olympus',
+    '09:00 Europe/Berlin extra',
+    '<!channel>',
+    '08:301',
+    'x08:30',
+  ])('refuses %j', (text) => {
+    expect(parseDigestTime(text)).toBeUndefined();
+  });
 
   it('writes a time back as people read it', () => {
     expect(formatDigestTime({ hour: 8, minute: 5, zone: 'Europe/Berlin' })).toBe('08:05 Europe/Berlin');

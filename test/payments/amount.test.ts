@@ -92,6 +92,9 @@ describe('Amount', () => {
   it('rejects absurd lengths instead of expanding them', () => {
     expect(Amount.parse('1e999999999')).toBeUndefined();
     expect(Amount.parse(`1e${MAX_AMOUNT_LENGTH}`)).toBeUndefined();
+    expect(Amount.parse(`1e${MAX_AMOUNT_LENGTH - 1}`)?.toString()).toBe(
+      `1${'0'.repeat(MAX_AMOUNT_LENGTH - 1)}`,
+    );
     expect(Amount.parse('9'.repeat(MAX_AMOUNT_LENGTH + 1))).toBeUndefined();
     expect(Amount.parse('9'.repeat(MAX_AMOUNT_LENGTH))?.toString()).toHaveLength(MAX_AMOUNT_LENGTH);
   });

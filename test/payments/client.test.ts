@@ -213,6 +213,7 @@ describe('failures and retries', () => {
     const error = await failure(client().getBalance());
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error).toMatchObject({ code: 'service_unavailable', status });
+    expect(error.message).toContain(`HTTP ${status}`);
     expect(sandbox.requests).toHaveLength(3);
   });
 
@@ -269,7 +270,7 @@ describe('failures and retries', () => {
     sandbox.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '60' } });
     const error = await failure(client().getBalance());
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect(error).toMatchObject({ code: 'rate_limited', retryAfterMs: 60_000 });
+    expect(error).toMatchObject({ code: 'rate_limited', retryAfterMs: 60_000, status: 429 });
     expect(sandbox.requests).toHaveLength(1);
   });
 
