@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ButtonHandler } from '../../src/listeners/actions/click.js';
+import { createRefreshInvoiceAction } from '../../src/listeners/actions/refresh-invoice.js';
 import { createShareInvoiceAction } from '../../src/listeners/actions/share-invoice.js';
 import { createStopWatchAction } from '../../src/listeners/actions/stop-watch.js';
 import { createWatchInvoiceAction } from '../../src/listeners/actions/watch-invoice.js';
@@ -76,6 +77,18 @@ describe('/invoice watch: one outcome per answer', () => {
     const { line, reply } = await command('/invoice', text, overrides);
     expect(line).toMatchObject({ outcome, kind: 'command', name: '/invoice' });
     expect((reply as { response_type?: string }).response_type).toBe('ephemeral');
+  });
+
+  it('unwatch: ok, then not_watched, each naming the invoice', async () => {
+    await command('/invoice', `watch ${OPEN}`);
+    expect((await command('/invoice', `unwatch ${OPEN}`)).line).toMatchObject({
+      outcome: 'ok',
+      invoiceId: OPEN,
+    });
+    expect((await command('/invoice', `unwatch ${OPEN}`)).line).toMatchObject({
+      outcome: 'not_watched',
+      invoiceId: OPEN,
+    });
   });
 
   it('an invoice that can no longer be paid', async () => {
@@ -185,6 +198,12 @@ describe('buttons: one outcome per answer', () => {
     const { line, reply } = await click('watch_invoice', createWatchInvoiceAction, value, shape as never);
     expect(line).toMatchObject({ outcome: 'invalid_input' });
     expect(reply?.response_type).toBe('ephemeral');
+  });
+
+  it('Refresh: ok, naming the invoice', async () => {
+    const { line, reply } = await click('refresh_invoice', createRefreshInvoiceAction, OPEN);
+    expect(line).toMatchObject({ outcome: 'ok', invoiceId: OPEN });
+    expect(reply).toMatchObject({ replace_original: true });
   });
 
   it('Stop on a live card, then again: ok, then not_watched', async () => {
