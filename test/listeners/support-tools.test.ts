@@ -53,6 +53,7 @@ describe('the Check payment status shortcut', () => {
     };
     expect(await createCheckPaymentShortcut(deps)(args)).toMatchObject({
       outcome: 'ok',
+      invoiceId: `${OPEN},${PAID}`,
       delivery: 'response_url',
       counts: { invoices: 2 },
     });
