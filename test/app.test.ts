@@ -70,7 +70,8 @@ describe('the assembled bot', () => {
       ...env,
     });
 
-  async function started(env: Record<string, string> = {}) {
+  /** The bot as main.ts assembles it, not started yet. */
+  async function assembled(env: Record<string, string> = {}) {
     const config = configFor(env);
     const logs = captureLogs([BOT_TOKEN, APP_TOKEN, SECRET, sandbox.apiKey]);
     const metrics = createMetrics();
@@ -92,10 +93,14 @@ describe('the assembled bot', () => {
       health: createHealth(),
       metrics,
     });
+    return { bot, logs };
+  }
+
+  async function started(env: Record<string, string> = {}) {
+    const { bot, logs } = await assembled(env);
     bots.push(bot);
     const { port } = await bot.start();
-    const base = `http://127.0.0.1:${port}`;
-    return { bot, base, logs };
+    return { bot, base: `http://127.0.0.1:${port}`, logs };
   }
 
   it('learns its workspace and ids from auth.test', async () => {
@@ -255,25 +260,7 @@ describe('the assembled bot', () => {
   });
 
   it('undoes a start that a stop interrupts', async () => {
-    const config = configFor();
-    const logs = captureLogs();
-    const metrics = createMetrics();
-    const payments = createPaymentsClient({
-      baseUrl: sandbox.url,
-      apiKey: sandbox.apiKey,
-      dispatcher: pool,
-      userAgent: 'app-test',
-      timeoutMs: 2000,
-    });
-    const identity = { teamId: 'T0HOME', botUserId: 'U0BOT', botId: 'B0BOT' };
-    const bot = createBot(config, {
-      payments,
-      logger: logs.logger,
-      identity,
-      store,
-      health: createHealth(),
-      metrics,
-    });
+    const { bot } = await assembled();
     const starting = bot.start();
     expect(await bot.stop(1000)).toEqual({ drained: true });
     const { port } = await starting;

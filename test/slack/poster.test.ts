@@ -35,6 +35,12 @@ describe('the Slack poster', () => {
     poster = createSlackPoster(clientFor(slack.apiUrl), (method, result) => reports.push([method, result]));
   });
 
+  /** A card, and a reply in its thread carrying `messageId`. */
+  const reply = async (channel: string, messageId: string) => {
+    const parent = await poster.post({ channel, text: 'card', blocks: BLOCKS });
+    const ts = await poster.post({ channel, text: 'reply', blocks: BLOCKS, threadTs: parent, messageId });
+    return { parent, ts };
+  };
   const lastCall = (method: string) => slack.calls.filter((c) => c.method === method).at(-1)?.args;
   const failureOf = (work: Promise<unknown>) =>
     work.then(
@@ -61,14 +67,7 @@ describe('the Slack poster', () => {
   });
 
   it('posts in a thread, marking the message with our id so it can be found after a crash', async () => {
-    const parent = await poster.post({ channel: 'C0FEED', text: 'card', blocks: BLOCKS });
-    const ts = await poster.post({
-      channel: 'C0FEED',
-      text: 'Paid',
-      blocks: BLOCKS,
-      threadTs: parent,
-      messageId: 'msg-1',
-    });
+    const { parent, ts } = await reply('C0FEED', 'msg-1');
     expect(slack.messages.find((m) => m.ts === ts)).toMatchObject({
       threadTs: parent,
       metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { id: 'msg-1' } },
@@ -110,14 +109,7 @@ describe('the Slack poster', () => {
     });
 
     it('among a thread’s replies', async () => {
-      const parent = await poster.post({ channel: 'C0FIND', text: 'card', blocks: BLOCKS });
-      const ts = await poster.post({
-        channel: 'C0FIND',
-        text: 'reply',
-        blocks: BLOCKS,
-        threadTs: parent,
-        messageId: 'reply-1',
-      });
+      const { parent, ts } = await reply('C0FIND', 'reply-1');
       expect(
         await poster.find({
           channel: 'C0FIND',
