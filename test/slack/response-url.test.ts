@@ -9,6 +9,7 @@ let server: Server;
 let url: string;
 let statuses: { status: number; retryAfter?: string }[] = [];
 let received: string[] = [];
+let contentTypes: (string | undefined)[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -18,6 +19,7 @@ beforeAll(async () => {
     });
     req.on('end', () => {
       received.push(body);
+      contentTypes.push(req.headers['content-type']);
       const next = statuses.shift() ?? { status: 200 };
       res.writeHead(next.status, next.retryAfter ? { 'retry-after': next.retryAfter } : {}).end('ok');
     });
@@ -32,6 +34,7 @@ afterAll(() => {
 beforeEach(() => {
   statuses = [];
   received = [];
+  contentTypes = [];
 });
 
 function client(attempts = 4) {
@@ -53,6 +56,7 @@ describe('response_url client', () => {
   it('posts the message as JSON', async () => {
     await client().responseUrls.post(url, message);
     expect(received.map((b) => JSON.parse(b))).toEqual([message]);
+    expect(contentTypes).toEqual(['application/json']);
   });
 
   it('retries a 500 with a doubling backoff until Slack takes the reply', async () => {
@@ -104,10 +108,12 @@ describe('response_url client', () => {
     const { responseUrls, sleeps } = client(2);
     const error = await responseUrls.post(deadUrl, message).catch((e: unknown) => e);
     expect(error).toMatchObject({
+      name: 'ResponseUrlError',
       status: undefined,
       transient: true,
       message: 'no answer from the response_url',
     });
+    expect((error as Error).cause).toBeInstanceOf(Error);
     expect(sleeps).toEqual([100]);
   });
 });
