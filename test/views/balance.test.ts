@@ -40,7 +40,10 @@ describe('balanceMessage', () => {
   it('answers an account with no currencies kindly', () => {
     const message = balanceMessage([], NOW);
     expectValidMessage(message);
-    expect(visibleText(message)).toContain(NO_BALANCES);
+    expect(visibleText(message)).toContain(
+      'Your account holds no cryptocurrency yet. Balances appear here once customers pay invoices in any of your projects.',
+    );
+    expect(message.text).toBe(`Balance across all projects: ${NO_BALANCES}`);
   });
 
   it('says "all zero" in the notification text when nothing holds funds', () => {

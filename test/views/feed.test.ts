@@ -30,7 +30,12 @@ describe('the feed message', () => {
     );
     const message = feedMessage(changes, NOW);
     expectValidMessage(message);
-    expect(visibleText(message)).toMatch(/\d+ more changes not shown: `\/balance` shows every balance/);
+    const text = visibleText(message);
+    expect(text).toMatch(/\d+ more changes not shown: `\/balance` shows every balance/);
+    // Every change is either shown whole or counted: none is cut off silently.
+    const omitted = Number(/(\d+) more changes not shown/.exec(text)?.[1]);
+    expect(text.match(/— balance `/g)?.length).toBe(2000 - omitted);
+    expect(message.blocks.filter((b) => b.type === 'section').length).toBeGreaterThan(1);
     expect(visibleText(message)).toContain('*&lt;!channel&gt; coin 0 &amp; co* (C0)');
   });
 
