@@ -50,6 +50,18 @@ describe('the feed message', () => {
     );
   });
 
+  it('names at most twenty rises in its notification text, comma-separated', () => {
+    const before = Object.fromEntries(
+      Array.from({ length: 25 }, (_, i) => [`C${i}`, { title: `C${i}`, balance: '1' }]),
+    );
+    const after = Object.fromEntries(
+      Array.from({ length: 25 }, (_, i) => [`C${i}`, { title: `C${i}`, balance: '2' }]),
+    );
+    const text = feedMessage(balanceChanges(before, after), NOW).text;
+    expect(text.startsWith('Received: +1 C0, +1 C1, +1 C2')).toBe(true);
+    expect(text.split(', ')).toHaveLength(20);
+  });
+
   it('says "currency" for one', () => {
     const change: BalanceChange[] = balanceChanges({ X: { title: 'X', balance: '2' } }, {});
     expect(feedMessage(change, NOW).text).toBe('Balance changed in 1 currency');
