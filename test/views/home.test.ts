@@ -124,4 +124,72 @@ describe('the App Home view', () => {
     expect(text).toContain('<#G0FIN> · digest 09:00 UTC');
     expect(text).not.toContain('more');
   });
+
+  it('reads, top to bottom, as a person sees it', () => {
+    const { view, text } = check({
+      balance: {
+        kind: 'shown',
+        entries: [
+          balanceEntry('BTC', '0.5', 'Bitcoin'),
+          balanceEntry('ETH', '0', 'Ethereum'),
+          balanceEntry('USDT', '12', 'Tether'),
+        ],
+        readAt: NOW,
+      },
+      watches: [
+        {
+          id: 'w-1',
+          invoiceId: 'inv-1',
+          title: 'Order 1',
+          status: 'open',
+          payStatus: 'partial',
+          watcherId: 'U0A',
+          startedAt: NOW,
+          channelId: 'C0SUPPORT',
+        },
+        {
+          id: 'w-2',
+          invoiceId: 'inv-2',
+          title: undefined,
+          status: 'open',
+          payStatus: undefined,
+          watcherId: 'U0A',
+          startedAt: NOW,
+          channelId: 'C0SALES',
+        },
+      ],
+      feeds: [{ channelId: 'G0FIN', subscriberId: 'U0A', digest: '09:00 UTC', since: NOW }],
+      health: {
+        lastSuccess: { at: NOW, operation: 'balance' },
+        lastProblem: { at: NOW, result: 'timeout' },
+        keyRejectedSince: undefined,
+      },
+      now: NOW,
+    });
+    const date = '<!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z>';
+    expect(text).toBe(
+      [
+        'Balance',
+        '*Bitcoin*\n`0.5` BTC\n*Tether*\n`12` USDT',
+        `Total across all projects · read ${date}\n1 currency holds nothing`,
+        'Your watches (2)',
+        `*Order 1* in <#C0SUPPORT>\nOpen · \`partial\` · since ${date}\nStop`,
+        `*inv-2* in <#C0SALES>\nnot checked yet · since ${date}\nStop`,
+        'Payments feeds (1)',
+        '<#G0FIN> · digest 09:00 UTC',
+        'Payment service',
+        `:white_check_mark: Last good answer from the payment service: ${date} (balance)`,
+        `Last problem: the service did not answer in time, ${date}. If it keeps happening, tell the bot’s admin.`,
+        '*`/balance`* the balance, privately · `/balance subscribe` a payments feed for a private channel',
+        '*`/invoice &lt;id or link&gt;`* an invoice in the channel · `/invoice watch` hear when it is paid',
+        '*Check payment status* (a message’s ⋮ menu) looks up every invoice in a message, in threads too',
+        `Updated ${date} · opening this tab reads everything again`,
+      ].join('\n'),
+    );
+    const stops = view.blocks.flatMap((b) => ('accessory' in b && b.accessory ? [b.accessory] : []));
+    expect(stops).toMatchObject([
+      { action_id: 'stop_watch:0', value: 'w-1', text: { text: 'Stop' } },
+      { action_id: 'stop_watch:1', value: 'w-2', text: { text: 'Stop' } },
+    ]);
+  });
 });
