@@ -41,6 +41,44 @@ describe('invoiceMessage', () => {
     expect(message.text).toContain('Invoice "Order #1042": Open, Not paid, `149.99` USDT');
   });
 
+  it('lists both redirects, and says when no method is listed', () => {
+    const base = invoice();
+    const text = visibleText(
+      invoiceMessage(
+        invoice({
+          methods: [],
+          shop: {
+            ...base.shop,
+            successUrl: 'https://shop.example.com/ok',
+            failUrl: 'https://shop.example.com/no',
+          },
+        }),
+        { now: NOW },
+      ),
+    );
+    expect(text).toContain(
+      '*Customer is sent to*\n<https://shop.example.com/ok|after success> · <https://shop.example.com/no|after failure>',
+    );
+    expect(text).toContain('*Accepted methods*\nnone listed');
+    const none = visibleText(
+      invoiceMessage(invoice({ shop: { ...base.shop, successUrl: null, failUrl: null } }), {
+        now: NOW,
+      }),
+    );
+    expect(none).not.toContain('Customer is sent to');
+  });
+
+  it('labels its buttons as people read them', () => {
+    expect(
+      buttons(invoiceMessage(invoice(), { now: NOW })).map((b) => ('text' in b ? b.text?.text : undefined)),
+    ).toEqual(['Open payment page', 'Refresh', 'Watch']);
+  });
+
+  it('says an invoice expiring this very moment has expired', () => {
+    const at = invoice();
+    expect(visibleText(invoiceMessage(at, { now: at.timeout }))).toContain('(expired)');
+  });
+
   it('says who pays the fee either way, and whether it was e-mailed', () => {
     const text = visibleText(
       invoiceMessage(invoice({ feeByClient: false, sendToEmail: false }), { now: NOW }),
@@ -153,6 +191,12 @@ describe('duration', () => {
     [(2 * 60 + 15) * 60_000, '2 h 15 min'],
     [-6 * 3_600_000, '6 h'],
     [72 * 3_600_000, '3 days'],
+    [59_999, '1 min'],
+    [29_999, 'less than a minute'],
+    [59 * 60_000, '59 min'],
+    [60 * 60_000, '1 h'],
+    [47 * 3_600_000, '47 h'],
+    [48 * 3_600_000, '2 days'],
   ])('words %i ms as %s', (ms, words) => {
     expect(duration(ms)).toBe(words);
   });
