@@ -25,8 +25,9 @@ describe('opening a SQLite store', () => {
     );
     expect(error).toBeInstanceOf(StoreError);
     expect(String((error as Error).message)).toMatch(
-      /^could not open the SQLite file \/etc\/hostname\/no\/bot\.sqlite named by DATABASE_URL: /,
+      /^could not open the SQLite file \/etc\/hostname\/no\/bot\.sqlite named by DATABASE_URL: ENOTDIR/,
     );
+    expect((error as Error).cause).toMatchObject({ code: 'ENOTDIR' });
   });
 
   it('names DATABASE_URL and the server, never the password, when PostgreSQL cannot be reached', async () => {

@@ -46,6 +46,12 @@ describe('truncate', () => {
     expect(truncate('abe\u0301cd', 4)).toBe('ab…');
   });
 
+  it('cuts before an unclosed token, and treats a lone & as a character', () => {
+    expect(truncate('ab<cdefgh', 5)).toBe('ab…');
+    expect(truncate('a & b c d', 6)).toBe('a & b…');
+    expect(truncate('a &abcdefg; xyz', 6)).toBe('a &ab…');
+  });
+
   it('keeps any escaped text valid and within the limit', () => {
     fc.assert(
       fc.property(markupish, fc.integer({ min: 2, max: 200 }), (raw, max) => {
@@ -62,6 +68,10 @@ describe('truncate', () => {
 describe('links and tokens', () => {
   it('links only http(s) URLs', () => {
     expect(httpUrl('https://pay.example.com/pay/1')).toBe('https://pay.example.com/pay/1');
+    expect(httpUrl('http://pay.example.com/pay/1')).toBe('http://pay.example.com/pay/1');
+    const longest = `https://x/${'a'.repeat(2990)}`;
+    expect(longest).toHaveLength(3000);
+    expect(httpUrl(longest)).toBe(longest);
     for (const bad of [
       'javascript:alert(1)',
       'data:text/html,x',
