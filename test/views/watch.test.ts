@@ -132,6 +132,21 @@ describe('/invoice watching', () => {
     expect(visibleText(message)).toContain('*inv-0*\nOpen · Not paid');
     expect(visibleText(message)).toContain('*Order 1*\nnot checked yet');
     expect(message.text).toBe('25 invoices are watched here');
+    expect(message.blocks[0]).toMatchObject({
+      type: 'header',
+      text: { text: 'Watched in this channel (25)' },
+    });
+    expect(JSON.stringify(message.blocks)).toContain(
+      '"text":{"type":"plain_text","text":"Stop","emoji":true},"value":"w-0"',
+    );
+  });
+
+  it('says "invoice is" for one, with no count of the rest, and "not checked yet" when half the state is known', () => {
+    const message = watchListMessage('C0SUPPORT', [{ ...item(2), payStatus: undefined }]);
+    expectValidMessage(message);
+    expect(message.text).toBe('1 invoice is watched here');
+    expect(visibleText(message)).toContain('*Order 2*\nnot checked yet');
+    expect(visibleText(message)).not.toContain('more not shown');
   });
 });
 

@@ -42,6 +42,10 @@ describe('nextPollAt', () => {
     expect(at({ now: 1000, timeout: 11_000 })).toBe(10_000 + AFTER_EXPIRY_MS);
   });
 
+  it('does not check again at once when it is exactly the moment after the expiry', () => {
+    expect(at({ now: 11_000 + AFTER_EXPIRY_MS, timeout: 11_000 })).toBe(30_000);
+  });
+
   it('keeps its cadence once the check after the expiry has passed', () => {
     expect(at({ now: 20_000, timeout: 11_000 })).toBe(30_000);
     expect(at({ now: 1000, timeout: 1000 + 30_000 })).toBe(30_000);

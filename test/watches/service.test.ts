@@ -458,6 +458,24 @@ describe('watches, in detail', () => {
     });
   });
 
+  it('ends a watch once when two people stop it at the same moment, and stops counting it', async () => {
+    const a = instance('a', poster, clock);
+    const b = instance('b', poster, clock);
+    await a.watches.start(request());
+    expect(await a.watches.queries.countAllActive()).toBe(1);
+    const [watch] = await a.watches.list(CHANNEL);
+    const results = await Promise.all([
+      a.watches.stop(watch?.id ?? '', 'U0A'),
+      b.watches.stop(watch?.id ?? '', 'U0B'),
+    ]);
+    expect(results.map((r) => r.kind).sort()).toEqual(['not_watched', 'stopped']);
+    await a.tick();
+    expect(
+      poster.repliesIn(CHANNEL, card().ts).filter((m) => m.text.includes('No longer watching')),
+    ).toHaveLength(1);
+    expect(await a.watches.queries.countAllActive()).toBe(0);
+  });
+
   it('stops by invoice, and says it was not watched the second time', async () => {
     const { watches } = instance('a', poster, clock);
     await watches.start(request());
