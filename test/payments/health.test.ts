@@ -23,10 +23,10 @@ describe('the service’s health, as the App Home shows it', () => {
     });
   });
 
-  it('does not count a person’s unknown invoice as a problem of the service', () => {
+  it('does not count a person’s unknown invoice, or its own full queue, as a problem of the service', () => {
     const health = createHealth(() => 1000);
     health.record(report('invoice_not_found'));
-    health.record(report('invalid_invoice_id'));
+    health.record(report('busy'));
     expect(health.snapshot()).toEqual({ lastSuccess: undefined, lastProblem: undefined });
   });
 });
