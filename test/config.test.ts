@@ -243,3 +243,78 @@ describe('loadConfig, at the edges', () => {
     expect(secretsOf(passwordless)).toHaveLength(3);
   });
 });
+
+describe('what loadConfig says of each variable', () => {
+  it('names every variable it refuses, with what it must be', () => {
+    expect(
+      problems({
+        ...base,
+        PORT: '70000',
+        PAYMENT_API_TIMEOUT_MS: '99',
+        PAYMENT_API_CONCURRENCY: '0',
+        WATCH_POLL_SECONDS: '0',
+        WATCH_GRACE_MINUTES: '-1',
+        WATCH_MAX_DAYS: '91',
+        WATCH_LIMIT_PER_CHANNEL: '0',
+        PAYMENT_API_BACKGROUND_RPS: '101',
+        BALANCE_POLL_SECONDS: '3601',
+        BALANCE_ALLOWED_USERS: 'x',
+        BALANCE_ALLOWED_CHANNELS: 'x',
+        INVOICE_REPLY: 'x',
+        LOG_LEVEL: 'x',
+        HOST: 'a b',
+        SLACK_API_URL: 'x',
+        PAYMENT_PAY_URL: 'x',
+        SLACK_BOT_TOKEN: 'x',
+        SLACK_APP_TOKEN: 'x',
+        DATABASE_URL: 'x',
+      }),
+    ).toEqual([
+      'SLACK_BOT_TOKEN: must be at least 8 characters',
+      'PORT: must be a port number from 0 to 65535',
+      'HOST: must be a host name or an IP address',
+      'SLACK_API_URL: must be an http(s) URL (the Slack Web API base)',
+      'PAYMENT_PAY_URL: must be an http(s) URL (the origin of payment links)',
+      'PAYMENT_API_TIMEOUT_MS: must be milliseconds from 100 to 120000',
+      'PAYMENT_API_CONCURRENCY: must be a number of calls from 1 to 256',
+      'BALANCE_ALLOWED_USERS: must be comma-separated Slack user ids (U…)',
+      'BALANCE_ALLOWED_CHANNELS: must be comma-separated Slack channel ids (C…, G…, D…)',
+      'INVOICE_REPLY: must be in_channel or ephemeral',
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+      'DATABASE_URL: must be postgres://…, postgresql://… or file:<path>',
+      'WATCH_POLL_SECONDS: must be seconds from 1 to 3600',
+      'WATCH_GRACE_MINUTES: must be minutes (digits only)',
+      'WATCH_MAX_DAYS: must be days from 1 to 90',
+      'WATCH_LIMIT_PER_CHANNEL: must be a number of watches from 1 to 10000',
+      'PAYMENT_API_BACKGROUND_RPS: must be calls per second from 1 to 100',
+      'BALANCE_POLL_SECONDS: must be seconds from 1 to 3600',
+      'SLACK_APP_TOKEN: must be at least 8 characters',
+    ]);
+  });
+
+  it('says which kind of token or address it wanted', () => {
+    expect(
+      problems({
+        SLACK_BOT_TOKEN: 'xapp-1234567890',
+        SLACK_APP_TOKEN: 'xoxb-1234567890',
+        PAYMENT_API_URL: 'ftp://a.example',
+        PAYMENT_API_KEY: 'short',
+        WATCH_GRACE_MINUTES: '10081',
+        PORT: '1.5',
+      }),
+    ).toEqual([
+      'SLACK_BOT_TOKEN: must be a bot token (xoxb-…)',
+      'PORT: must be a port number (digits only)',
+      'PAYMENT_API_URL: must be an http(s) URL (the payment service base address)',
+      'PAYMENT_API_KEY: must be at least 8 characters',
+      'WATCH_GRACE_MINUTES: must be minutes from 0 to 10080',
+      'SLACK_APP_TOKEN: must be an app-level token (xapp-…)',
+    ]);
+    expect(problems({})).toEqual([
+      'SLACK_BOT_TOKEN: is required',
+      'PAYMENT_API_URL: is required',
+      'PAYMENT_API_KEY: is required',
+      'SLACK_SIGNING_SECRET: is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',
+    ]);
+  });
+});
