@@ -1,7 +1,9 @@
 // Mutation testing of the unit suite: `npm run test:mutation` (minutes; not part of CI).
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  testRunner: 'vitest',
+  // Stryker's vitest runner, plus: a test file that fails to load kills the mutant (stryker/).
+  testRunner: 'vitest-load-errors',
+  plugins: ['@stryker-mutator/vitest-runner', './stryker/vitest-load-errors.mjs'],
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   mutate: ['src/**/*.ts', '!src/sandbox/**', '!src/main.ts'],
   coverageAnalysis: 'perTest',
