@@ -302,7 +302,7 @@ describe('/invoice', () => {
     [{ kind: 'hang' as const }, 1, 'did not answer in time'],
   ])('explains a failing service (%o) ephemerally', async (fault, times, phrase) => {
     env.sandbox.failNext(fault, times);
-    const { reply } = await run('/invoice', id, { fastPathMs: 5000 });
+    const { reply } = await run('/invoice', id, { fastPathMs: 5000, paymentTimeoutMs: 400 });
     expect(reply?.response_type).toBe('ephemeral');
     expect(visibleText(reply)).toContain(phrase);
   });

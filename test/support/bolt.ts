@@ -222,6 +222,8 @@ export interface DepsOptions {
   settings?: Partial<WatchSettings>;
   /** Milliseconds since the epoch; NOW by default. */
   clock?: () => number;
+  /** The payment client's deadline per call; 2 s by default. */
+  paymentTimeoutMs?: number;
 }
 
 export const TEST_WATCH_SETTINGS: WatchSettings = {
@@ -247,7 +249,7 @@ export function listenerDeps(
     apiKey: sandbox.apiKey,
     dispatcher: pool,
     userAgent: 'test',
-    timeoutMs: 2000,
+    timeoutMs: opts.paymentTimeoutMs ?? 2000,
     retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
     background: { dispatcher: pool, perSecond: 1000 },
     onCall: (report) => health.record(report),
