@@ -40,10 +40,9 @@ export class Amount {
     return new Amount(value, value.eq(0) ? text.replace(/^-/, '') : text);
   }
 
-  /** A result of arithmetic, in plain notation, a zero without its sign. */
+  /** A result of arithmetic, in plain notation (big.js writes no sign on a zero). */
   static #of(value: Big): Amount {
-    const text = value.toFixed();
-    return new Amount(value, value.eq(0) ? text.replace(/^-/, '') : text);
+    return new Amount(value, value.toFixed());
   }
 
   static readonly ZERO = Amount.#of(new Big(0));
