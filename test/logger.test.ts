@@ -19,10 +19,16 @@ describe('logger', () => {
       { err: new Error(`failed with ${secret}`), header: `Token ${secret}` },
       `key=${secret}`,
     );
-    logs.logger.warn('tokens xoxb-123-456-abc and xapp-1-A1-xyz and xoxp-9-9');
+    logs.logger.warn(
+      'tokens xoxb-123-456-abc and xapp-1-A1-xyz and xoxp-9-9, refresh xoxe-1-My4x and xoxe.xoxp-1-Mi0y, step xwfp-7-q',
+    );
     const written = logs.raw.join('');
     expect(written).not.toContain('pay-key');
-    expect(written).not.toMatch(/xox[bp]-|xapp-/);
+    expect(written).not.toMatch(/xox[bpe]|xapp-|xwfp-|Mi0y|My4x/);
+    expect(logs.lines.at(-1)?.msg).toBe(
+      'tokens [REDACTED] and [REDACTED] and [REDACTED], refresh [REDACTED] and [REDACTED], step [REDACTED]',
+    );
+    expect(logs.lines[0]).toMatchObject({ service: 'payments-slack-bot' });
     expect(written).toContain('[REDACTED]');
   });
 

@@ -78,6 +78,17 @@ describe('findInvoiceRefs', () => {
     expect(findInvoiceRefs(message, PAY)).toEqual({ ids: [ID, OTHER], more: 0 });
   });
 
+  it('follows where a link goes, not what its label says', () => {
+    const disguised = `<https://evil.example/pay/${ID}|https://pay.example.com/pay/${OTHER}>`;
+    expect(findInvoiceRefs({ text: `see ${disguised}` }, PAY)).toEqual({ ids: [], more: 0 });
+    // Slack escapes < and > inside a label; a label may hold anything else, | included.
+    const honest = `<http://pay.example.com/pay/${ID}|invoice &lt;7&gt; | paid?>`;
+    expect(findInvoiceRefs({ text: `${honest} and <https://pay.example.com/pay/${OTHER}>` }, PAY)).toEqual({
+      ids: [ID, OTHER],
+      more: 0,
+    });
+  });
+
   it('skips a link on another host, id and all, as /invoice does', () => {
     expect(findInvoiceRefs({ text: `see https://evil.example/pay/${ID}` }, PAY)).toEqual({
       ids: [],

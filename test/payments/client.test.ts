@@ -780,3 +780,20 @@ describe('what each call reports', () => {
     expect(sandbox.requests.at(-1)?.path).toBe('/api/v2/balance');
   });
 });
+
+describe('the default retry policy', () => {
+  it('retries a 503 twice, with backoff of at most 200 ms then 400 ms', async () => {
+    sandbox.failNext({ kind: 'status', status: 503 }, 2);
+    const c = createPaymentsClient({
+      baseUrl: sandbox.url,
+      apiKey: sandbox.apiKey,
+      dispatcher: pool,
+      userAgent: 'payments-slack-bot/test',
+      timeoutMs: 5000,
+    });
+    const started = performance.now();
+    await c.getBalance();
+    expect(sandbox.requests).toHaveLength(3);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+});

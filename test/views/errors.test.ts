@@ -111,3 +111,12 @@ describe('help', () => {
     expect(visibleText(invoiceHelp('ephemeral'))).toContain('only you see the reply');
   });
 });
+
+describe('AccessDeniedError', () => {
+  it('is named, and says which refusal in its message (for the logs)', () => {
+    const error = new AccessDeniedError('channel_not_allowed', ['C0FIN']);
+    expect(error.name).toBe('AccessDeniedError');
+    expect(error.message).toBe('balance refused: channel_not_allowed');
+    expect(error.code).toBe('channel_not_allowed');
+  });
+});
