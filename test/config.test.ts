@@ -318,3 +318,30 @@ describe('what loadConfig says of each variable', () => {
     ]);
   });
 });
+
+describe('values with spaces around them, as .env files often have', () => {
+  it('reads them trimmed', () => {
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: ` ${base.SLACK_BOT_TOKEN} `,
+      SLACK_SIGNING_SECRET: ` ${base.SLACK_SIGNING_SECRET}\t`,
+      PAYMENT_API_URL: ` ${base.PAYMENT_API_URL} `,
+      PAYMENT_API_KEY: ` ${base.PAYMENT_API_KEY} `,
+      PORT: ' 8080 ',
+      HOST: ' 127.0.0.1 ',
+      DATABASE_URL: ' file:/tmp/bot.sqlite ',
+    });
+    expect(config.slack).toMatchObject({
+      botToken: base.SLACK_BOT_TOKEN,
+      signingSecret: base.SLACK_SIGNING_SECRET,
+    });
+    expect(config.payments).toMatchObject({ apiKey: base.PAYMENT_API_KEY });
+    expect(config.http).toEqual({ port: 8080, host: '127.0.0.1' });
+    expect(config.database).toEqual({ kind: 'sqlite', path: '/tmp/bot.sqlite' });
+  });
+
+  it('says an id list of only commas holds no id, once', () => {
+    expect(problems({ ...base, BALANCE_ALLOWED_USERS: ' , ,' })).toEqual([
+      'BALANCE_ALLOWED_USERS: holds no id: leave it unset to allow all',
+    ]);
+  });
+});
