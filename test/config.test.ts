@@ -345,3 +345,17 @@ describe('values with spaces around them, as .env files often have', () => {
     ]);
   });
 });
+
+describe('Slack ids in the access lists', () => {
+  it.each(['xU0FIN', 'U0FINx', 'U0FIN-2'])('refuses the user id %j: only a whole id will do', (id) => {
+    expect(problems({ ...base, BALANCE_ALLOWED_USERS: id })).toEqual([
+      'BALANCE_ALLOWED_USERS: must be comma-separated Slack user ids (U…)',
+    ]);
+  });
+
+  it.each(['xC0FIN', 'C0FINx', 'G0FIN-2'])('refuses the channel id %j: only a whole id will do', (id) => {
+    expect(problems({ ...base, BALANCE_ALLOWED_CHANNELS: id })).toEqual([
+      'BALANCE_ALLOWED_CHANNELS: must be comma-separated Slack channel ids (C…, G…, D…)',
+    ]);
+  });
+});

@@ -797,3 +797,11 @@ describe('the default retry policy', () => {
     expect(performance.now() - started).toBeLessThan(1500);
   });
 });
+
+describe('times in the answer', () => {
+  it('reads a time with a UTC offset as the instant it names', async () => {
+    sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { createdAt: '2026-11-21T14:00:00+02:00' });
+    const invoice = await client().getInvoice(DEMO_INVOICE_IDS.open);
+    expect(invoice.createdAt.toISOString()).toBe('2026-11-21T12:00:00.000Z');
+  });
+});

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeLocation, openStore, StoreError } from '../../src/store/database.js';
 import { storeContract } from '../support/store-contract.js';
@@ -16,6 +17,17 @@ describe('opening a SQLite store', () => {
   it('creates the directory of its file', async () => {
     const store = await openStore({ kind: 'sqlite', path: join(dir, 'a', 'b', 'bot.sqlite') });
     await store.close();
+  });
+
+  it('writes ahead, commits durably, waits out another writer, and closes for good', async () => {
+    const store = await openStore({ kind: 'sqlite', path: join(dir, 'pragmas', 'bot.sqlite') });
+    const pragma = async (name: string) =>
+      Object.values((await sql.raw(`PRAGMA ${name}`).execute(store.db)).rows[0] as object)[0];
+    expect(await pragma('journal_mode')).toBe('wal');
+    expect(await pragma('synchronous')).toBe(2); // FULL
+    expect(await pragma('busy_timeout')).toBe(5000);
+    await store.close();
+    await expect(store.db.selectFrom('watches').selectAll().execute()).rejects.toThrow();
   });
 
   it('names DATABASE_URL and the file when it cannot be opened', async () => {
