@@ -62,6 +62,16 @@ describe('the feed message', () => {
     expect(text.split(', ')).toHaveLength(20);
   });
 
+  it('names a currency by its id alone when its title is blank or the id itself', () => {
+    const changes = balanceChanges(
+      { BTC: { title: '  ', balance: '1' }, ETH: { title: 'ETH', balance: '1' } },
+      { BTC: { title: '  ', balance: '2' }, ETH: { title: 'ETH', balance: '2' } },
+    );
+    const text = visibleText(feedMessage(changes, NOW));
+    expect(text).toContain('*BTC*: received `+1` BTC');
+    expect(text).toContain('*ETH*: received `+1` ETH');
+  });
+
   it('says "currency" for one', () => {
     const change: BalanceChange[] = balanceChanges({ X: { title: 'X', balance: '2' } }, {});
     expect(feedMessage(change, NOW).text).toBe('Balance changed in 1 currency');
