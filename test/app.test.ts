@@ -116,6 +116,7 @@ describe('the assembled bot', () => {
     const { base, logs } = await started();
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
+    expect(health.headers.get('content-type')).toBe('application/json');
     expect(await health.json()).toEqual({ ok: true });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/^slackbot_inflight 0$/m);
@@ -158,6 +159,17 @@ describe('the assembled bot', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/slackbot_slack_calls_total\{method="chat.postMessage",result="ok"\} 1/);
     expect(metrics).toMatch(/^slackbot_watches_active 1$/m);
+    expect(metrics).toMatch(/^slackbot_watch_checks_overdue 0$/m); // the next check is a second away
+
+    // The scheduler checks the watch, and the outbox says what changed in the card's thread.
+    sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { payStatus: 'paid', status: 'paid' });
+    const card = slack.repliesIn(channel)[0];
+    await expect.poll(() => slack.repliesIn(channel, card?.ts).length, { timeout: 8000 }).toBe(1);
+    const after = await (await fetch(`${base}/metrics`)).text();
+    const lag = /^slackbot_scheduler_lag_seconds_count\{job="watch_poll"\} (\d+)$/m.exec(after);
+    expect(Number(lag?.[1])).toBeGreaterThan(0);
+    const lagSum = /^slackbot_scheduler_lag_seconds_sum\{job="watch_poll"\} (\S+)$/m.exec(after);
+    expect(Number(lagSum?.[1])).toBeLessThan(60); // seconds, not milliseconds
   });
 
   it('routes each kind of request Slack sends to its handler', async () => {
@@ -268,15 +280,21 @@ describe('the assembled bot', () => {
   });
 
   describe('says what to fix when Slack turns it away at start', () => {
-    it('a bot token Slack rejects', async () => {
+    it('a bot token Slack rejects, keeping Slack’s error as the cause', async () => {
       const config = configFor({ SLACK_BOT_TOKEN: 'xoxb-revoked-token' });
-      await expect(fetchIdentity(config, captureLogs().logger)).rejects.toThrow(
+      const error = await fetchIdentity(config, captureLogs().logger).catch((e: unknown) => e);
+      expect((error as Error).message).toBe(
         'Slack rejected SLACK_BOT_TOKEN (invalid_auth); copy the Bot User OAuth Token again',
       );
+      expect((error as Error).cause).toMatchObject({ data: { error: 'invalid_auth' } });
     });
 
-    it('an auth.test answer without the workspace and bot ids', async () => {
-      slack.answerNext('auth.test', { ok: true, team_id: 'T0HOME', user_id: 'U0BOT' });
+    it.each([
+      { team_id: 'T0HOME', user_id: 'U0BOT' },
+      { team_id: 'T0HOME', bot_id: 'B0BOT' },
+      { user_id: 'U0BOT', bot_id: 'B0BOT' },
+    ])('an auth.test answer without one of the ids it needs (%o)', async (ids) => {
+      slack.answerNext('auth.test', { ok: true, ...ids });
       await expect(fetchIdentity(configFor(), captureLogs().logger)).rejects.toThrow(
         'auth.test did not say which workspace and bot the token belongs to',
       );
@@ -291,10 +309,12 @@ describe('the assembled bot', () => {
       );
     });
 
-    it('an app-level token Slack rejects', async () => {
-      await expect(started({ SLACK_APP_TOKEN: 'xapp-revoked-token' })).rejects.toThrow(
+    it('an app-level token Slack rejects, keeping Slack’s error as the cause', async () => {
+      const error = await started({ SLACK_APP_TOKEN: 'xapp-revoked-token' }).catch((e: unknown) => e);
+      expect((error as Error).message).toBe(
         'Slack rejected SLACK_APP_TOKEN (invalid_auth); generate an app-level token with connections:write under Basic Information',
       );
+      expect((error as Error).cause).toBeInstanceOf(Error);
     });
   });
 });
