@@ -669,3 +669,88 @@ describe('delivery checks', () => {
     expect(await feed.mayDeliver({ ...row, subscription_id: id })).toBe(true);
   });
 });
+
+describe('the feed, at its edges', () => {
+  it('has nothing due before anyone subscribes', async () => {
+    const { feed } = instance('a', poster, clock);
+    expect(await feed.pollJob().nextDueAt?.(clock.now)).toBeUndefined();
+    expect(await feed.digestJob().nextDueAt?.(clock.now)).toBeUndefined();
+  });
+
+  it('does not take a failing service for a rejected key', async () => {
+    const { feed, state } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    env.sandbox.failNext({ kind: 'status', status: 503 }, 10);
+    clock.now += MINUTE;
+    const [row] = await feed.pollJob().claim(clock.now, 1);
+    if (row) await feed.pollJob().run(row);
+    expect(await state.keyRejectedSince()).toBeUndefined();
+  });
+
+  it('claims nothing while the key is rejected and the probe is not due, and never twice at once', async () => {
+    const a = instance('a', poster, clock);
+    const b = instance('b', poster, clock);
+    await a.feed.subscribe(request());
+    clock.now += MINUTE;
+    expect(await a.feed.pollJob().claim(clock.now, 1)).toHaveLength(1);
+    expect(await b.feed.pollJob().claim(clock.now, 1)).toEqual([]); // a holds the lease
+    await a.state.markKeyRejected(clock.now);
+    a.state.probed(clock.now);
+    clock.now += 31_000; // a's lease has run out, but no probe is due yet
+    expect(await a.feed.pollJob().claim(clock.now, 1)).toEqual([]);
+  });
+
+  it('marks a digest late from five minutes, not four', async () => {
+    const { feed, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    clock.now = Date.parse('2026-11-21T09:04:00Z');
+    await tick();
+    expect(digestsIn()[0]?.text).toMatch(/^Daily balance digest:/);
+  });
+
+  it('gives no "changes since" date when it has only one reading, and logs nothing for a digest on time', async () => {
+    const { feed, tick, logs } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    clock.now = Date.parse('2026-11-21T09:00:00Z');
+    await tick();
+    expect(visibleText(digestsIn()[0])).not.toContain('changes since');
+    expect(logs.lines.filter((l) => l.level === 'warn')).toEqual([]);
+  });
+
+  it('sends the earliest digests first, and lets no other instance take one it holds', async () => {
+    poster.conversations.set('G0EVENING', { isPrivate: true, isDirect: false, isShared: false });
+    const a = instance('a', poster, clock);
+    const b = instance('b', poster, clock);
+    await a.feed.subscribe(request({ channelId: 'G0EVENING', digest: { hour: 18, minute: 0, zone: 'UTC' } }));
+    await a.feed.subscribe(request());
+    expect(await a.feed.digestJob().nextDueAt?.(clock.now)).toBe(Date.parse('2026-11-21T09:00:00Z'));
+    const evening = Date.parse('2026-11-21T18:00:00Z');
+    const claimed = await a.feed.digestJob().claim(evening, 2);
+    expect(claimed.map((s) => s.channel_id)).toEqual([FINANCE, 'G0EVENING']);
+    expect(await b.feed.digestJob().claim(evening, 2)).toEqual([]);
+  });
+
+  it('lets a Slack refusal of the confirmation through, and wakes nothing for an unsubscribe with no feed', async () => {
+    let wakes = 0;
+    const refusing: RecordingPoster = {
+      ...poster,
+      post: async () => {
+        throw new SlackPostError('refused', 'invalid_blocks');
+      },
+    };
+    const { feed } = instance('a', refusing, clock, {}, { wakeOutbox: () => (wakes += 1) });
+    await expect(feed.subscribe(request())).rejects.toThrow(SlackPostError);
+    expect(await feed.unsubscribe(request())).toEqual({ kind: 'not_subscribed' });
+    expect(wakes).toBe(0);
+  });
+
+  it('turns a feed off once when two instances are asked at the same moment', async () => {
+    const a = instance('a', poster, clock);
+    const b = instance('b', poster, clock);
+    await a.feed.subscribe(request());
+    const results = await Promise.all([a.feed.unsubscribe(request()), b.feed.unsubscribe(request())]);
+    expect(results.map((r) => r.kind).sort()).toEqual(['not_subscribed', 'unsubscribed']);
+    await a.tick();
+    expect(feedPosts().filter((p) => p.text.includes('turned off'))).toHaveLength(1);
+  });
+});
