@@ -318,3 +318,23 @@ describe('/invoice', () => {
     });
   });
 });
+
+describe('/balance asked by many at once', () => {
+  it('builds one message for requests that share one answer, and reads again for a later one', async () => {
+    env.sandbox.setLatency(50);
+    const deps = env.deps();
+    const listener = commandListener(deps, '/balance', createBalanceCommand(deps));
+    const ask = async () => {
+      const { args, rec } = commandArgs({ command: '/balance', text: '' });
+      await listener(args);
+      return rec.acks[0] as { blocks?: unknown };
+    };
+    const [a, b] = await Promise.all([ask(), ask()]);
+    expect(a?.blocks).toBe(b?.blocks);
+    expect(env.sandbox.requests).toHaveLength(1);
+    const later = await ask();
+    expect(later?.blocks).not.toBe(a?.blocks);
+    expect(later?.blocks).toEqual(a?.blocks);
+    expect(env.sandbox.requests).toHaveLength(2);
+  });
+});

@@ -1,9 +1,11 @@
 import type { SlashCommand } from '@slack/bolt';
 import { AccessDeniedError, balanceRefusal, type Refusal } from '../../access.js';
 import { parseDigestTime } from '../../feed/schedule.js';
+import type { BalanceEntry } from '../../payments/index.js';
 import type { CommandHandler } from '../../pipeline/ack-race.js';
 import { type Reply, reply } from '../../pipeline/reply.js';
 import { balanceMessage } from '../../views/balance.js';
+import type { Message } from '../../views/blocks.js';
 import { feedReplies, subscriptionListMessage } from '../../views/feed.js';
 import { balanceHelp } from '../../views/help.js';
 import type { ListenerDeps } from '../deps.js';
@@ -37,6 +39,19 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
     }
   }
 
+  // Concurrent requests share one answer from the service (single flight), and so one message:
+  // fifty people asking at once about 20,000 currencies cost one build, not fifty, which keeps
+  // every ack within Slack's 3 seconds.
+  const messages = new WeakMap<readonly BalanceEntry[], Message>();
+  const messageFor = (entries: readonly BalanceEntry[]): Message => {
+    let message = messages.get(entries);
+    if (!message) {
+      message = balanceMessage(entries, deps.clock());
+      messages.set(entries, message);
+    }
+    return message;
+  };
+
   return async (command) => {
     const [verb = '', ...rest] = command.text.trim().split(/\s+/);
     switch (verb.toLowerCase()) {
@@ -61,7 +76,7 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
         if (refusal) throw refuse(refusal);
         if (verb !== '') return reply(balanceHelp(), 'ephemeral', 'usage');
         const entries = await deps.payments.getBalance();
-        return reply(balanceMessage(entries, deps.clock()), 'ephemeral');
+        return reply(messageFor(entries), 'ephemeral');
       }
     }
   };
