@@ -16,11 +16,11 @@ export interface ServiceState {
   markKeyRejected(now: number): Promise<void>;
   markKeyAccepted(): Promise<void>;
   /**
-   * How many calls background work may make now: `wanted`, or while the key is rejected one
-   * probe per KEY_PROBE_MS. Call `probed` when the probe was made.
+   * Background work's claim, within what the key allows: `claim(wanted)`, or while the key is
+   * rejected one probe (`claim(1)`) per KEY_PROBE_MS across every job of this instance; nothing
+   * claimed, no probe spent.
    */
-  allowance(now: number, wanted: number): Promise<number>;
-  probed(now: number): void;
+  claimWithin<T>(now: number, wanted: number, claim: (limit: number) => Promise<T[]>): Promise<T[]>;
 }
 
 export function serviceState(store: Store, logger: Logger): ServiceState {
@@ -58,13 +58,12 @@ export function serviceState(store: Store, logger: Logger): ServiceState {
         logger.info('the payment service accepts PAYMENT_API_KEY again: watches and feeds resume');
     },
 
-    async allowance(now, wanted) {
-      if ((await since()) === undefined) return wanted;
-      return now - lastProbe >= KEY_PROBE_MS ? 1 : 0;
-    },
-
-    probed(now) {
-      lastProbe = now;
+    async claimWithin(now, wanted, claim) {
+      if ((await since()) === undefined) return claim(wanted);
+      if (now - lastProbe < KEY_PROBE_MS) return [];
+      const rows = await claim(1);
+      if (rows.length > 0) lastProbe = now;
+      return rows;
     },
   };
 }

@@ -499,18 +499,16 @@ export function createFeed(deps: FeedDeps) {
           ) {
             return [];
           }
-          const allowed = await state.allowance(now, limit);
-          if (allowed === 0) return [];
-          const rows = await db
-            .updateTable('singletons')
-            .set({ lease_owner: owner, lease_until: now + leaseMs })
-            .where('name', '=', BALANCE_POLL)
-            .where('next_run_at', '<=', now)
-            .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
-            .returningAll()
-            .execute();
-          if (allowed < limit && rows.length > 0) state.probed(now);
-          return rows;
+          return state.claimWithin(now, limit, () =>
+            db
+              .updateTable('singletons')
+              .set({ lease_owner: owner, lease_until: now + leaseMs })
+              .where('name', '=', BALANCE_POLL)
+              .where('next_run_at', '<=', now)
+              .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
+              .returningAll()
+              .execute(),
+          );
         },
         run: poll,
       };

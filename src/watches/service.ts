@@ -377,13 +377,8 @@ export function createWatches(deps: WatchDeps) {
         idleMs: 1000,
         dueAt: (row) => row.next_poll_at,
         nextDueAt: (now) => queries.nextDueAt(now),
-        async claim(now, limit) {
-          const allowed = await state.allowance(now, limit);
-          if (allowed === 0) return [];
-          const rows = await queries.claimDue(owner, now, allowed, leaseMs);
-          if (allowed < limit && rows.length > 0) state.probed(now);
-          return rows;
-        },
+        claim: (now, limit) =>
+          state.claimWithin(now, limit, (allowed) => queries.claimDue(owner, now, allowed, leaseMs)),
         run: check,
       };
     },

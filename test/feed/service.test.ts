@@ -695,9 +695,12 @@ describe('the feed, at its edges', () => {
     expect(await a.feed.pollJob().claim(clock.now, 1)).toHaveLength(1);
     expect(await b.feed.pollJob().claim(clock.now, 1)).toEqual([]); // a holds the lease
     await a.state.markKeyRejected(clock.now);
-    a.state.probed(clock.now);
-    clock.now += 31_000; // a's lease has run out, but no probe is due yet
+    clock.now += 31_000; // a's lease has run out: this claim is a's probe
+    expect(await a.feed.pollJob().claim(clock.now, 1)).toHaveLength(1);
+    clock.now += 31_000; // that lease has run out too, but the next probe is not due yet
     expect(await a.feed.pollJob().claim(clock.now, 1)).toEqual([]);
+    clock.now += KEY_PROBE_MS - 31_000;
+    expect(await a.feed.pollJob().claim(clock.now, 1)).toHaveLength(1);
   });
 
   it('marks a digest late from five minutes, not four', async () => {
