@@ -12,7 +12,7 @@ import { boltLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { outboxJob } from './outbox.js';
 import type { Health, PaymentsClient } from './payments/index.js';
-import { type BackgroundDeps, createScheduler, type Scheduler } from './scheduler.js';
+import { type BackgroundDeps, createScheduler } from './scheduler.js';
 import { serviceState } from './service-state.js';
 import { createSlackPoster } from './slack/poster.js';
 import { createResponseUrlClient } from './slack/response-url.js';
@@ -54,14 +54,10 @@ export interface Bot {
   stop(graceMs: number): Promise<{ drained: boolean }>;
 }
 
-/** fetch with a deadline: Bolt's respond() and the Web API client would otherwise wait forever. */
-const fetchWithDeadline: typeof fetch = (input, init) =>
-  fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(SLACK_HTTP_TIMEOUT_MS) });
-
 function slackClientOptions(config: Config) {
   return {
     slackApiUrl: config.slack.apiUrl,
-    fetch: fetchWithDeadline,
+    // Each attempt's deadline (the SDK aborts the fetch): without it a call could wait forever.
     timeout: SLACK_HTTP_TIMEOUT_MS,
     // The SDK's default keeps retrying for 30 minutes; a chat.unfurl that late is worthless.
     retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2000 },
@@ -155,7 +151,6 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     (method, result) => deps.metrics.slackCall(method, result),
   );
   const state = serviceState(deps.store, logger);
-  let scheduler: Scheduler | undefined;
   const background: BackgroundDeps = {
     store: deps.store,
     payments: deps.payments,
@@ -164,7 +159,8 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     logger,
     clock,
     owner,
-    wakeOutbox: () => scheduler?.wake('outbox'),
+    // Called only once the scheduler below exists: nothing is enqueued while the bot is assembled.
+    wakeOutbox: () => scheduler.wake('outbox'),
   };
   const watches = createWatches({ ...background, settings: config.watches });
   const balancePolicy = {
@@ -173,13 +169,13 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     allowedChannels: config.access.balanceChannels,
   };
   const feed = createFeed({ ...background, pollSeconds: config.balancePollSeconds, policy: balancePolicy });
-  scheduler = createScheduler(
+  const scheduler = createScheduler(
     {
       logger,
       inflight,
       clock,
       metrics: deps.metrics,
-      onLag: (job, ms) => deps.metrics.schedulerLag(job, ms / 1000),
+      onLag: deps.metrics.schedulerLag,
     },
     [
       watches.pollJob(),
@@ -237,7 +233,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
         cause: error,
       });
     });
-    scheduler?.start();
+    scheduler.start();
     ready = true;
     logger.info({ mode: slack.mode, port, team: deps.identity.teamId }, 'bot started');
     return { port };
@@ -259,7 +255,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
       const closed = server.close();
       await app.stop();
       // No more background work is claimed; what runs finishes with the replies in flight.
-      await scheduler?.stop();
+      await scheduler.stop();
       const drained = await inflight.drain(graceMs);
       server.closeAll();
       await closed;

@@ -30,7 +30,8 @@ export interface Metrics {
   paymentCall(report: CallReport): void;
   /** `result`: `ok`, or why Slack did not take it (rate_limited, transient, not_in_channel, …). */
   slackCall(method: SlackMethod, result: string): void;
-  schedulerLag(job: string, seconds: number): void;
+  /** How late a job's item started, in milliseconds (exported in seconds). */
+  schedulerLag(job: string, lagMs: number): void;
   /** Read at each scrape. */
   gauges(read: GaugeReaders): void;
   route(req: IncomingMessage, res: ServerResponse): Promise<void>;
@@ -129,8 +130,8 @@ export function createMetrics(): Metrics {
     slackCall(method, result) {
       slack.inc({ method, result });
     },
-    schedulerLag(job, seconds) {
-      lag.observe({ job }, seconds);
+    schedulerLag(job, lagMs) {
+      lag.observe({ job }, lagMs / 1000);
     },
     gauges(read) {
       readers = read;

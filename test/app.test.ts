@@ -2,13 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type Bot, createBot, fetchIdentity } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createMetrics } from '../src/metrics.js';
 import { createHealth, createPaymentsClient } from '../src/payments/index.js';
 import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/server.js';
+import { serviceState } from '../src/service-state.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { visibleText } from './support/block-kit.js';
 import { captureLogs } from './support/bolt.js';
@@ -52,7 +53,7 @@ describe('the assembled bot', () => {
   });
   afterAll(async () => {
     await pool.close();
-    await store.close();
+    await Promise.all([store, ...ownStores].map((s) => s.close()));
     await Promise.all([sandbox.close(), slack.close()]);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -70,8 +71,8 @@ describe('the assembled bot', () => {
       ...env,
     });
 
-  /** The bot as main.ts assembles it, not started yet. */
-  async function assembled(env: Record<string, string> = {}) {
+  /** The bot as main.ts assembles it, not started yet; on the shared store unless given its own. */
+  async function assembled(env: Record<string, string> = {}, own = store) {
     const config = configFor(env);
     const logs = captureLogs([BOT_TOKEN, APP_TOKEN, SECRET, sandbox.apiKey]);
     const metrics = createMetrics();
@@ -89,18 +90,26 @@ describe('the assembled bot', () => {
       payments,
       logger: logs.logger,
       identity,
-      store,
+      store: own,
       health: createHealth(),
       metrics,
     });
     return { bot, logs };
   }
 
-  async function started(env: Record<string, string> = {}) {
-    const { bot, logs } = await assembled(env);
+  async function started(env: Record<string, string> = {}, own = store) {
+    const { bot, logs } = await assembled(env, own);
     bots.push(bot);
     const { port } = await bot.start();
     return { bot, base: `http://127.0.0.1:${port}`, logs };
+  }
+
+  /** A store of the test's own, without the watches earlier tests left running. */
+  const ownStores: Store[] = [];
+  async function ownStore() {
+    const own = await openStore({ kind: 'sqlite', path: join(dir, `own-${ownStores.length}.sqlite`) });
+    ownStores.push(own);
+    return own;
   }
 
   it('learns its workspace and ids from auth.test', async () => {
@@ -316,5 +325,100 @@ describe('the assembled bot', () => {
       );
       expect((error as Error).cause).toBeInstanceOf(Error);
     });
+  });
+
+  it('stops a bot that never started', async () => {
+    const { bot } = await assembled();
+    expect(await bot.stop(100)).toEqual({ drained: true });
+  });
+
+  it('counts the work in flight, and the reply it then posts to the response_url', async () => {
+    const { base } = await started({}, await ownStore());
+    const scrape = async () => (await fetch(`${base}/metrics`)).text();
+    sandbox.setLatency(1700); // past the 1.5 s fast path
+    onTestFinished(() => sandbox.setLatency(0));
+    const responseUrl = slack.responseUrl();
+    const answer = await postToBot(
+      `${base}/slack/events`,
+      commandBody({ command: '/invoice', text: DEMO_INVOICE_IDS.paid, response_url: responseUrl }),
+      SECRET,
+    );
+    expect(answer.status).toBe(200); // acked empty at the fast-path deadline; the reply follows
+    expect(await scrape()).toMatch(/^slackbot_inflight 1$/m);
+    await slack.waitForPost(responseUrl, 5000);
+    await expect.poll(scrape).toMatch(/^slackbot_slack_calls_total\{method="response_url",result="ok"\} 1$/m);
+    expect(await scrape()).toMatch(/^slackbot_inflight 0$/m);
+  });
+
+  it('posts without the SDK’s own retries: after a 429 or a 5xx the person hears at once to try again', async () => {
+    const { base, logs } = await started({ INVOICE_REPLY: 'ephemeral' }, await ownStore());
+    const channel = 'C0APPRETRY';
+    slack.conversations.set(channel, { id: channel });
+    const open = sandbox.invoices.find((i) => i.id === DEMO_INVOICE_IDS.open);
+    if (open) sandbox.updateInvoice(open.id, open); // as it was before an earlier test paid it
+    const watch = async () =>
+      (
+        await postToBot(
+          `${base}/slack/events`,
+          commandBody({
+            command: '/invoice',
+            text: `watch ${DEMO_INVOICE_IDS.open}`,
+            response_url: slack.responseUrl(),
+            channel_id: channel,
+          }),
+          SECRET,
+        )
+      ).json();
+    const busy = {
+      response_type: 'ephemeral',
+      text: 'Slack did not take the message. Slack asked the bot to slow down or did not answer, so nothing was posted. Try again in a minute.',
+    };
+
+    slack.rateLimitNext('chat.postMessage', 1);
+    expect(await watch()).toMatchObject(busy);
+    slack.answerNext('chat.postMessage', { ok: false, error: 'internal_error' }, { status: 500 });
+    expect(await watch()).toMatchObject(busy);
+    expect(slack.repliesIn(channel)).toHaveLength(0);
+    await watch();
+    expect(slack.repliesIn(channel)).toHaveLength(1);
+
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    for (const result of ['rate_limited', 'transient', 'ok'])
+      expect(metrics).toContain(`slackbot_slack_calls_total{method="chat.postMessage",result="${result}"} 1`);
+    expect(metrics).toMatch(
+      /slackbot_requests_total\{kind="command",name="\/invoice",outcome="slack_busy"\} 2/,
+    );
+    expect(logs.lines.filter((l) => l.msg === 'Slack did not take the message')).toHaveLength(2);
+    expect(logs.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('shows in the App Home that the service rejects the key', async () => {
+    const own = await ownStore();
+    const { base } = await started({ BALANCE_ALLOWED_USERS: 'U0KEYHOME' }, own);
+    await serviceState(own, captureLogs().logger).markKeyRejected(Date.parse('2026-11-20T10:00:00Z'));
+    await postToBot(
+      `${base}/slack/events`,
+      eventBody({
+        type: 'app_home_opened',
+        user: 'U0KEYHOME',
+        channel: 'D0KEY',
+        tab: 'home',
+        event_ts: '1.3',
+      }),
+      SECRET,
+      { contentType: 'application/json' },
+    );
+    await expect
+      .poll(() => slack.homeViews.filter((v) => v.userId === 'U0KEYHOME').length, { timeout: 5000 })
+      .toBe(1);
+    const home = slack.homeViews.find((v) => v.userId === 'U0KEYHOME');
+    expect(visibleText(home?.view)).toContain('the service rejects the bot’s API key');
+  });
+
+  it('says what to fix when Slack answers auth.test with an HTTP error, after its retries', async () => {
+    slack.answerNext('auth.test', { ok: false }, { status: 503, times: 3 });
+    await expect(fetchIdentity(configFor(), captureLogs().logger)).rejects.toThrow(
+      `Slack answered HTTP 503 to auth.test at ${slack.apiUrl}`,
+    );
   });
 });

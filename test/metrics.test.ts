@@ -37,7 +37,7 @@ describe('metrics', () => {
     let watches = 3;
     metrics.gauges({ inflight: () => 2, activeWatches: async () => watches, overdueChecks: async () => 7 });
     metrics.slackCall('chat.postMessage', 'rate_limited');
-    metrics.schedulerLag('watch_poll', 1.5);
+    metrics.schedulerLag('watch_poll', 1500);
     let text = await scrape(metrics);
     expect(text).toContain('slackbot_slack_calls_total{method="chat.postMessage",result="rate_limited"} 1');
     expect(text).toContain('slackbot_scheduler_lag_seconds_bucket{le="2",job="watch_poll"} 1');

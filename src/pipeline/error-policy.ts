@@ -1,25 +1,32 @@
 import { AccessDeniedError } from '../access.js';
 import type { Logger } from '../logger.js';
 import { type InvoiceId, isPaymentError } from '../payments/index.js';
-import { errorMessage } from '../views/errors.js';
+import { slackWasBusy } from '../slack/poster.js';
+import { errorMessage, slackBusyMessage } from '../views/errors.js';
 import type { Outcome } from './outcome.js';
 import type { Reply } from './reply.js';
 
-/** The outcome a failure is logged under: a payment error's or refusal's code, else `internal_error`. */
+/**
+ * The outcome a failure is logged under: a payment error's or refusal's code, `slack_busy`, else
+ * `internal_error`.
+ */
 export function outcomeOf(error: unknown): Outcome {
   if (isPaymentError(error) || error instanceof AccessDeniedError) return error.code;
-  return 'internal_error';
+  return slackWasBusy(error) ? 'slack_busy' : 'internal_error';
 }
 
 /**
- * What an operator should see in the logs beyond the request line: a failing payment service
- * as a warning with its details (status, schema issues); a bug as an error with its stack.
+ * What an operator should see in the logs beyond the request line: a failing payment service,
+ * or Slack too busy to take a post, as a warning with its details (status, schema issues); a
+ * bug as an error with its stack.
  * Nothing for what the person caused (an unknown invoice id) or was refused: the request
  * line says it all.
  */
 export function reportFailure(logger: Logger, error: unknown): void {
   if (isPaymentError(error)) {
     if (error.code !== 'invoice_not_found') logger.warn({ err: error }, error.message);
+  } else if (slackWasBusy(error)) {
+    logger.warn({ err: error }, 'Slack did not take the message');
   } else if (!(error instanceof AccessDeniedError)) {
     logger.error({ err: error }, 'request failed');
   }
@@ -43,7 +50,7 @@ export async function settle(
   } catch (error) {
     reportFailure(logger, error);
     return {
-      message: errorMessage(error, context.intro),
+      message: slackWasBusy(error) ? slackBusyMessage(context.intro) : errorMessage(error, context.intro),
       visibility: 'ephemeral',
       outcome: outcomeOf(error),
       invoiceId: context.invoiceId,

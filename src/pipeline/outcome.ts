@@ -21,6 +21,8 @@ export type Outcome =
   | PaymentErrorCode
   | Refusal
   | 'internal_error'
+  /** A post the person asked for (a live card, a shared card) that Slack did not take just now. */
+  | 'slack_busy'
   // events
   | 'no_payment_link'
   | 'no_invoice'

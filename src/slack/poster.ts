@@ -87,6 +87,10 @@ function failureOf(error: unknown): SlackPostError {
   return new SlackPostError('transient', undefined, undefined, { cause: error });
 }
 
+/** Slack asked to slow down or did not answer: nothing was posted, and a later try may work. */
+export const slackWasBusy = (error: unknown): error is SlackPostError =>
+  error instanceof SlackPostError && (error.failure === 'rate_limited' || error.failure === 'transient');
+
 /** Told of each Web API call and how it ended: `ok` or the failure. */
 export type OnSlackCall = (method: SlackMethod, result: string) => void;
 

@@ -36,8 +36,11 @@ export interface ResponseUrlOptions {
   timeoutMs?: number;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
-  /** Told how each post ended, after its retries: `ok`, or the HTTP status / `no_answer`. */
-  onPost?: (result: string) => void;
+  /**
+   * Told how each post ended, after its retries: `ok`, `transient` (still a 5xx, a 429 or no
+   * answer) or `refused` (a 4xx: an expired or unknown URL).
+   */
+  onPost?: (result: 'ok' | 'transient' | 'refused') => void;
 }
 
 /**
@@ -75,16 +78,25 @@ export function createResponseUrlClient(options: ResponseUrlOptions = {}): Respo
     }
   }
 
+  async function withRetries(url: string, message: RespondArguments): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await once(url, message);
+      } catch (error) {
+        if (!(error instanceof ResponseUrlError) || !error.transient || attempt + 1 >= attempts) throw error;
+        await sleep(Math.min(maxDelayMs, error.retryAfterMs ?? baseDelayMs * 2 ** attempt));
+      }
+    }
+  }
+
   return {
     async post(url, message) {
-      for (let attempt = 0; ; attempt += 1) {
-        try {
-          return await once(url, message);
-        } catch (error) {
-          if (!(error instanceof ResponseUrlError) || !error.transient || attempt + 1 >= attempts)
-            throw error;
-          await sleep(Math.min(maxDelayMs, error.retryAfterMs ?? baseDelayMs * 2 ** attempt));
-        }
+      try {
+        await withRetries(url, message);
+        options.onPost?.('ok');
+      } catch (error) {
+        options.onPost?.(error instanceof ResponseUrlError && !error.transient ? 'refused' : 'transient');
+        throw error;
       }
     },
   };

@@ -111,6 +111,14 @@ const INTERNAL: Explanation = {
   body: md`Try again. If it keeps happening, tell the bot’s admin: the details are in the bot’s logs.`,
 };
 
+/** Slack did not take a post the person asked for (it asked to slow down, or did not answer). */
+export function slackBusyMessage(intro?: string): Message {
+  return warning(
+    heading('Slack did not take the message', intro),
+    md`Slack asked the bot to slow down or did not answer, so nothing was posted. Try again in a minute.`,
+  );
+}
+
 /** What the person typed is not an invoice id or payment link; quoted back, cut and escaped. */
 export function invalidInvoiceMessage(input: string): Message {
   return warning(
@@ -132,8 +140,11 @@ export const errorTitle = (error: unknown): string => explain(error).title;
 /** Explains what went wrong and what to do; `intro` prefixes the title (e.g. for a failed refresh). */
 export function errorMessage(error: unknown, intro?: string): Message {
   const { title, body } = explain(error);
-  return warning(intro ? `${intro}: ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title, body);
+  return warning(heading(title, intro), body);
 }
+
+const heading = (title: string, intro: string | undefined) =>
+  intro ? `${intro}: ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title;
 
 function warning(heading: string, body: Mrkdwn): Message {
   return {

@@ -249,4 +249,15 @@ describe('buttons: one outcome per answer', () => {
     });
     expect(nowhere.line).toMatchObject({ outcome: 'invalid_input' });
   });
+
+  it('Share in thread while Slack is busy: slack_busy, told to try again', async () => {
+    for (const failure of ['rate_limited', 'transient'] as const) {
+      env.poster.failNext(new SlackPostError(failure, undefined));
+      const busy = await click('share_invoice', createShareInvoiceAction, watchValue);
+      expect(busy.line).toMatchObject({ outcome: 'slack_busy', invoiceId: OPEN });
+      expect(visibleText(busy.reply)).toBe(
+        ':warning: *Slack did not take the message*\nSlack asked the bot to slow down or did not answer, so nothing was posted. Try again in a minute.',
+      );
+    }
+  });
 });

@@ -116,4 +116,20 @@ describe('response_url client', () => {
     expect((error as Error).cause).toBeInstanceOf(Error);
     expect(sleeps).toEqual([100]);
   });
+
+  it('tells how each post ended, once, after its retries', async () => {
+    const results: string[] = [];
+    const responseUrls = createResponseUrlClient({
+      attempts: 2,
+      sleep: async () => undefined,
+      onPost: (result) => results.push(result),
+    });
+    statuses = [{ status: 500 }];
+    await responseUrls.post(url, message);
+    statuses = [{ status: 404 }];
+    await responseUrls.post(url, message).catch(() => undefined);
+    statuses = [{ status: 503 }, { status: 429 }];
+    await responseUrls.post(url, message).catch(() => undefined);
+    expect(results).toEqual(['ok', 'refused', 'transient']);
+  });
 });

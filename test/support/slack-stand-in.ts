@@ -67,8 +67,11 @@ export interface SlackStandIn {
   }[];
   /** The next `count` calls of `method` are refused with HTTP 429 and this Retry-After (seconds). */
   rateLimitNext(method: string, retryAfterSeconds: number, count?: number): void;
-  /** The next call of `method` gets this answer (HTTP 200) instead of the usual one. */
-  answerNext(method: string, body: Record<string, unknown>): void;
+  /**
+   * The next call of `method` (the next `times` calls) gets this answer instead of the usual
+   * one, with HTTP `status` (200 unless given).
+   */
+  answerNext(method: string, body: Record<string, unknown>, opts?: { status?: number; times?: number }): void;
   /** Thread replies under `threadTs`, or top-level posts when it is undefined, not deleted. */
   repliesIn(channel: string, threadTs?: string): StandInMessage[];
   readonly posts: ResponsePost[];
@@ -136,7 +139,7 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const homeViews: SlackStandIn['homeViews'] = [];
   const functionResults: SlackStandIn['functionResults'] = [];
   const rateLimits = new Map<string, { retryAfter: number; count: number }>();
-  const answers = new Map<string, Record<string, unknown>>();
+  const answers = new Map<string, { body: Record<string, unknown>; status: number; times: number }>();
   let seq = 0;
   const nextTs = () => {
     seq += 1;
@@ -169,8 +172,9 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
       }
       const answer = answers.get(method);
       if (answer) {
-        answers.delete(method);
-        return json(200, answer);
+        answer.times -= 1;
+        if (answer.times === 0) answers.delete(method);
+        return json(answer.status, answer.body);
       }
       const bearer = req.headers.authorization?.replace(/^Bearer /, '');
       switch (method) {
@@ -346,8 +350,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     rateLimitNext(method, retryAfterSeconds, count = 1) {
       rateLimits.set(method, { retryAfter: retryAfterSeconds, count });
     },
-    answerNext(method, body) {
-      answers.set(method, body);
+    answerNext(method, body, { status = 200, times = 1 } = {}) {
+      answers.set(method, { body, status, times });
     },
     repliesIn(channel, threadTs) {
       return messages.filter((m) => m.channel === channel && m.threadTs === threadTs && !m.deleted);
