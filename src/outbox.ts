@@ -17,12 +17,12 @@ import type { Message } from './views/blocks.js';
 
 export type OutboxRow = Selectable<Tables['outbox']>;
 
+/** A message to post (`chat.postMessage`), or with `ts` an edit of that message (`chat.update`). */
 export interface OutgoingEntry {
-  method: 'chat.postMessage' | 'chat.update';
   channel: string;
   /** For a reply in a thread. */
   threadTs?: string | undefined;
-  /** The message to edit, for chat.update. */
+  /** The message to edit. */
   ts?: string | undefined;
   message: Message;
   /** The watch this message belongs to, so the watch can end if it cannot be delivered. */
@@ -43,7 +43,7 @@ export async function enqueue(
     .values(
       entries.map((e) => ({
         lane: e.channel,
-        method: e.method,
+        method: e.ts === undefined ? 'chat.postMessage' : 'chat.update',
         channel: e.channel,
         thread_ts: e.threadTs ?? null,
         ts: e.ts ?? null,
@@ -138,8 +138,8 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
     const message = JSON.parse(row.message) as Message;
     const messageId = `outbox-${row.id}`;
     const target = { channel: row.channel, threadTs: row.thread_ts ?? undefined, ...message, messageId };
-    if (row.method === 'chat.update') {
-      await poster.update({ ...target, ts: row.ts ?? '' });
+    if (row.ts !== null) {
+      await poster.update({ ...target, ts: row.ts });
       await finish(row, 'sent');
       return { outcome: 'sent' };
     }

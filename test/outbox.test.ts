@@ -63,7 +63,7 @@ describe('the outbox', () => {
   it('is named, runs four at once, and says when each message is due', async () => {
     const { outbox } = job();
     expect([outbox.name, outbox.concurrency]).toEqual(['outbox', 4]);
-    await put([{ method: 'chat.postMessage', channel: 'C1', message }]);
+    await put([{ channel: 'C1', message }]);
     const [row] = await outbox.claim(clock.now, 1);
     expect(row && outbox.dueAt(row)).toBe(T0);
   });
@@ -72,8 +72,8 @@ describe('the outbox', () => {
     const { outbox } = job();
     const ts = await poster.post({ channel: 'C1', ...message });
     await put([
-      { method: 'chat.postMessage', channel: 'C1', threadTs: ts, message },
-      { method: 'chat.update', channel: 'C1', ts, message: { ...message, text: 'Edited' } },
+      { channel: 'C1', threadTs: ts, message },
+      { channel: 'C1', ts, message: { ...message, text: 'Edited' } },
     ]);
     expect(await runOnce(outbox)).toEqual({ outcome: 'sent' });
     expect(await runOnce(outbox)).toEqual({ outcome: 'sent' });
@@ -87,7 +87,7 @@ describe('the outbox', () => {
 
   it('finds a post an earlier attempt made before a crash, and does not post it again', async () => {
     const { outbox } = job('a', { leaseMs: 1000 });
-    await put([{ method: 'chat.postMessage', channel: 'C1', message }]);
+    await put([{ channel: 'C1', message }]);
     const [row] = await outbox.claim(clock.now, 1);
     // The first instance marks the attempt and posts, then dies before recording it.
     await store.db.updateTable('outbox').set({ attempted_at: clock.now }).execute();
@@ -101,7 +101,7 @@ describe('the outbox', () => {
 
   it('posts again when Slack will not say whether an earlier attempt went out, and says so', async () => {
     const { outbox, logs } = job();
-    await put([{ method: 'chat.postMessage', channel: 'C1', message }]);
+    await put([{ channel: 'C1', message }]);
     await store.db
       .updateTable('outbox')
       .set({ attempted_at: T0 - 1000 })
@@ -119,7 +119,7 @@ describe('the outbox', () => {
 
   it('retries later when looking for an earlier attempt fails for a while', async () => {
     const { outbox } = job();
-    await put([{ method: 'chat.postMessage', channel: 'C1', message }]);
+    await put([{ channel: 'C1', message }]);
     await store.db
       .updateTable('outbox')
       .set({ attempted_at: T0 - 1000 })
@@ -131,7 +131,7 @@ describe('the outbox', () => {
 
   it('posts nothing once another instance has taken its lease', async () => {
     const { outbox } = job('a', { leaseMs: 1000 });
-    await put([{ method: 'chat.postMessage', channel: 'C1', message }]);
+    await put([{ channel: 'C1', message }]);
     const [stale] = await outbox.claim(clock.now, 1);
     clock.now += 2000;
     const { outbox: b } = job('b');
@@ -143,7 +143,7 @@ describe('the outbox', () => {
 
   it('waits as long as Slack asks after a 429, and backs off after an outage', async () => {
     const { outbox } = job();
-    await put([{ method: 'chat.postMessage', channel: 'C1', message }]);
+    await put([{ channel: 'C1', message }]);
     poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 7000));
     expect(await runOnce(outbox)).toEqual({ outcome: 'retry_later' });
     expect((await rows())[0]).toMatchObject({ next_attempt_at: T0 + 7000, attempts: 1, lease_owner: null });
@@ -157,8 +157,8 @@ describe('the outbox', () => {
     const undeliverable: OutboxRow[] = [];
     const { outbox, logs } = job('a', { undeliverable });
     await put([
-      { method: 'chat.postMessage', channel: 'C1', message },
-      { method: 'chat.update', channel: 'C2', ts: '1.000001', message },
+      { channel: 'C1', message },
+      { channel: 'C2', ts: '1.000001', message },
     ]);
     await store.db
       .updateTable('outbox')
@@ -180,7 +180,7 @@ describe('the outbox', () => {
 
   it('forgets delivered messages a day later', async () => {
     const { outbox } = job();
-    await put([{ method: 'chat.postMessage', channel: 'C1', message }]);
+    await put([{ channel: 'C1', message }]);
     await runOnce(outbox);
     clock.now += KEEP_DONE_MS;
     await outbox.claim(clock.now, 1);
@@ -191,7 +191,7 @@ describe('the outbox', () => {
   });
 
   it('lets a bug through', async () => {
-    await put([{ method: 'chat.postMessage', channel: 'C1', message }]);
+    await put([{ channel: 'C1', message }]);
     const broken = { ...poster, post: async () => Promise.reject(new TypeError('a bug')) };
     const bugged = outboxJob({
       store,

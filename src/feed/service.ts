@@ -126,7 +126,6 @@ export function createFeed(deps: FeedDeps) {
   }
 
   const feedEntry = (sub: SubscriptionRow, message: OutgoingEntry['message']): OutgoingEntry => ({
-    method: 'chat.postMessage',
     channel: sub.channel_id,
     message,
     subscriptionId: sub.id,
@@ -400,11 +399,7 @@ export function createFeed(deps: FeedDeps) {
           .where('state', '=', 'active')
           .executeTakeFirst();
         if (!sub || !(await endSubscription(trx, sub, 'unsubscribed', now))) return false;
-        await enqueue(
-          trx,
-          [{ method: 'chat.postMessage', channel: sub.channel_id, message: unsubscribedMessage(req.userId) }],
-          now,
-        );
+        await enqueue(trx, [{ channel: sub.channel_id, message: unsubscribedMessage(req.userId) }], now);
         return true;
       });
       if (ended) deps.wakeOutbox?.();
@@ -456,7 +451,6 @@ export function createFeed(deps: FeedDeps) {
           trx,
           [
             {
-              method: 'chat.postMessage',
               channel: sub.subscriber_id,
               message: feedStoppedNotice(sub.channel_id, why),
             },

@@ -104,12 +104,9 @@ export function createWatches(deps: WatchDeps) {
       now: new Date(now),
       watch: { ...liveWatch(w), ended: { at: new Date(now), reason: text } },
     });
-    const entries: OutgoingEntry[] = [
-      { method: 'chat.update', channel: w.channel_id, ts: w.card_ts, message: card, watchId: w.id },
-    ];
+    const entries: OutgoingEntry[] = [{ channel: w.channel_id, ts: w.card_ts, message: card, watchId: w.id }];
     if (!QUIET.has(reason)) {
       entries.push({
-        method: 'chat.postMessage',
         channel: w.channel_id,
         threadTs: w.thread_ts,
         message: watchEndedMessage(invoice, text, w.watcher_id),
@@ -193,7 +190,6 @@ export function createWatches(deps: WatchDeps) {
             if (!reason) {
               const card = liveInvoiceCard(invoice, { now: new Date(now), watch: liveWatch(w) });
               outgoing.push({
-                method: 'chat.update',
                 channel: w.channel_id,
                 ts: w.card_ts,
                 message: card,
@@ -201,7 +197,6 @@ export function createWatches(deps: WatchDeps) {
               });
             }
             outgoing.push({
-              method: 'chat.postMessage',
               channel: w.channel_id,
               threadTs: w.thread_ts,
               message: transitionMessage(invoice, diff, w.watcher_id, new Date(now)),

@@ -757,3 +757,18 @@ describe('the feed, at its edges', () => {
     expect(feedPosts().filter((p) => p.text.includes('turned off'))).toHaveLength(1);
   });
 });
+
+describe('a feed stopped by two deliveries at once', () => {
+  it('is stopped once, with one notice to its subscriber', async () => {
+    const { feed } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    const { id } = await subscription();
+    poster.conversations.set(FINANCE, { isPrivate: false, isDirect: false, isShared: false });
+    const row = { subscription_id: id } as Parameters<typeof feed.mayDeliver>[0];
+    expect(await Promise.all([feed.mayDeliver(row), feed.mayDeliver(row)])).toEqual([false, false]);
+    await instance('a', poster, clock).tick();
+    expect(poster.repliesIn('U0FINANCE').filter((m) => visibleText(m).includes('has stopped'))).toHaveLength(
+      1,
+    );
+  });
+});

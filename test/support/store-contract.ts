@@ -158,9 +158,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         enqueue(
           trx,
           [
-            { method: 'chat.postMessage', channel: 'C1', message },
-            { method: 'chat.postMessage', channel: 'C1', message },
-            { method: 'chat.postMessage', channel: 'C2', message },
+            { channel: 'C1', message },
+            { channel: 'C1', message },
+            { channel: 'C2', message },
           ],
           0,
         ),
