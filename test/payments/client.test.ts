@@ -804,4 +804,11 @@ describe('times in the answer', () => {
     const invoice = await client().getInvoice(DEMO_INVOICE_IDS.open);
     expect(invoice.createdAt.toISOString()).toBe('2026-11-21T12:00:00.000Z');
   });
+
+  it('names the whole body as where it broke when the body is not even an object', async () => {
+    sandbox.failNext({ kind: 'status', status: 200, body: '"all good"' });
+    const error = (await failure(client().getBalance())) as UnexpectedResponseError;
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]).toMatch(/^\(root\): /);
+  });
 });

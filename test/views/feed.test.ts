@@ -158,3 +158,90 @@ describe('other feed messages', () => {
     expect(visibleText(message)).toContain(phrase);
   });
 });
+
+const digestBase = { asOf: NOW, rises: 0, falls: 0, before: undefined, beforeAt: undefined };
+
+/** The fewest items `build` cannot show whole: the message that leaves exactly one out. */
+function leavingOneOut<T>(build: (n: number) => T, omits: (built: T) => boolean): T {
+  let [lo, hi] = [1, 4000];
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (omits(build(mid))) hi = mid;
+    else lo = mid + 1;
+  }
+  return build(lo);
+}
+
+describe('what a long message leaves out, in the singular and the plural', () => {
+  const notShown = (m: { blocks: unknown }) => /not shown/.test(visibleText(m));
+  const list = (n: number) =>
+    subscriptionListMessage(
+      Array.from({ length: n }, (_, i) => ({
+        channelId: `G${String(i).padStart(9, '0')}`,
+        subscriberId: 'U0A',
+        digest: '09:00 Europe/Berlin',
+        since: NOW,
+      })),
+    );
+  const confirmation = (n: number) =>
+    subscribedMessage({
+      channelId: 'G0FIN',
+      userId: 'U0A',
+      digest: '09:00 UTC',
+      balances: many(n, (i) => `${i}.25`),
+      readAt: NOW,
+      pollSeconds: 60,
+    });
+
+  it('the feed message: "1 more change"', () => {
+    const one = leavingOneOut(
+      (n) =>
+        feedMessage(
+          balanceChanges(
+            many(n, () => '1'),
+            many(n, () => '2'),
+          ),
+          NOW,
+        ),
+      notShown,
+    );
+    expect(visibleText(one)).toContain('\n1 more change not shown: `/balance` shows every balance');
+  });
+
+  it('the digest: "1 more currency"', () => {
+    const one = leavingOneOut(
+      (n) => digestMessage({ ...digestBase, balances: many(n, () => '1') }),
+      notShown,
+    );
+    expect(visibleText(one)).toMatch(/\n1 more currency not shown$/);
+  });
+
+  it('the confirmation: "1 more currency", "N more currencies"', () => {
+    const one = leavingOneOut(confirmation, notShown);
+    expectValidMessage(one);
+    expect(visibleText(one)).toMatch(/\n1 more currency not shown$/);
+    expect(visibleText(confirmation(2000))).toMatch(/\n\d+ more currencies not shown$/);
+  });
+
+  it('the list of feeds: "1 more feed", "N more feeds"', () => {
+    const one = leavingOneOut(list, notShown);
+    expectValidMessage(one);
+    expect(visibleText(one)).toMatch(/\n1 more feed not shown$/);
+    const all = list(3000);
+    expectValidMessage(all);
+    expect(visibleText(all)).toMatch(/\n\d+ more feeds not shown$/);
+  });
+});
+
+describe('the digest of a currency that is new since yesterday', () => {
+  it('counts its whole balance as the change', () => {
+    const message = digestMessage({
+      ...digestBase,
+      balances: { BTC: { title: 'Bitcoin', balance: '0.5' }, ETH: { title: 'Ether', balance: '2' } },
+      before: { BTC: { title: 'Bitcoin', balance: '0.25' } },
+      beforeAt: new Date(NOW.getTime() - 86_400_000),
+    });
+    expect(visibleText(message)).toContain('`0.5` BTC · +0.25 in 24 h');
+    expect(visibleText(message)).toContain('`2` ETH · +2 in 24 h');
+  });
+});

@@ -174,3 +174,9 @@ describe('replies about watches', () => {
     expect(visibleText(message)).toContain(phrase);
   });
 });
+
+describe('stopping a watch of an invoice the bot could not read', () => {
+  it('names it "the invoice"', () => {
+    expect(visibleText(watchReplies.stopped(undefined))).toBe('Stopped watching *the invoice*.');
+  });
+});

@@ -12,7 +12,7 @@ import {
 } from '../../src/payments/index.js';
 import { errorMessage, invalidInvoiceMessage, waitInWords } from '../../src/views/errors.js';
 import { balanceHelp, invoiceHelp, invoiceUsage } from '../../src/views/help.js';
-import { expectValidMessage } from '../support/block-kit.js';
+import { expectValidMessage, visibleText } from '../support/block-kit.js';
 
 /** Every error and help message, word for word: what support staff read is part of the contract. */
 
@@ -190,5 +190,14 @@ describe('help', () => {
     expect(invoiceUsage().text).toBe(
       'Give an invoice id or paste a payment link, for example `/invoice 3fa85f64-5717-4562-b3fc-2c963f66afa6`. `/invoice help` tells more.',
     );
+  });
+});
+
+describe('/invoice help on how long a watch lasts', () => {
+  it.each([
+    [7, 'after 7 days at most.'],
+    [1, 'after 1 day at most.'],
+  ])('a watch of at most %i day(s)', (days, phrase) => {
+    expect(visibleText(invoiceHelp('ephemeral', days))).toContain(phrase);
   });
 });
