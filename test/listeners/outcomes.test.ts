@@ -261,3 +261,82 @@ describe('buttons: one outcome per answer', () => {
     }
   });
 });
+
+describe('who sees each answer: a refusal, an error or a confirmation only the person who asked', () => {
+  const shown = (reply: unknown) => (reply as { response_type?: string } | undefined)?.response_type;
+  const subscribed = () => command('/balance', 'subscribe', { channel_id: FINANCE });
+  const watched = () => command('/invoice', `watch ${OPEN}`);
+  const later = { clock: () => Date.now() + 30 * 24 * 3_600_000 };
+  const firstWatch = async () => (await env.deps().watches.list('C0SUPPORT'))[0]?.id ?? '';
+
+  it.each([
+    ['/balance help', () => command('/balance', 'help'), 'help'],
+    [
+      '/balance subscribe 25:00',
+      () => command('/balance', 'subscribe 25:00', { channel_id: FINANCE }),
+      'invalid_input',
+    ],
+    [
+      '/balance subscribe out of sight',
+      () => command('/balance', 'subscribe', { channel_id: 'G0UNSEEN' }),
+      'not_in_channel',
+    ],
+    ['/balance subscribe twice', async () => (await subscribed(), subscribed()), 'already_subscribed'],
+    [
+      '/balance unsubscribe',
+      async () => (await subscribed(), command('/balance', 'unsubscribe', { channel_id: FINANCE })),
+      'ok',
+    ],
+    [
+      '/balance unsubscribe from another workspace',
+      () => command('/balance', 'unsubscribe', { channel_id: FINANCE, team_id: 'T0GUEST' }),
+      'other_workspace',
+    ],
+    ['/invoice unwatch', async () => (await watched(), command('/invoice', `unwatch ${OPEN}`)), 'ok'],
+    ['/invoice unwatch of nothing', () => command('/invoice', `unwatch ${OPEN}`), 'not_watched'],
+    ['/invoice watch twice', async () => (await watched(), watched()), 'already_watched'],
+    [
+      '/invoice watch over the limit',
+      () => command('/invoice', `watch ${OPEN}`, {}, { settings: { limitPerChannel: 0 } }),
+      'watch_limit',
+    ],
+    [
+      '/invoice watch of an expired invoice',
+      () => command('/invoice', `watch ${EXPIRED}`, {}, later),
+      'invoice_expired',
+    ],
+    [
+      'Stop',
+      async () => (await watched(), click('stop_watch', createStopWatchAction, await firstWatch())),
+      'ok',
+    ],
+    ['Stop of nothing', () => click('stop_watch', createStopWatchAction, 'no-such-watch'), 'not_watched'],
+    [
+      'Share with a value that is no invoice id',
+      () => click('share_invoice', createShareInvoiceAction, 'nonsense'),
+      'invalid_input',
+    ],
+    [
+      'Share where the bot cannot post',
+      () => {
+        env.poster.failNext(new SlackPostError('not_in_channel', 'not_in_channel'));
+        return click('share_invoice', createShareInvoiceAction, OPEN);
+      },
+      'not_in_channel',
+    ],
+  ])('%s', async (_label, run, outcome) => {
+    const { line, reply } = await run();
+    expect(line).toMatchObject({ outcome });
+    expect(shown(reply)).toBe('ephemeral');
+  });
+
+  it.each([
+    ['Share', 'share_invoice', createShareInvoiceAction],
+    ['Watch', 'watch_invoice', createWatchInvoiceAction],
+  ])('%s that fails inside the bot still names the invoice in the log', async (_label, id, create) => {
+    env.poster.failNext(new SlackPostError('refused', 'invalid_blocks'));
+    const { line, reply } = await click(id, create, OPEN);
+    expect(line).toMatchObject({ outcome: 'internal_error', invoiceId: OPEN });
+    expect(shown(reply)).toBe('ephemeral');
+  });
+});
