@@ -421,4 +421,28 @@ describe('the assembled bot', () => {
       `Slack answered HTTP 503 to auth.test at ${slack.apiUrl}`,
     );
   });
+
+  it('names each command and event in its metrics, and counts a Slack call that failed', async () => {
+    const { base } = await started({}, await ownStore());
+    const send = (body: string, contentType?: string) =>
+      postToBot(`${base}/slack/events`, body, SECRET, contentType ? { contentType } : {});
+    await send(commandBody({ command: '/balance', text: 'help', response_url: slack.responseUrl() }));
+    await send(linkSharedBody([`${sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.paid}`]), 'application/json');
+    const home = { type: 'app_home_opened', user: 'U0NAMES', channel: 'D0N', tab: 'home', event_ts: '1.4' };
+    slack.answerNext('views.publish', { ok: false, error: 'not_enabled' });
+    await send(eventBody(home), 'application/json');
+    const names = async () =>
+      [
+        ...(await (await fetch(`${base}/metrics`)).text()).matchAll(
+          /slackbot_requests_total\{kind="(\w+)",name="([^"]*)"/g,
+        ),
+      ]
+        .map(([, kind, name]) => `${kind} ${name}`)
+        .sort();
+    await expect.poll(names).toEqual(['command /balance', 'event app_home_opened', 'event link_shared']);
+    // The App Home that Slack refused is counted as a failed call.
+    expect(await (await fetch(`${base}/metrics`)).text()).toContain(
+      'slackbot_slack_calls_total{method="views.publish",result="error"} 1',
+    );
+  });
 });
