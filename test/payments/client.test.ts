@@ -811,4 +811,55 @@ describe('times in the answer', () => {
     expect(error.issues).toHaveLength(1);
     expect(error.issues[0]).toMatch(/^\(root\): /);
   });
+
+  it('reports a call refused for a full queue as busy, after no attempt', async () => {
+    const reports: CallReport[] = [];
+    sandbox.setLatency(50);
+    try {
+      const c = client({ concurrency: 1, maxQueue: 1, onCall: (r) => reports.push(r) });
+      await Promise.allSettled(Object.values(DEMO_INVOICE_IDS).map((id) => c.getInvoice(id)));
+    } finally {
+      sandbox.setLatency(0);
+    }
+    expect(reports.map(({ result, attempts }) => `${result} ${attempts}`)).toEqual([
+      'busy 0',
+      'ok 1',
+      'ok 1',
+    ]);
+  });
+
+  it('takes only a 2xx as an answer: a 300 is a service error', async () => {
+    sandbox.failNext({ kind: 'status', status: 300, body: '{}' });
+    const error = await failure(client().getBalance());
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toMatchObject({ status: 300 });
+    expect(sandbox.requests.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('keeps what the deadline interrupted as the cause of the timeout', async () => {
+    sandbox.failNext({ kind: 'hang' });
+    const error = await failure(client({ timeoutMs: 50 }).getBalance());
+    expect(error).toBeInstanceOf(PaymentTimeoutError);
+    expect(error.cause).toBeInstanceOf(Error);
+  });
+
+  it('does not start a backoff that would end exactly at the deadline', async () => {
+    sandbox.failNext({ kind: 'status', status: 503 });
+    const sleeps: number[] = [];
+    const error = await failure(
+      client({
+        retry: { maxRetries: 2, baseDelayMs: 2000, maxDelayMs: 10_000 },
+        timeoutMs: 1000,
+        retryEnvironment: {
+          random: () => 0.5, // a first backoff of 1000 ms: all the time there is
+          now: () => 0,
+          sleep: async (ms) => {
+            sleeps.push(ms);
+          },
+        },
+      }).getBalance(),
+    );
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(sleeps).toEqual([]);
+  });
 });
