@@ -388,7 +388,9 @@ describe('the assembled bot', () => {
     expect(metrics).toMatch(
       /slackbot_requests_total\{kind="command",name="\/invoice",outcome="slack_busy"\} 2/,
     );
-    expect(logs.lines.filter((l) => l.msg === 'Slack did not take the message')).toHaveLength(2);
+    expect(logs.lines.filter((l) => l.msg === 'Slack did not take the message' && 'err' in l)).toHaveLength(
+      2,
+    );
     expect(logs.lines.filter((l) => l.level === 'error')).toEqual([]);
   });
 

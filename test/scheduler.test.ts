@@ -106,7 +106,9 @@ describe('scheduler', () => {
     scheduler.start();
     await until(() => ran.length === 1);
     await scheduler.stop();
-    expect(logs.lines.filter((l) => l.msg === 'could not claim background work')).toHaveLength(2);
+    expect(logs.lines.filter((l) => l.msg === 'could not claim background work' && 'err' in l)).toHaveLength(
+      2,
+    );
   });
 
   it('claims nothing after stop, and the items running finish in flight', async () => {
@@ -197,7 +199,7 @@ describe('scheduler', () => {
     scheduler.start();
     await until(() => logs.lines.some((l) => l.outcome === 'internal_error'));
     await scheduler.stop();
-    expect(logs.lines.find((l) => l.level === 'error')?.msg).toBe('job list failed');
+    expect(logs.lines.find((l) => l.level === 'error')).toMatchObject({ msg: 'job list failed', err: {} });
   });
 });
 

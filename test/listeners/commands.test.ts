@@ -190,10 +190,10 @@ describe('request logs', () => {
 
   it('add a warning with the details when the service fails', async () => {
     env.sandbox.failNext({ kind: 'html' });
-    const lines = (await logged('/invoice', DEMO_INVOICE_IDS.open)).map((l) => [l.level, l.msg]);
+    const lines = (await logged('/invoice', DEMO_INVOICE_IDS.open)).map((l) => [l.level, l.msg, 'err' in l]);
     expect(lines).toEqual([
-      ['warn', 'unexpected answer from the payment service: the body is not JSON'],
-      ['info', 'command /invoice'],
+      ['warn', 'unexpected answer from the payment service: the body is not JSON', true],
+      ['info', 'command /invoice', false],
     ]);
   });
 

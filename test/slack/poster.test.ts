@@ -226,3 +226,66 @@ describe('the Slack poster', () => {
     });
   });
 });
+
+describe('the Slack poster at its edges', () => {
+  let slack: SlackStandIn;
+  beforeAll(async () => {
+    slack = await startSlackStandIn({ teamId: 'T0HOME', botToken: TOKEN });
+  });
+  afterAll(() => slack.close());
+  const bare = () => createSlackPoster(clientFor(slack.apiUrl));
+  const message = { channel: 'C0EDGE', text: 'x', blocks: BLOCKS };
+
+  it.each<[string, () => void, (p: SlackPoster) => Promise<unknown>]>([
+    [
+      'a gone message',
+      () => slack.answerNext('chat.update', { ok: false, error: 'message_not_found' }),
+      (p) => p.update({ ...message, ts: '1.1' }),
+    ],
+    [
+      'a "ratelimited" error',
+      () => slack.answerNext('chat.delete', { ok: false, error: 'ratelimited' }),
+      (p) => p.remove({ channel: 'C0EDGE', ts: '1.1' }),
+    ],
+    ['an HTTP 429', () => slack.rateLimitNext('chat.postMessage', 1), (p) => p.post(message)],
+    [
+      'a refusal',
+      () => slack.answerNext('chat.postMessage', { ok: false, error: 'invalid_blocks' }),
+      (p) => p.post(message),
+    ],
+    [
+      'a 5xx',
+      () => slack.answerNext('chat.postMessage', { ok: false }, { status: 503 }),
+      (p) => p.post(message),
+    ],
+  ])(
+    'keeps Slack’s error as the cause of %s, and needs no one told of its calls',
+    async (_label, arrange, act) => {
+      arrange();
+      const error = await act(bare()).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SlackPostError);
+      expect((error as SlackPostError).cause).toBeInstanceOf(Error);
+    },
+  );
+
+  it('posts without anyone told of its calls', async () => {
+    expect(await bare().post(message)).toMatch(/^\d+\.\d+$/);
+  });
+
+  it('reads a conversations.info answer without a channel as a public channel', async () => {
+    slack.answerNext('conversations.info', { ok: true });
+    expect(await bare().conversation('C0EDGE')).toEqual({
+      isPrivate: false,
+      isDirect: false,
+      isShared: false,
+    });
+  });
+
+  it('passes over a message of ours whose metadata has no payload', async () => {
+    slack.answerNext('conversations.history', {
+      ok: true,
+      messages: [{ ts: '1.000001', metadata: { event_type: MESSAGE_EVENT_TYPE } }],
+    });
+    expect(await bare().find({ channel: 'C0EDGE', oldest: 0, messageId: 'x' })).toBeUndefined();
+  });
+});
