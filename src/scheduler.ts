@@ -61,8 +61,17 @@ export interface Scheduler {
 
 export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>[]): Scheduler {
   let stopping = false;
+  /** The sleeping loops' alarms, by job. */
   const wakers = new Map<string, () => void>();
+  /** Jobs woken while not asleep (claiming, say): their next sleep is skipped, so no wake is lost. */
+  const woken = new Set<string>();
   const loops: Promise<void>[] = [];
+
+  function wakeJob(name: string): void {
+    const waker = wakers.get(name);
+    if (waker) waker();
+    else woken.add(name);
+  }
 
   /** How long to sleep: until the next item is due, at most the job's idle tick. */
   async function untilNextDue<T>(job: Job<T>): Promise<number> {
@@ -98,7 +107,7 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
             running += 1;
             void run(item).finally(() => {
               running -= 1;
-              wakers.get(job.name)?.();
+              wakeJob(job.name);
             });
           }
         } catch (error) {
@@ -114,15 +123,17 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
     }
   }
 
-  /** Sleeps `ms`, or less if woken; not at all once stopping, so a stop never waits out a sleep. */
+  /** Sleeps `ms`, or less if woken; not at all when woken meanwhile or stopping (a stop never waits out a sleep). */
   function pause(name: string, ms: number): Promise<void> {
-    if (stopping) return Promise.resolve();
+    if (stopping || woken.delete(name)) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakers.set(name, () => {
+      const done = () => {
         clearTimeout(timer);
+        wakers.delete(name);
         resolve();
-      });
+      };
+      const timer = setTimeout(done, ms);
+      wakers.set(name, done);
     });
   }
 
@@ -131,7 +142,7 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
       for (const job of jobs) loops.push(loop(job));
     },
     wake(name) {
-      for (const [job, wake] of wakers) if (name === undefined || name === job) wake();
+      for (const job of jobs) if (name === undefined || name === job.name) wakeJob(job.name);
     },
     async stop() {
       stopping = true;

@@ -244,3 +244,64 @@ describe('scheduler, all slots busy', () => {
     await stopping;
   });
 });
+
+describe('scheduler: no busy loop', () => {
+  /** A job that finds nothing due, counting how often it looks. */
+  const idle = (name: string, nextDueAt?: Job<Item>['nextDueAt']) => {
+    const job: Job<Item> & { claims: number } = {
+      name,
+      concurrency: 2,
+      idleMs: 1000,
+      dueAt: (item) => item.due,
+      claims: 0,
+      async claim() {
+        job.claims += 1;
+        return [];
+      },
+      run: async () => ({ outcome: 'ok' }),
+      ...(nextDueAt ? { nextDueAt } : {}),
+    };
+    return job;
+  };
+
+  it('looks once and then sleeps when nothing is due, whatever the job says of its next item', async () => {
+    const jobs = [
+      idle('no_next_due'),
+      idle('nothing_due', async () => undefined),
+      idle('due_later', async (now) => now + 5000),
+      idle('cannot_tell', async () => {
+        throw new Error('store down');
+      }),
+    ];
+    const scheduler = createScheduler(
+      { logger: captureLogs().logger, inflight: new Inflight(), clock: Date.now },
+      jobs,
+    );
+    scheduler.start();
+    await new Promise((r) => setTimeout(r, 150));
+    await scheduler.stop();
+    expect(jobs.map((j) => `${j.name} ${j.claims}`)).toEqual([
+      'no_next_due 1',
+      'nothing_due 1',
+      'due_later 1',
+      'cannot_tell 1',
+    ]);
+  });
+
+  it('wakes only the job it names, or every job when it names none', async () => {
+    const [a, b] = [idle('a'), idle('b')];
+    const scheduler = createScheduler(
+      { logger: captureLogs().logger, inflight: new Inflight(), clock: Date.now },
+      [a, b],
+    );
+    scheduler.start();
+    await until(() => a.claims === 1 && b.claims === 1);
+    scheduler.wake('a');
+    await until(() => a.claims === 2);
+    await new Promise((r) => setTimeout(r, 50));
+    expect([a.claims, b.claims]).toEqual([2, 1]);
+    scheduler.wake();
+    await until(() => a.claims === 3 && b.claims === 2);
+    await scheduler.stop();
+  });
+});

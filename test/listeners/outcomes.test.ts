@@ -281,10 +281,20 @@ describe('who sees each answer: a refusal, an error or a confirmation only the p
       () => command('/balance', 'subscribe', { channel_id: 'G0UNSEEN' }),
       'not_in_channel',
     ],
-    ['/balance subscribe twice', async () => (await subscribed(), subscribed()), 'already_subscribed'],
+    [
+      '/balance subscribe twice',
+      async () => {
+        await subscribed();
+        return subscribed();
+      },
+      'already_subscribed',
+    ],
     [
       '/balance unsubscribe',
-      async () => (await subscribed(), command('/balance', 'unsubscribe', { channel_id: FINANCE })),
+      async () => {
+        await subscribed();
+        return command('/balance', 'unsubscribe', { channel_id: FINANCE });
+      },
       'ok',
     ],
     [
@@ -292,9 +302,23 @@ describe('who sees each answer: a refusal, an error or a confirmation only the p
       () => command('/balance', 'unsubscribe', { channel_id: FINANCE, team_id: 'T0GUEST' }),
       'other_workspace',
     ],
-    ['/invoice unwatch', async () => (await watched(), command('/invoice', `unwatch ${OPEN}`)), 'ok'],
+    [
+      '/invoice unwatch',
+      async () => {
+        await watched();
+        return command('/invoice', `unwatch ${OPEN}`);
+      },
+      'ok',
+    ],
     ['/invoice unwatch of nothing', () => command('/invoice', `unwatch ${OPEN}`), 'not_watched'],
-    ['/invoice watch twice', async () => (await watched(), watched()), 'already_watched'],
+    [
+      '/invoice watch twice',
+      async () => {
+        await watched();
+        return watched();
+      },
+      'already_watched',
+    ],
     [
       '/invoice watch over the limit',
       () => command('/invoice', `watch ${OPEN}`, {}, { settings: { limitPerChannel: 0 } }),
@@ -307,7 +331,10 @@ describe('who sees each answer: a refusal, an error or a confirmation only the p
     ],
     [
       'Stop',
-      async () => (await watched(), click('stop_watch', createStopWatchAction, await firstWatch())),
+      async () => {
+        await watched();
+        return click('stop_watch', createStopWatchAction, await firstWatch());
+      },
       'ok',
     ],
     ['Stop of nothing', () => click('stop_watch', createStopWatchAction, 'no-such-watch'), 'not_watched'],
