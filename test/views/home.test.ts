@@ -193,3 +193,60 @@ describe('the App Home view', () => {
     ]);
   });
 });
+
+describe('the App Home view, word for word where it varies', () => {
+  const watch = {
+    id: 'w-1',
+    invoiceId: 'inv-1',
+    title: 'Order 1',
+    watcherId: 'U0A',
+    startedAt: NOW,
+    channelId: 'C0SUPPORT',
+  };
+
+  it('counts empty currencies in the plural, and says nothing of them when there are none', () => {
+    const entries = [
+      balanceEntry('BTC', '0.5', 'Bitcoin'),
+      balanceEntry('ETH', '0'),
+      balanceEntry('LTC', '0'),
+    ];
+    expect(check({ ...base, balance: { kind: 'shown', entries, readAt: NOW } }).text).toContain(
+      '2 currencies hold nothing',
+    );
+    const funded = { kind: 'shown' as const, entries: [balanceEntry('BTC', '0.5', 'Bitcoin')], readAt: NOW };
+    expect(check({ ...base, balance: funded }).text).not.toContain('nothing');
+  });
+
+  it('tells how to watch and how to get a feed when there is neither', () => {
+    const { text } = check(base);
+    expect(text).toContain(
+      'You watch no invoice. `/invoice watch &lt;id or link&gt;` in a channel, or *Watch* on an invoice card.',
+    );
+    expect(text).toContain(
+      'No channel receives the payments feed. `/balance subscribe` in a private channel turns it on.',
+    );
+  });
+
+  it('calls a watch checked only once both its statuses are known', () => {
+    const { text } = check({
+      ...base,
+      watches: [
+        { ...watch, status: 'open', payStatus: undefined },
+        { ...watch, id: 'w-2', status: undefined, payStatus: 'paid' },
+      ],
+    });
+    expect(text.match(/not checked yet/g)).toHaveLength(2);
+  });
+
+  it('lists two feeds one per line', () => {
+    const feed = { subscriberId: 'U0A', digest: '09:00 UTC', since: NOW };
+    const { text } = check({
+      ...base,
+      feeds: [
+        { ...feed, channelId: 'G0FIN' },
+        { ...feed, channelId: 'G0OPS' },
+      ],
+    });
+    expect(text).toContain('<#G0FIN> · digest 09:00 UTC\n<#G0OPS> · digest 09:00 UTC');
+  });
+});
