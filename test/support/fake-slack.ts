@@ -14,7 +14,7 @@ export interface RecordingPoster extends SlackPoster {
   readonly messages: PostedMessage[];
   /** Every call, in order: `post C1`, `update C1 1.000002`, … */
   readonly calls: string[];
-  /** Block Kit problems in anything posted or edited. */
+  /** Block Kit problems in anything posted or edited (refused, as Slack does, with invalid_blocks). */
   readonly problems: string[];
   /** Channels the bot is not in: posts there fail with not_in_channel. */
   readonly closedChannels: Set<string>;
@@ -41,9 +41,9 @@ export function recordingPoster(): RecordingPoster {
     return `1700000000.${String(seq).padStart(6, '0')}`;
   };
   const check = (what: string, message: OutgoingMessage) => {
-    problems.push(
-      ...blockKitProblems({ text: message.text, blocks: message.blocks }).map((p) => `${what}: ${p}`),
-    );
+    const found = blockKitProblems({ text: message.text, blocks: message.blocks });
+    problems.push(...found.map((p) => `${what}: ${p}`));
+    if (found.length > 0) throw new SlackPostError('refused', 'invalid_blocks');
   };
   const fail = () => {
     const failure = failures.shift();

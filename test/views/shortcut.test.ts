@@ -43,3 +43,23 @@ describe('the shortcut’s answer', () => {
     expect(readPlacedValue('')).toEqual({ id: '', threadTs: undefined });
   });
 });
+
+describe('the shortcut’s answer, as the person reads it', () => {
+  it('says it is private, and labels each card’s two buttons', () => {
+    const message = paymentCheckMessage([{ id: invoiceId(INVOICE_ID), invoice: invoice() }], 0, opts);
+    expect(visibleText(message)).toContain(
+      'Only you see this. *Share in thread* posts the full card where everyone in the conversation sees it.',
+    );
+    const buttons = message.blocks.flatMap((b) =>
+      b.type === 'actions'
+        ? b.elements.map((e) => ('text' in e && e.text ? `${e.action_id} ${e.text.text}` : ''))
+        : [],
+    );
+    expect(buttons).toEqual(['share_invoice:0 Share in thread', 'watch_invoice:0 Watch']);
+  });
+
+  it('reads back a thread ts only when it is all digits around one dot', () => {
+    expect(readPlacedValue(`${INVOICE_ID} x1700000000.000100`).threadTs).toBeUndefined();
+    expect(readPlacedValue(`${INVOICE_ID} 1700000000.000100x`).threadTs).toBeUndefined();
+  });
+});

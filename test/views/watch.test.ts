@@ -41,7 +41,9 @@ describe('the live card', () => {
       'No longer watched since <!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z>: stopped by <@U0X>',
     );
     expect(JSON.stringify(card.blocks)).not.toContain('stop_watch');
-    expect(JSON.stringify(card.blocks)).toContain('refresh_invoice');
+    expect(JSON.stringify(card.blocks)).toContain(
+      '"action_id":"refresh_invoice","text":{"type":"plain_text","text":"Refresh"',
+    );
   });
 });
 
@@ -178,5 +180,13 @@ describe('replies about watches', () => {
 describe('stopping a watch of an invoice the bot could not read', () => {
   it('names it "the invoice"', () => {
     expect(visibleText(watchReplies.stopped(undefined))).toBe('Stopped watching *the invoice*.');
+  });
+});
+
+describe('why a one-day watch ended', () => {
+  it('says "1 day"', () => {
+    expect(endReasonText('max_days', { graceMinutes: 60, maxDays: 1 }).text).toBe(
+      'it was watched for the longest a watch lasts, 1 day',
+    );
   });
 });

@@ -344,7 +344,7 @@ describe('exactly once, across crashes and instances', () => {
       channel: CHANNEL,
       threadTs: card().ts,
       text: 'x',
-      blocks: [],
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'x' } }],
       messageId: `outbox-${replyRow?.id}`,
     });
     clock.now += 31_000; // its lease runs out
