@@ -103,3 +103,18 @@ describe('links and tokens', () => {
     expect(mention('<!channel>').text).toBe('&lt;!channel&gt;');
   });
 });
+
+describe('truncate, around tokens and entities', () => {
+  it('keeps a token that fits, and cuts after it', () => {
+    expect(truncate(`<@U12345> ${'x'.repeat(40)}`, 15)).toBe('<@U12345> xxxx…');
+  });
+
+  it('drops a token that would end exactly one past the limit rather than keep it without its ">"', () => {
+    // limit = 11 - 1 = 10: the token "<@U12345>" spans 3..11, so it cannot fit.
+    expect(truncate(`ab <@U12345> ${'x'.repeat(40)}`, 11)).toBe('ab…');
+  });
+
+  it('treats a six-character entity (&quot;) as one piece', () => {
+    expect(truncate(`a&quot;b${'x'.repeat(40)}`, 6)).toBe('a…');
+  });
+});
