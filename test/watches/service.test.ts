@@ -17,7 +17,13 @@ const CHANNEL = 'C0SUPPORT';
 const MINUTE = 60_000;
 
 /** One bot instance: its watches, its outbox, its clock. Several share the store and the fake Slack. */
-function instance(name: string, poster: RecordingPoster, clock: { now: number }, settings = {}) {
+function instance(
+  name: string,
+  poster: RecordingPoster,
+  clock: { now: number },
+  settings = {},
+  wakeOutbox?: () => void,
+) {
   const logs = captureLogs();
   const state = serviceState(env.store, logs.logger);
   const watches = createWatches({
@@ -30,6 +36,7 @@ function instance(name: string, poster: RecordingPoster, clock: { now: number },
     settings: { ...TEST_WATCH_SETTINGS, ...settings },
     owner: name,
     leaseMs: 30_000,
+    wakeOutbox,
   });
   const outbox = outboxJob({
     store: env.store,
@@ -481,5 +488,48 @@ describe('watches, in detail', () => {
     await watches.start(request());
     expect(await watches.stopInvoice(CHANNEL, OPEN, 'U0STOPPER')).toMatchObject({ kind: 'stopped' });
     expect(await watches.stopInvoice(CHANNEL, OPEN, 'U0STOPPER')).toEqual({ kind: 'not_watched' });
+  });
+});
+
+describe('waking the outbox', () => {
+  it('only when a check changed or ended something; a check that found nothing is logged quietly', async () => {
+    let wakes = 0;
+    const a = instance('a', poster, clock, {}, () => (wakes += 1));
+    await a.watches.start(request());
+    const check = async () => {
+      clock.now += 31_000;
+      const [row] = await a.poll.claim(clock.now, 10);
+      if (!row) throw new Error('expected a due check');
+      return a.poll.run(row);
+    };
+    expect(await check()).toMatchObject({ outcome: 'unchanged', quiet: true });
+    expect(wakes).toBe(0);
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    expect(await check()).toMatchObject({ outcome: 'changed', quiet: false });
+    expect(wakes).toBe(1);
+    env.sandbox.removeInvoice(OPEN);
+    expect(await check()).toMatchObject({ outcome: 'ended' });
+    expect(wakes).toBe(2);
+  });
+
+  it('when someone stops a watch, not when there was none to stop', async () => {
+    let wakes = 0;
+    const a = instance('a', poster, clock, {}, () => (wakes += 1));
+    await a.watches.start(request());
+    const [watch] = await a.watches.list(CHANNEL);
+    await a.watches.stop(watch?.id ?? '', 'U0STOPPER');
+    await a.watches.stop(watch?.id ?? '', 'U0STOPPER');
+    expect(wakes).toBe(1);
+  });
+
+  it('when a check ends a watch that has lasted its longest', async () => {
+    let wakes = 0;
+    const a = instance('a', poster, clock, { maxDays: 1 }, () => (wakes += 1));
+    env.sandbox.updateInvoice(OPEN, { timeout: new Date(clock.now + 30 * 86_400_000).toISOString() });
+    await a.watches.start(request());
+    clock.now += 86_400_000 + 1000;
+    const [row] = await a.poll.claim(clock.now, 10);
+    expect(row && (await a.poll.run(row))).toMatchObject({ outcome: 'ended', quiet: false });
+    expect(wakes).toBe(1);
   });
 });
