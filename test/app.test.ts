@@ -104,6 +104,19 @@ describe('the assembled bot', () => {
     return { bot, base: `http://127.0.0.1:${port}`, logs };
   }
 
+  /** `/invoice watch` of the open demo invoice in `channel`, signed as Slack sends it. */
+  const watchOpenInvoice = (base: string, channel: string) =>
+    postToBot(
+      `${base}/slack/events`,
+      commandBody({
+        command: '/invoice',
+        text: `watch ${DEMO_INVOICE_IDS.open}`,
+        response_url: slack.responseUrl(),
+        channel_id: channel,
+      }),
+      SECRET,
+    );
+
   /** A store of the test's own, without the watches earlier tests left running. */
   const ownStores: Store[] = [];
   async function ownStore() {
@@ -153,16 +166,7 @@ describe('the assembled bot', () => {
     const { base } = await started({ INVOICE_REPLY: 'ephemeral' });
     const channel = 'C0APPWATCH';
     slack.conversations.set(channel, { id: channel });
-    const answer = await postToBot(
-      `${base}/slack/events`,
-      commandBody({
-        command: '/invoice',
-        text: `watch ${DEMO_INVOICE_IDS.open}`,
-        response_url: slack.responseUrl(),
-        channel_id: channel,
-      }),
-      SECRET,
-    );
+    const answer = await watchOpenInvoice(base, channel);
     expect(answer.status).toBe(200);
     await expect.poll(() => slack.repliesIn(channel).length, { timeout: 5000 }).toBe(1);
     const metrics = await (await fetch(`${base}/metrics`)).text();
@@ -356,19 +360,7 @@ describe('the assembled bot', () => {
     slack.conversations.set(channel, { id: channel });
     const open = sandbox.invoices.find((i) => i.id === DEMO_INVOICE_IDS.open);
     if (open) sandbox.updateInvoice(open.id, open); // as it was before an earlier test paid it
-    const watch = async () =>
-      (
-        await postToBot(
-          `${base}/slack/events`,
-          commandBody({
-            command: '/invoice',
-            text: `watch ${DEMO_INVOICE_IDS.open}`,
-            response_url: slack.responseUrl(),
-            channel_id: channel,
-          }),
-          SECRET,
-        )
-      ).json();
+    const watch = async () => (await watchOpenInvoice(base, channel)).json();
     const busy = {
       response_type: 'ephemeral',
       text: 'Slack did not take the message. Slack asked the bot to slow down or did not answer, so nothing was posted. Try again in a minute.',
