@@ -2,7 +2,7 @@ import { AccessDeniedError } from '../access.js';
 import type { Logger } from '../logger.js';
 import { type InvoiceId, isPaymentError } from '../payments/index.js';
 import { slackWasBusy } from '../slack/poster.js';
-import { errorMessage, slackBusyMessage } from '../views/errors.js';
+import { errorMessage } from '../views/errors.js';
 import type { Outcome } from './outcome.js';
 import type { Reply } from './reply.js';
 
@@ -50,7 +50,7 @@ export async function settle(
   } catch (error) {
     reportFailure(logger, error);
     return {
-      message: slackWasBusy(error) ? slackBusyMessage(context.intro) : errorMessage(error, context.intro),
+      message: errorMessage(error, context.intro),
       visibility: 'ephemeral',
       outcome: outcomeOf(error),
       invoiceId: context.invoiceId,

@@ -1,5 +1,6 @@
 import { AccessDeniedError } from '../access.js';
 import { type AnyPaymentError, isPaymentError } from '../payments/index.js';
+import { slackWasBusy } from '../slack/poster.js';
 import { fallbackText, type Message, section } from './blocks.js';
 import { channelMention, esc, join, type Mrkdwn, md } from './mrkdwn.js';
 
@@ -111,14 +112,6 @@ const INTERNAL: Explanation = {
   body: md`Try again. If it keeps happening, tell the bot’s admin: the details are in the bot’s logs.`,
 };
 
-/** Slack did not take a post the person asked for (it asked to slow down, or did not answer). */
-export function slackBusyMessage(intro?: string): Message {
-  return warning(
-    heading('Slack did not take the message', intro),
-    md`Slack asked the bot to slow down or did not answer, so nothing was posted. Try again in a minute.`,
-  );
-}
-
 /** What the person typed is not an invoice id or payment link; quoted back, cut and escaped. */
 export function invalidInvoiceMessage(input: string): Message {
   return warning(
@@ -127,12 +120,20 @@ export function invalidInvoiceMessage(input: string): Message {
   );
 }
 
+/** Slack did not take a post the person asked for (it asked to slow down, or did not answer). */
+const SLACK_BUSY: Explanation = {
+  title: 'Slack did not take the message',
+  body: md`Slack asked the bot to slow down or did not answer, so nothing was posted. Try again in a minute.`,
+};
+
 const explain = (error: unknown): Explanation =>
   isPaymentError(error)
     ? explainPaymentError(error)
     : error instanceof AccessDeniedError
       ? explainRefusal(error)
-      : INTERNAL;
+      : slackWasBusy(error)
+        ? SLACK_BUSY
+        : INTERNAL;
 
 /** What went wrong, in one line of plain words ("Invoice not found"), for a card or a workflow. */
 export const errorTitle = (error: unknown): string => explain(error).title;
@@ -140,11 +141,8 @@ export const errorTitle = (error: unknown): string => explain(error).title;
 /** Explains what went wrong and what to do; `intro` prefixes the title (e.g. for a failed refresh). */
 export function errorMessage(error: unknown, intro?: string): Message {
   const { title, body } = explain(error);
-  return warning(heading(title, intro), body);
+  return warning(intro ? `${intro}: ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title, body);
 }
-
-const heading = (title: string, intro: string | undefined) =>
-  intro ? `${intro}: ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title;
 
 function warning(heading: string, body: Mrkdwn): Message {
   return {
