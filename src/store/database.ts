@@ -4,6 +4,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import Database from 'libsql';
 import pg from 'pg';
 import type { DatabaseLocation } from '../config.js';
+import { acquireLock, type FileLock, LockHeldError } from './lock.js';
 import { migrationProvider } from './migrations.js';
 import type { Tables } from './schema.js';
 
@@ -36,8 +37,28 @@ export function describeLocation(location: DatabaseLocation): string {
   return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
 }
 
+/**
+ * SQLite is for one process: the file is locked before it is opened (its directory made first),
+ * and a second process is told to use PostgreSQL instead.
+ */
+async function lockSqlite(path: string, where: string): Promise<FileLock> {
+  try {
+    mkdirSync(dirname(resolve(path)), { recursive: true });
+    return await acquireLock(`${resolve(path)}.lock`);
+  } catch (error) {
+    if (error instanceof LockHeldError) {
+      const { pid, host, started } = error.holder;
+      const elsewhere = error.elsewhere ? ` If that process is gone, delete ${error.path}.` : '';
+      throw new StoreError(
+        `the ${where} named by DATABASE_URL is in use by process ${pid} on ${host} (started ${started}; lock file ${error.path}). SQLite is for one process; to run several, use PostgreSQL (DATABASE_URL=postgres://…).${elsewhere}`,
+        { cause: error },
+      );
+    }
+    throw cannotOpen(where, error);
+  }
+}
+
 function sqlite(path: string): Kysely<Tables> {
-  mkdirSync(dirname(resolve(path)), { recursive: true });
   const database = new Database(path);
   // WAL lets readers run beside the writer; FULL makes every commit survive a crash of the
   // process or the machine; the busy timeout waits out another writer instead of failing.
@@ -61,22 +82,42 @@ function postgres(url: string): Kysely<Tables> {
   return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
 }
 
+/** Tables whose rows are leased to an instance while it works on them. */
+const LEASED = ['watched_invoices', 'outbox', 'feed_subscriptions', 'singletons'] as const;
+
+/**
+ * With the SQLite file locked no other process is alive to hold a lease in it: every lease left
+ * is a dead process's (kill -9, a crash), so its work is taken over now rather than when the
+ * lease runs out. (On PostgreSQL another instance may be alive: leases run out as usual.)
+ */
+async function releaseLeases(db: Kysely<Tables>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (const table of LEASED) {
+      await sql`update ${sql.table(table)} set lease_owner = null, lease_until = null where lease_owner is not null`.execute(
+        trx,
+      );
+    }
+  });
+}
+
 export async function openStore(location: DatabaseLocation): Promise<Store> {
   const where = describeLocation(location);
+  const lock = location.kind === 'sqlite' ? await lockSqlite(location.path, where) : undefined;
   let db: Kysely<Tables>;
   try {
     db = location.kind === 'sqlite' ? sqlite(location.path) : postgres(location.url);
   } catch (error) {
-    throw new StoreError(`could not open the ${where} named by DATABASE_URL: ${reason(error)}`, {
-      cause: error,
-    });
+    lock?.release();
+    throw cannotOpen(where, error);
   }
   const dialect: Dialect = location.kind;
   try {
     const { error } = await new Migrator({ db, provider: migrationProvider(dialect) }).migrateToLatest();
     if (error) throw error;
+    if (dialect === 'sqlite') await releaseLeases(db);
   } catch (error) {
     await db.destroy().catch(() => undefined);
+    lock?.release();
     throw new StoreError(`could not prepare the ${where} named by DATABASE_URL: ${reason(error)}`, {
       cause: error,
     });
@@ -99,8 +140,20 @@ export async function openStore(location: DatabaseLocation): Promise<Store> {
         }
       });
     },
-    close: () => db.destroy(),
+    async close() {
+      try {
+        await db.destroy();
+      } finally {
+        lock?.release();
+      }
+    },
   };
+}
+
+function cannotOpen(where: string, error: unknown): StoreError {
+  return new StoreError(`could not open the ${where} named by DATABASE_URL: ${reason(error)}`, {
+    cause: error,
+  });
 }
 
 /** An error's own words, without anything that could carry a URL with its password. */

@@ -6,7 +6,7 @@ import { num } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
 import { freshDatabase } from '../support/postgres-server.js';
 import { commandBody } from '../support/slack-requests.js';
-import { askBot, type BotProcess, type Stack, startBot, startStack, until } from './harness.js';
+import { askBot, type BotProcess, killBot, type Stack, startBot, startStack, until } from './harness.js';
 
 /** The payments feed, end to end, on both stores. */
 
@@ -80,8 +80,7 @@ describe.each(Object.entries(stores))('the payments feed, on %s', (_name, databa
     const { slack, sandbox, env } = await start(await database());
     await balanceCommand(stack?.bot as BotProcess, 'subscribe');
     await new Promise((r) => setTimeout(r, 1500));
-    stack?.bot.child.kill('SIGKILL');
-    await stack?.bot.exited;
+    if (stack) await killBot(stack.bot);
     sandbox.setBalances([{ ...BTC, balance: num('1.0012') }]);
     await new Promise((r) => setTimeout(r, 1500));
     if (stack) stack.bot = await startBot(env);

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
-import { postToBot, type SlackPostResult } from '../support/slack-requests.js';
+import { commandBody, postToBot, type SlackPostResult } from '../support/slack-requests.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
 
 /** Secrets the bot is given in the end-to-end runs; none may ever appear in its output. */
@@ -172,6 +172,30 @@ export async function askBot(
   const ack = await postToBot(`${bot.url}/slack/events`, body(responseUrl), SECRETS.signingSecret);
   const reply = ack.body ? ack.json() : (await slack.waitForPost(responseUrl, timeoutMs)).body;
   return { ack, reply };
+}
+
+/** `/invoice watch <id>` from U0WATCHER in `channel`, as Slack sends it; resolves with what the person sees. */
+export async function watchInvoice(
+  bot: Pick<BotProcess, 'url'>,
+  slack: SlackStandIn,
+  invoiceId: string,
+  channel = 'C0SUPPORT',
+): Promise<Record<string, unknown>> {
+  const body = (response_url: string) =>
+    commandBody({
+      command: '/invoice',
+      text: `watch ${invoiceId}`,
+      response_url,
+      channel_id: channel,
+      user_id: 'U0WATCHER',
+    });
+  return (await askBot(bot, slack, body)).reply;
+}
+
+/** kill -9: the bot ends at once and stops nothing (its leases, and its lock on a SQLite file, stay behind). */
+export async function killBot(bot: BotProcess): Promise<void> {
+  bot.child.kill('SIGKILL');
+  await bot.exited;
 }
 
 /** Resolves once `check` holds, looking every 50 ms; fails naming `what` after `ms`. */

@@ -5,8 +5,15 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
 import { freshDatabase } from '../support/postgres-server.js';
-import { commandBody } from '../support/slack-requests.js';
-import { askBot, type BotProcess, type Stack, startBot, startStack, until } from './harness.js';
+import {
+  type BotProcess,
+  killBot,
+  type Stack,
+  startBot,
+  startStack,
+  until,
+  watchInvoice,
+} from './harness.js';
 
 /**
  * Watching, end to end, on both stores: the started bot, the sandbox changing an invoice as a
@@ -27,15 +34,7 @@ afterEach(async () => {
 
 async function watchCommand(bot: BotProcess, channel = 'C0SUPPORT') {
   if (!stack) throw new Error('the stack has not started');
-  const body = (response_url: string) =>
-    commandBody({
-      command: '/invoice',
-      text: `watch ${OPEN}`,
-      response_url,
-      channel_id: channel,
-      user_id: 'U0WATCHER',
-    });
-  return (await askBot(bot, stack.slack, body)).reply;
+  return watchInvoice(bot, stack.slack, OPEN, channel);
 }
 
 describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, database) => {
@@ -74,8 +73,7 @@ describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, data
     const [card] = slack.repliesIn('C0SUPPORT');
     if (!card) throw new Error('no live card');
     await new Promise((r) => setTimeout(r, 1500)); // a check or so happens
-    stack.bot.child.kill('SIGKILL');
-    await stack.bot.exited;
+    await killBot(stack.bot);
 
     sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
     await new Promise((r) => setTimeout(r, 1500));

@@ -50,8 +50,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('applies its migrations once however often it is opened', async () => {
-      const again = await open();
-      await again.close();
+      // One after the other: a SQLite file is opened by one store at a time.
+      await store.close();
+      await (await open()).close();
+      store = await open();
       const { n } = await store.db
         .selectFrom('kysely_migration' as never)
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -59,6 +61,18 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const known = Object.keys(await migrationProvider(store.dialect).getMigrations());
       expect(Number(n)).toBe(known.length);
       expect(known.length).toBeGreaterThanOrEqual(2);
+    });
+
+    it('on SQLite, a start takes over the checks a dead process had claimed; on PostgreSQL their leases stand', async () => {
+      await store.transaction((trx) => watchQueries(store).insert(trx, watch(), '{}', 0));
+      expect(await watchQueries(store).claimDue('gone', 0, 10, 30_000)).toHaveLength(1);
+      // SQLite: the process that claimed them stopped (one store at a time); PostgreSQL: a second instance starts.
+      if (store.dialect === 'sqlite') await store.close();
+      const next = await open();
+      const claimed = await watchQueries(next).claimDue('next', 1, 10, 30_000);
+      if (store.dialect === 'sqlite') store = next;
+      else await next.close();
+      expect(claimed.map((r) => r.invoice_id)).toEqual(store.dialect === 'sqlite' ? ['i-1'] : []);
     });
 
     it('reads times back as numbers, every millisecond kept', async () => {

@@ -1,0 +1,202 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openStore, type Store, StoreError } from '../../src/store/database.js';
+import { acquireLock } from '../../src/store/lock.js';
+
+/** SQLite is for one process: the lock file beside the database, and what a start does with leases. */
+
+const dir = mkdtempSync(join(tmpdir(), 'bot-lock-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const opened: Store[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+let n = 0;
+/** A fresh database path in its own directory, and its lock file. */
+function fresh() {
+  n += 1;
+  const path = join(dir, String(n), 'bot.sqlite');
+  mkdirSync(join(dir, String(n)));
+  return { path, lock: `${path}.lock` };
+}
+async function open(path: string): Promise<Store> {
+  const store = await openStore({ kind: 'sqlite', path });
+  opened.push(store);
+  return store;
+}
+const holder = (lock: string) => JSON.parse(readFileSync(lock, 'utf8')) as Record<string, unknown>;
+/** Linux has no pid above 2^22, other systems fewer still: this one is never alive. */
+const NEVER_A_PID = 2 ** 30;
+const proc = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined);
+const BOOT = proc('/proc/sys/kernel/random/boot_id');
+
+describe('the lock on a SQLite file', () => {
+  it('refuses a second store on the same file, naming the file, the holder and PostgreSQL; the first keeps working', async () => {
+    const { path, lock } = fresh();
+    const first = await open(path);
+    const error = await openStore({ kind: 'sqlite', path }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toBe(
+      `the SQLite file ${path} named by DATABASE_URL is in use by process ${process.pid} on ${hostname()} (started ${holder(lock).started}; lock file ${lock}). SQLite is for one process; to run several, use PostgreSQL (DATABASE_URL=postgres://…).`,
+    );
+    expect(await first.db.selectFrom('watches').selectAll().execute()).toEqual([]);
+    expect(holder(lock)).toMatchObject({ pid: process.pid, host: hostname() });
+  });
+
+  it('stops before touching the database: no file is made, no migration runs', async () => {
+    const { path, lock } = fresh();
+    const held = await acquireLock(lock);
+    try {
+      await expect(openStore({ kind: 'sqlite', path })).rejects.toThrow('SQLite is for one process');
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      held.release();
+    }
+  });
+
+  it('is released by close, so the file can be opened again', async () => {
+    const { path, lock } = fresh();
+    const store = await openStore({ kind: 'sqlite', path });
+    expect(existsSync(lock)).toBe(true);
+    await store.close();
+    expect(existsSync(lock)).toBe(false);
+    await open(path);
+    expect(holder(lock)).toMatchObject({ pid: process.pid });
+  });
+
+  it('is released when the file cannot be opened after all', async () => {
+    const { path, lock } = fresh();
+    mkdirSync(path); // a directory where the database should be
+    await expect(openStore({ kind: 'sqlite', path })).rejects.toThrow(/^could not open the SQLite file/);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('takes over a lock whose process is gone', async () => {
+    const { path, lock } = fresh();
+    expect(() => process.kill(NEVER_A_PID, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: NEVER_A_PID, host: hostname(), started: '2026-01-01T00:00:00Z' }),
+    );
+    await open(path);
+    expect(holder(lock)).toMatchObject({ pid: process.pid, host: hostname() });
+  });
+
+  it.runIf(existsSync('/proc/self/stat'))(
+    'takes over a lock whose pid now belongs to a process that started later (a restarted container’s pid 1)',
+    async () => {
+      const { path, lock } = fresh();
+      writeFileSync(
+        lock,
+        JSON.stringify({
+          pid: process.pid,
+          host: hostname(),
+          started: '2026-01-01T00:00:00Z',
+          boot: BOOT,
+          ticks: '1',
+        }),
+      );
+      await open(path);
+      expect(holder(lock)).not.toMatchObject({ ticks: '1' });
+    },
+  );
+
+  it.runIf(BOOT !== undefined)('takes over a lock taken before the machine restarted', async () => {
+    const { path, lock } = fresh();
+    const self = await acquireLock(join(dir, 'self.lock'));
+    const mine = holder(join(dir, 'self.lock'));
+    self.release();
+    writeFileSync(lock, JSON.stringify({ ...mine, boot: '00000000-0000-0000-0000-000000000000' }));
+    await open(path);
+    expect(holder(lock)).toMatchObject({ boot: BOOT });
+  });
+
+  it('takes over a lock file left empty or unreadable (a crash while writing it)', async () => {
+    for (const left of ['', '{"pid": 12']) {
+      const { path, lock } = fresh();
+      writeFileSync(lock, left);
+      await open(path);
+      expect(holder(lock)).toMatchObject({ pid: process.pid });
+    }
+  });
+
+  it('refuses a holder on another host, which it cannot check, saying how to clear the lock', async () => {
+    const { path, lock } = fresh();
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: NEVER_A_PID, host: 'other-host', started: '2026-01-01T00:00:00Z' }),
+    );
+    const error = await openStore({ kind: 'sqlite', path }).catch((e: unknown) => e);
+    expect((error as Error).message).toContain(
+      `in use by process ${NEVER_A_PID} on other-host (started 2026-01-01T00:00:00Z; lock file ${lock}).`,
+    );
+    expect((error as Error).message).toMatch(/If that process is gone, delete .*bot\.sqlite\.lock\.$/);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('leaves a lock alone on close once it is no longer its own', async () => {
+    const { path, lock } = fresh();
+    const store = await openStore({ kind: 'sqlite', path });
+    const other = JSON.stringify({ pid: NEVER_A_PID, host: 'other-host', started: '2026-01-01T00:00:00Z' });
+    writeFileSync(lock, other);
+    await store.close();
+    expect(readFileSync(lock, 'utf8')).toBe(other);
+  });
+});
+
+describe('opening a SQLite store after a crash', () => {
+  it('releases every lease left in the file, in every table that has them: their holder is gone', async () => {
+    const { path } = fresh();
+    const before = await openStore({ kind: 'sqlite', path });
+    const leased = await tablesWithLeases(before);
+    expect(leased).toEqual(
+      expect.arrayContaining(['watched_invoices', 'outbox', 'feed_subscriptions', 'singletons']),
+    );
+    for (const table of leased) await insertLeased(before, table);
+    await before.close();
+
+    const after = await open(path);
+    for (const table of leased) {
+      const stillLeased = sql<{ n: number }>`
+        select count(*) as n from ${sql.table(table)} where lease_owner is not null or lease_until is not null`;
+      const { rows } = await stillLeased.execute(after.db);
+      expect({ table, leased: rows[0]?.n }).toEqual({ table, leased: 0 });
+    }
+  });
+});
+
+async function tablesWithLeases(store: Store): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select m.name from sqlite_master m join pragma_table_info(m.name) c
+    where m.type = 'table' and c.name = 'lease_owner' order by m.name`.execute(store.db);
+  return rows.map((r) => r.name);
+}
+
+/** A row in `table` with every required column filled and a lease running for an hour. */
+async function insertLeased(store: Store, table: string): Promise<void> {
+  const { rows } = await sql<{
+    name: string;
+    type: string;
+    notnull: number;
+    dflt_value: unknown;
+    pk: number;
+  }>`
+    select name, type, "notnull", dflt_value, pk from pragma_table_info(${table})`.execute(store.db);
+  const values: Record<string, unknown> = {
+    lease_owner: 'dead-instance',
+    lease_until: Date.now() + 3_600_000,
+  };
+  for (const c of rows) {
+    const autoincrement = c.pk === 1 && c.type.toLowerCase() === 'integer';
+    if (c.name in values || autoincrement || (!c.notnull && !c.pk) || c.dflt_value !== null) continue;
+    values[c.name] = c.type.toLowerCase() === 'text' ? `x-${c.name}` : 1;
+  }
+  const columns = Object.keys(values);
+  await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) values (${sql.join(
+    columns.map((c) => values[c]),
+  )})`.execute(store.db);
+}
