@@ -179,6 +179,7 @@ try {
           lastSuccess: { at: NOW, operation: 'balance' },
           lastProblem: undefined,
           keyRejectedSince: undefined,
+          breaker: 'closed',
         },
         now: NOW,
       }),

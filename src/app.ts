@@ -11,7 +11,7 @@ import { registerListeners } from './listeners/index.js';
 import { boltLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { outboxJob } from './outbox.js';
-import type { Health, PaymentsClient } from './payments/index.js';
+import type { CircuitBreaker, Health, PaymentsClient } from './payments/index.js';
 import { type BackgroundDeps, createScheduler } from './scheduler.js';
 import { serviceState } from './service-state.js';
 import { createSlackPoster } from './slack/poster.js';
@@ -41,6 +41,8 @@ export interface BotDeps {
   store: Store;
   /** Fed by the payments client; the App Home reads it. */
   health: Health;
+  /** The payment service's circuit breaker, the one the payments client uses. */
+  breaker: CircuitBreaker;
   /** Prometheus metrics; /metrics serves them. */
   metrics: Metrics;
   /** Milliseconds since the epoch; the tests move it. */
@@ -150,7 +152,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     }),
     (method, result) => deps.metrics.slackCall(method, result),
   );
-  const state = serviceState(deps.store, logger);
+  const state = serviceState(deps.store, logger, () => deps.breaker.state());
   const background: BackgroundDeps = {
     store: deps.store,
     payments: deps.payments,
@@ -197,6 +199,17 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     inflight: () => inflight.size,
     activeWatches: () => watches.queries.countAllActive(),
     overdueChecks: () => watches.queries.dueCount(clock() - OVERDUE_MS),
+    breaker: () => deps.breaker.state(),
+  });
+  // Background work paused while the service was not answering: it resumes at once, paced by its budget.
+  deps.breaker.onChange((circuit) => {
+    logger[circuit === 'open' ? 'warn' : 'info'](
+      { breaker: circuit },
+      circuit === 'open'
+        ? 'the payment service is not answering: calls fail at once, watches and feeds pause'
+        : 'the payment service answers again: watches and feeds resume',
+    );
+    if (circuit === 'closed') scheduler.wake();
   });
 
   registerListeners(app, {

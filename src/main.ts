@@ -5,7 +5,7 @@ import { type Bot, createBot, fetchIdentity } from './app.js';
 import { ConfigError, loadConfig, secretsOf } from './config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
-import { createHealth, createPaymentsClient } from './payments/index.js';
+import { CircuitBreaker, createHealth, createPaymentsClient } from './payments/index.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
 
 /** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
@@ -73,7 +73,9 @@ try {
   store = await openStore(config.database);
   logger.info({ store: describeLocation(config.database) }, 'store ready');
   const identity = await fetchIdentity(config, logger);
-  const health = createHealth();
+  // One breaker for the service's origin: an outage is the service's, whichever key asked.
+  const breaker = new CircuitBreaker();
+  const health = createHealth(breaker);
   const metrics = createMetrics();
   const payments = createPaymentsClient({
     baseUrl: config.payments.apiUrl,
@@ -86,6 +88,7 @@ try {
       perSecond: config.backgroundRps,
       concurrency: BACKGROUND_CONNECTIONS,
     },
+    breaker,
     userAgent: `${pkg.name}/${pkg.version} (+Slack bot; node ${process.version})`,
     logger,
     onCall: (report) => {
@@ -94,7 +97,7 @@ try {
     },
   });
   if (!stopping) {
-    bot = createBot(config, { payments, logger, identity, store, health, metrics });
+    bot = createBot(config, { payments, logger, identity, store, health, metrics, breaker });
     await bot.start();
   }
 } catch (error) {

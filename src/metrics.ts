@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { CallReport } from './payments/index.js';
+import type { BreakerState, CallReport } from './payments/index.js';
 import type { Outcome } from './pipeline/outcome.js';
 import type { Kind } from './pipeline/tracked.js';
 
@@ -42,7 +42,12 @@ export interface GaugeReaders {
   activeWatches: () => Promise<number>;
   /** Watch checks due more than a few seconds ago and not yet made. */
   overdueChecks: () => Promise<number>;
+  /** The payment service's circuit breaker. */
+  breaker: () => BreakerState;
 }
+
+/** The breaker's state as a number: 0 closed, 1 open, 2 half-open (a probe may go). */
+const BREAKER_VALUES: Record<BreakerState, number> = { closed: 0, open: 1, half_open: 2 };
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -110,6 +115,15 @@ export function createMetrics(): Metrics {
     registers: [registry],
     async collect() {
       this.set(readers ? await readers.overdueChecks() : 0);
+    },
+  });
+
+  new Gauge({
+    name: 'slackbot_payment_breaker_state',
+    help: "The payment service's circuit breaker: 0 closed, 1 open (calls fail at once, background work paused), 2 half-open (one probe may go).",
+    registers: [registry],
+    collect() {
+      this.set(BREAKER_VALUES[readers?.breaker() ?? 'closed']);
     },
   });
 

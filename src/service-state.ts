@@ -1,4 +1,5 @@
 import type { Logger } from './logger.js';
+import type { BreakerState } from './payments/index.js';
 import type { Store } from './store/database.js';
 
 const KEY_REJECTED = 'payment_key_rejected';
@@ -16,14 +17,20 @@ export interface ServiceState {
   markKeyRejected(now: number): Promise<void>;
   markKeyAccepted(): Promise<void>;
   /**
-   * Background work's claim, within what the key allows: `claim(wanted)`, or while the key is
-   * rejected one probe (`claim(1)`) per KEY_PROBE_MS across every job of this instance; nothing
-   * claimed, no probe spent.
+   * Background work's claim, within what the service and the key allow: nothing while the
+   * service's circuit breaker is open, one item (the breaker's probe) once it is half-open;
+   * otherwise `claim(wanted)`, or while the key is rejected one probe (`claim(1)`) per
+   * KEY_PROBE_MS across every job of this instance; nothing claimed, no probe spent.
    */
   claimWithin<T>(now: number, wanted: number, claim: (limit: number) => Promise<T[]>): Promise<T[]>;
 }
 
-export function serviceState(store: Store, logger: Logger): ServiceState {
+export function serviceState(
+  store: Store,
+  logger: Logger,
+  /** The payment service's circuit breaker; always closed where none is given. */
+  circuit: () => BreakerState = () => 'closed',
+): ServiceState {
   const { db } = store;
   let lastProbe = Number.NEGATIVE_INFINITY;
 
@@ -59,6 +66,9 @@ export function serviceState(store: Store, logger: Logger): ServiceState {
     },
 
     async claimWithin(now, wanted, claim) {
+      const breaker = circuit();
+      if (breaker === 'open') return [];
+      if (breaker === 'half_open') return claim(1);
       if ((await since()) === undefined) return claim(wanted);
       if (now - lastProbe < KEY_PROBE_MS) return [];
       const rows = await claim(1);

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import { type Bot, createBot, fetchIdentity } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createMetrics } from '../src/metrics.js';
-import { createHealth, createPaymentsClient } from '../src/payments/index.js';
+import { CircuitBreaker, createHealth, createPaymentsClient } from '../src/payments/index.js';
 import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/server.js';
 import { serviceState } from '../src/service-state.js';
@@ -75,6 +75,7 @@ describe('the assembled bot', () => {
   async function assembled(env: Record<string, string> = {}, own = store) {
     const config = configFor(env);
     const logs = captureLogs([BOT_TOKEN, APP_TOKEN, SECRET, sandbox.apiKey]);
+    const breaker = new CircuitBreaker();
     const metrics = createMetrics();
     const payments = createPaymentsClient({
       baseUrl: sandbox.url,
@@ -84,6 +85,7 @@ describe('the assembled bot', () => {
       timeoutMs: 2000,
       background: { dispatcher: pool, perSecond: 50 },
       onCall: (report) => metrics.paymentCall(report),
+      breaker,
     });
     const identity = await fetchIdentity(config, logs.logger);
     const bot = createBot(config, {
@@ -91,8 +93,9 @@ describe('the assembled bot', () => {
       logger: logs.logger,
       identity,
       store: own,
-      health: createHealth(),
+      health: createHealth(breaker),
       metrics,
+      breaker,
     });
     return { bot, logs };
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../src/metrics.js';
+import type { BreakerState } from '../src/payments/index.js';
 
 const scrape = async (metrics: ReturnType<typeof createMetrics>) => metrics.registry.metrics();
 
@@ -35,7 +36,12 @@ describe('metrics', () => {
   it('counts Slack calls, scheduler lag, and reads the gauges at each scrape', async () => {
     const metrics = createMetrics();
     let watches = 3;
-    metrics.gauges({ inflight: () => 2, activeWatches: async () => watches, overdueChecks: async () => 7 });
+    metrics.gauges({
+      inflight: () => 2,
+      activeWatches: async () => watches,
+      overdueChecks: async () => 7,
+      breaker: () => 'closed',
+    });
     metrics.slackCall('chat.postMessage', 'rate_limited');
     metrics.schedulerLag('watch_poll', 1500);
     let text = await scrape(metrics);
@@ -48,6 +54,22 @@ describe('metrics', () => {
     text = await scrape(metrics);
     expect(text).toContain('slackbot_watches_active 4');
     expect(text).toContain('slackbot_process_cpu_seconds_total');
+  });
+
+  it('reads the payment breaker’s state at each scrape: 0 closed, 1 open, 2 half-open', async () => {
+    const metrics = createMetrics();
+    let breaker: BreakerState = 'closed';
+    metrics.gauges({
+      inflight: () => 0,
+      activeWatches: async () => 0,
+      overdueChecks: async () => 0,
+      breaker: () => breaker,
+    });
+    expect(await scrape(metrics)).toContain('slackbot_payment_breaker_state 0');
+    breaker = 'open';
+    expect(await scrape(metrics)).toContain('slackbot_payment_breaker_state 1');
+    breaker = 'half_open';
+    expect(await scrape(metrics)).toContain('slackbot_payment_breaker_state 2');
   });
 
   it('serves Prometheus text on its route', async () => {

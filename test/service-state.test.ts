@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BreakerState } from '../src/payments/index.js';
 import { KEY_PROBE_MS, type ServiceState, serviceState } from '../src/service-state.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { captureLogs } from './support/bolt.js';
@@ -48,6 +49,27 @@ describe('background claims within what the key allows', () => {
     expect(await state.claimWithin(1000, 8, claim(false))).toEqual([]);
     expect(await state.claimWithin(1001, 8, claim(true))).toHaveLength(1);
     expect(claims).toEqual([1, 1]);
+  });
+
+  it('claims nothing while the service’s breaker is open, and one probe once it is half-open', async () => {
+    let breaker: BreakerState = 'open';
+    const paused = serviceState(store, captureLogs().logger, () => breaker);
+    expect(await paused.claimWithin(0, 8, claim(true))).toEqual([]);
+    expect(claims).toEqual([]);
+    breaker = 'half_open';
+    expect(await paused.claimWithin(1, 8, claim(true))).toHaveLength(1);
+    breaker = 'closed';
+    expect(await paused.claimWithin(2, 8, claim(true))).toHaveLength(8);
+    expect(claims).toEqual([1, 8]);
+  });
+
+  it('lets the breaker’s half-open probe go even while the key is rejected and its own probe was spent', async () => {
+    let breaker: BreakerState = 'closed';
+    const both = serviceState(store, captureLogs().logger, () => breaker);
+    await both.markKeyRejected(0);
+    expect(await both.claimWithin(1000, 8, claim(true))).toHaveLength(1);
+    breaker = 'half_open';
+    expect(await both.claimWithin(1001, 8, claim(true))).toHaveLength(1);
   });
 
   it('claims all it wants again once the key works', async () => {

@@ -5,8 +5,10 @@ import { z } from 'zod';
 import { createRedactor } from '../redact.js';
 import { cut } from '../text.js';
 import { errorFromAnswer } from './answers.js';
+import { type BreakerOutcome, CircuitBreaker } from './breaker.js';
 import {
   BusyError,
+  CircuitOpenError,
   InvoiceNotFoundError,
   isPaymentError,
   type PaymentError,
@@ -83,6 +85,11 @@ export interface PaymentsClientOptions {
   background?: { dispatcher: Dispatcher; perSecond: number; concurrency?: number };
   /** Told of every call once it ends (metrics, the App Home's service health). */
   onCall?: (report: CallReport) => void;
+  /**
+   * The breaker of the service's origin, shared by every client (every API key) of that origin;
+   * by default one of the client's own.
+   */
+  breaker?: CircuitBreaker;
 }
 
 /** Who is waiting for a call: a person (the default), or the bot's own background work. */
@@ -139,6 +146,17 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
         pacer: new Pacer(options.background.perSecond),
       }
     : interactive;
+  const breaker = options.breaker ?? new CircuitBreaker();
+  /** The deadlines of calls under way, to let them go when the breaker opens. */
+  const underWay = new Set<AbortController>();
+  // An outage answers everyone at once: calls still waiting for a turn are let go with it, and so
+  // are calls already waiting on the service that is not answering (each would wait out its deadline).
+  breaker.onChange((state) => {
+    if (state !== 'open') return;
+    interactive.limiter.releaseWaiting(new CircuitOpenError());
+    background.limiter.releaseWaiting(new CircuitOpenError());
+    for (const controller of underWay) controller.abort(new CircuitOpenError());
+  });
   const base = options.baseUrl.replace(/\/+$/, '');
   const headers = {
     authorization: `Token ${options.apiKey}`,
@@ -205,18 +223,28 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
    */
   async function get(lane: Lane, path: string, operation: Operation, tried: Attempts): Promise<Answer> {
     const { limiter } = lane;
+    if (breaker.state() === 'open') throw new CircuitOpenError();
     try {
       return await limiter.run(async () => {
+        const admission = breaker.admit();
+        if (admission === undefined) throw new CircuitOpenError();
         // Not AbortSignal.timeout(): its timer cannot be cleared, so every call would leave one
         // running (and a DOMException to build) for the whole deadline after it has finished.
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
+        underWay.add(controller);
         try {
           const answer = await attempts(lane, path, operation, controller.signal, tried);
+          breaker.record(admission, 'answered');
           // docs/payment-api.md#secrets: the key never reaches a view or a log through an answer.
           return { ...answer, body: redact(answer.body) };
+        } catch (error) {
+          // A call the opening breaker let go tells it nothing more.
+          if (!(error instanceof CircuitOpenError)) breaker.record(admission, breakerOutcome(error));
+          throw error;
         } finally {
           clearTimeout(timer);
+          underWay.delete(controller);
         }
       });
     } catch (error) {
@@ -240,7 +268,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
         if (answer.status >= 200 && answer.status < 300) return answer;
         failure = errorFromAnswer({ ...answer, redact });
       } catch (error) {
-        if (deadline.aborted) throw new PaymentTimeoutError(timeoutMs, { cause: error });
+        if (deadline.aborted) throw ended(deadline, error);
         if (error instanceof BodyTooLargeError) {
           throw new UnexpectedResponseError({ detail: error.message, cause: error });
         }
@@ -262,9 +290,16 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       try {
         await world.sleep(delayMs, deadline);
       } catch (error) {
-        throw new PaymentTimeoutError(timeoutMs, { cause: error });
+        throw ended(deadline, error);
       }
     }
+  }
+
+  /** Why a call's deadline signal ended it: the breaker opened, or the deadline passed. */
+  function ended(deadline: AbortSignal, cause: unknown): PaymentError {
+    return deadline.reason instanceof CircuitOpenError
+      ? deadline.reason
+      : new PaymentTimeoutError(timeoutMs, { cause });
   }
 
   /** The body as JSON, numbers kept exact; the body is already redacted. */
@@ -347,6 +382,12 @@ const envelopeSchema = z.object({
 /** docs/payment-api.md#not-found: exactly a 400 `BadRequestError` means "no such invoice". */
 const isNotFound = (error: unknown) =>
   error instanceof ServiceError && error.status === 400 && error.serviceName === 'BadRequestError';
+
+/** Timeouts, refused or reset connections and 5xx: the service is not answering. Anything else is an answer. */
+const breakerOutcome = (error: unknown): BreakerOutcome =>
+  error instanceof PaymentTimeoutError || error instanceof ServiceUnavailableError
+    ? 'not_answered'
+    : 'answered';
 
 /** Connection errors, 429 and 502/503/504 are retried; never 400, 401 or a broken body. */
 function retryDelay(

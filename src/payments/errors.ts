@@ -12,7 +12,8 @@ export type PaymentErrorCode =
   | 'timeout'
   | 'unexpected_response'
   | 'service_error'
-  | 'busy';
+  | 'busy'
+  | 'service_down';
 
 interface ErrorInit {
   /** The HTTP status of the service's answer, when there was an answer. */
@@ -135,6 +136,18 @@ export class BusyError extends PaymentError {
   }
 }
 
+/**
+ * The circuit breaker is open: the service stopped answering (a run of timeouts, resets or 5xx),
+ * so no call was made for this one; the bot keeps probing and closes it at the first answer.
+ */
+export class CircuitOpenError extends PaymentError {
+  override readonly name = 'CircuitOpenError';
+  readonly code = 'service_down';
+  constructor() {
+    super('the payment service is not answering (circuit open); no call was made');
+  }
+}
+
 /** Every concrete payment error: a `switch` on `code` narrows to the class and its fields. */
 export type AnyPaymentError =
   | InvalidApiKeyError
@@ -144,7 +157,8 @@ export type AnyPaymentError =
   | PaymentTimeoutError
   | UnexpectedResponseError
   | ServiceError
-  | BusyError;
+  | BusyError
+  | CircuitOpenError;
 
 export function isPaymentError(error: unknown): error is AnyPaymentError {
   return error instanceof PaymentError;

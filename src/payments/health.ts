@@ -1,3 +1,4 @@
+import type { BreakerState, CircuitBreaker } from './breaker.js';
 import type { PaymentErrorCode } from './errors.js';
 
 export type CallResult = 'ok' | PaymentErrorCode;
@@ -16,6 +17,8 @@ export interface CallReport {
 export interface HealthSnapshot {
   lastSuccess: { at: Date; operation: CallReport['operation'] } | undefined;
   lastProblem: { at: Date; result: Exclude<CallResult, 'ok'> } | undefined;
+  /** The service's circuit breaker now: `open` while the service is not answering. */
+  breaker: BreakerState;
 }
 
 /** Problems that say something about the service or its key (not a person's unknown invoice id). */
@@ -28,8 +31,8 @@ const SERVICE_PROBLEMS: ReadonlySet<CallResult> = new Set([
   'service_error',
 ]);
 
-/** Remembers the last good call and the last service problem this instance saw. */
-export function createHealth(clock: () => number = Date.now) {
+/** Remembers the last good call and the last service problem this instance saw, beside the breaker's state. */
+export function createHealth(breaker: Pick<CircuitBreaker, 'state'>, clock: () => number = Date.now) {
   let lastSuccess: HealthSnapshot['lastSuccess'];
   let lastProblem: HealthSnapshot['lastProblem'];
   return {
@@ -39,7 +42,7 @@ export function createHealth(clock: () => number = Date.now) {
       else if (SERVICE_PROBLEMS.has(report.result))
         lastProblem = { at, result: report.result as Exclude<CallResult, 'ok'> };
     },
-    snapshot: (): HealthSnapshot => ({ lastSuccess, lastProblem }),
+    snapshot: (): HealthSnapshot => ({ lastSuccess, lastProblem, breaker: breaker.state() }),
   };
 }
 

@@ -1,4 +1,5 @@
 export { Amount } from './amount.js';
+export { type BreakerState, CircuitBreaker } from './breaker.js';
 export { createPaymentsClient, type PaymentsClient, type RetryPolicy } from './client.js';
 export * from './errors.js';
 export {

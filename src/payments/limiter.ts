@@ -10,7 +10,7 @@ export class QueueFullError extends Error {
  */
 export class Limiter {
   #running = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting: { resolve: () => void; reject: (error: Error) => void }[] = [];
 
   constructor(
     readonly concurrency: number,
@@ -25,7 +25,7 @@ export class Limiter {
     if (this.#running >= this.concurrency) {
       if (this.#waiting.length >= this.maxQueue)
         throw new QueueFullError('the payment service queue is full');
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      await new Promise<void>((resolve, reject) => this.#waiting.push({ resolve, reject }));
     } else {
       this.#running += 1;
     }
@@ -33,8 +33,13 @@ export class Limiter {
       return await work();
     } finally {
       const next = this.#waiting.shift();
-      if (next) next();
+      if (next) next.resolve();
       else this.#running -= 1;
     }
+  }
+
+  /** Every call still waiting for its turn fails with `error` now, its work never started. */
+  releaseWaiting(error: Error): void {
+    for (const waiter of this.#waiting.splice(0)) waiter.reject(error);
   }
 }

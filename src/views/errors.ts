@@ -52,6 +52,11 @@ function explainPaymentError(error: AnyPaymentError): Explanation {
         title: 'The payment service is unavailable',
         body: md`It could not be reached or is failing right now. Try again in a few minutes.`,
       };
+    case 'service_down':
+      return {
+        title: 'The payment service is not answering',
+        body: md`The bot will keep trying and knows as soon as it answers again. Try again in a few minutes.`,
+      };
     case 'unexpected_response':
       return {
         title: 'The payment service sent an answer the bot could not read',

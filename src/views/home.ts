@@ -113,6 +113,11 @@ const PROBLEMS: Record<string, string> = {
 
 function healthBlocks(health: HomeInput['health']): KnownBlock[] {
   const lines: Mrkdwn[] = [];
+  if (health.breaker !== 'closed') {
+    lines.push(
+      md`:red_circle: The payment service is not answering. Commands say so at once, and watches and feeds are paused; the bot keeps trying and resumes them as soon as it answers.`,
+    );
+  }
   lines.push(
     health.lastSuccess
       ? md`:white_check_mark: Last good answer from the payment service: ${slackDate(health.lastSuccess.at)} (${health.lastSuccess.operation})`

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { enqueue, type OutboxRow, type OutgoingEntry } from '../outbox.js';
 import {
+  CircuitOpenError,
   InvalidApiKeyError,
   type Invoice,
   type InvoiceId,
@@ -155,6 +156,11 @@ export function createWatches(deps: WatchDeps) {
       invoice = await payments.getInvoice(invoiceId as InvoiceId, { background: true });
     } catch (error) {
       if (error instanceof InvoiceNotFoundError) return endAll(row, 'not_found');
+      if (error instanceof CircuitOpenError) {
+        // No call was made: the service is down for everyone, which says nothing of this invoice.
+        await release(row, now + settings.pollSeconds * 1000, row.failures);
+        return { outcome: 'paused', invoiceId };
+      }
       if (error instanceof InvalidApiKeyError) {
         await state.markKeyRejected(now);
         await release(row, now + KEY_PROBE_MS, row.failures);

@@ -17,7 +17,7 @@ import { Inflight } from '../../src/inflight.js';
 import type { ListenerDeps } from '../../src/listeners/deps.js';
 import type { UnfurlClient } from '../../src/listeners/events/link-shared.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { createHealth, createPaymentsClient } from '../../src/payments/index.js';
+import { CircuitBreaker, createHealth, createPaymentsClient } from '../../src/payments/index.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { serviceState } from '../../src/service-state.js';
 import { type ResponseUrlClient, ResponseUrlError } from '../../src/slack/response-url.js';
@@ -243,7 +243,8 @@ export function listenerDeps(
   const pool = new Pool(sandbox.url);
   const logger = opts.logger ?? captureLogs().logger;
   const clock = opts.clock ?? (() => NOW.getTime());
-  const health = createHealth(clock);
+  const breaker = new CircuitBreaker();
+  const health = createHealth(breaker, clock);
   const payments = createPaymentsClient({
     baseUrl: sandbox.url,
     apiKey: sandbox.apiKey,
@@ -253,8 +254,9 @@ export function listenerDeps(
     retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
     background: { dispatcher: pool, perSecond: 1000 },
     onCall: (report) => health.record(report),
+    breaker,
   });
-  const state = serviceState(store, logger);
+  const state = serviceState(store, logger, () => breaker.state());
   const balancePolicy = { homeTeamId: HOME_TEAM, ...opts.policy };
   const watches = createWatches({
     store,
@@ -295,5 +297,5 @@ export function listenerDeps(
     maxWatchDays: 7,
     firstSight: (key) => firstSight(store, key, clock()),
   };
-  return { deps, close: () => pool.close() };
+  return { deps, breaker, close: () => pool.close() };
 }

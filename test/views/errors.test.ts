@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AccessDeniedError } from '../../src/access.js';
 import {
+  CircuitOpenError,
   InvalidApiKeyError,
   InvoiceNotFoundError,
   PaymentTimeoutError,
@@ -36,6 +37,11 @@ describe('errorMessage', () => {
       'an outage',
       new ServiceUnavailableError('HTTP 503', { status: 503 }),
       ['unavailable', 'Try again in a few minutes'],
+    ],
+    [
+      'the service not answering (breaker open)',
+      new CircuitOpenError(),
+      ['The payment service is not answering', 'The bot will keep trying', 'Try again in a few minutes'],
     ],
     ['a garbled answer', new UnexpectedResponseError({ detail: 'x' }), ['could not read']],
     [

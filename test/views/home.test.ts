@@ -12,7 +12,7 @@ const base: HomeInput = {
   },
   watches: [],
   feeds: [],
-  health: { lastSuccess: undefined, lastProblem: undefined, keyRejectedSince: undefined },
+  health: { lastSuccess: undefined, lastProblem: undefined, keyRejectedSince: undefined, breaker: 'closed' },
   now: NOW,
 };
 const check = (input: HomeInput) => {
@@ -74,6 +74,7 @@ describe('the App Home view', () => {
         lastSuccess: { at: NOW, operation: 'invoice' },
         lastProblem: { at: NOW, result: 'invalid_api_key' },
         keyRejectedSince: NOW,
+        breaker: 'closed',
       },
     });
     expect(text).toContain(
@@ -94,10 +95,28 @@ describe('the App Home view', () => {
         lastSuccess: undefined,
         lastProblem: { at: NOW, result: 'timeout' },
         keyRejectedSince: undefined,
+        breaker: 'closed',
       },
     });
     expect(text).toContain('No call to the payment service has been answered since this instance started.');
     expect(text).toContain('Last problem: the service did not answer in time');
+  });
+
+  it.each(['open', 'half_open'] as const)(
+    'says the service is not answering and background work is paused while the breaker is %s',
+    (breaker) => {
+      const { text } = check({
+        ...base,
+        health: { lastSuccess: undefined, lastProblem: undefined, keyRejectedSince: undefined, breaker },
+      });
+      expect(text).toContain(
+        ':red_circle: The payment service is not answering. Commands say so at once, and watches and feeds are paused',
+      );
+    },
+  );
+
+  it('says nothing of the breaker while it is closed', () => {
+    expect(check(base).text).not.toContain('not answering');
   });
 
   it('says when nothing holds funds, when a watch was not checked yet, and lists a few feeds without a "more"', () => {
@@ -163,6 +182,7 @@ describe('the App Home view', () => {
         lastSuccess: { at: NOW, operation: 'balance' },
         lastProblem: { at: NOW, result: 'timeout' },
         keyRejectedSince: undefined,
+        breaker: 'closed',
       },
       now: NOW,
     });
