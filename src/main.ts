@@ -3,6 +3,7 @@ import dotenv from 'dotenv';
 import { Pool } from 'undici';
 import { type Bot, createBot, fetchIdentity } from './app.js';
 import { ConfigError, loadConfig, secretsOf } from './config.js';
+import { wantsDemo } from './demo/wanted.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from './payments/index.js';
@@ -20,6 +21,8 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 };
 
 dotenv.config({ quiet: true });
+// No Slack setting at all, and not production: the local demo instead (README → Try it in one minute).
+if (wantsDemo(process.env)) await (await import('./demo/main.js')).runDemo('unconfigured');
 
 let config: ReturnType<typeof loadConfig>;
 try {

@@ -64,6 +64,8 @@ export interface Sandbox {
   updateInvoice(id: string, patch: Partial<WireInvoice>): void;
   /** Makes an invoice unknown, as if it had been deleted. */
   removeInvoice(id: string): void;
+  /** The invoices as they stand now, after updates and removals. */
+  readonly current: readonly WireInvoice[];
   /** Replaces the balance, as payments and withdrawals would. */
   setBalances(balances: readonly WireBalanceEntry[]): void;
   /** The balance as it stands. */
@@ -218,6 +220,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     removeInvoice(id) {
       invoices.delete(id.toLowerCase());
+    },
+    get current() {
+      return [...invoices.values()];
     },
     setBalances(next) {
       balances = next;

@@ -1,0 +1,234 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slackDateText } from '../../src/demo/render.js';
+import { DEMO_BALANCES, DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
+
+/**
+ * `npm start` on a fresh clone with nothing configured: the local demo, used in a real browser
+ * (Debian's Chromium driven by playwright-core). Started as `npm start` starts it after building
+ * (`node dist/main.js`), in a scratch directory (no .env) with an empty environment.
+ */
+
+const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
+/** The README's picture is refreshed with `DEMO_SCREENSHOT=docs/demo.png`; otherwise the shot stays out of the checkout. */
+const SCREENSHOT = process.env.DEMO_SCREENSHOT ?? join(tmpdir(), `demo-${process.pid}.png`);
+/** The reader's time zone, far from the machine's UTC: dates must be shown in this one. */
+const READER_ZONE = 'Asia/Tokyo';
+const OPEN = DEMO_INVOICE_IDS.open;
+
+interface Demo {
+  child: ChildProcess;
+  output: string[];
+  url: string;
+}
+
+/** Scratch working directories, removed at the end. */
+const scratch: string[] = [];
+const scratchDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'demo-e2e-'));
+  scratch.push(dir);
+  return dir;
+};
+
+async function startDemo(env: Record<string, string>): Promise<Demo> {
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: scratchDir(),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => output.push(line));
+  if (child.stderr) createInterface({ input: child.stderr }).on('line', (line) => output.push(line));
+  const started = Date.now();
+  while (!output.some((line) => line.startsWith('The bot is ready'))) {
+    if (child.exitCode !== null) throw new Error(`the demo exited:\n${output.join('\n')}`);
+    if (Date.now() - started > 60_000) throw new Error(`the demo did not start:\n${output.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const url = /Open (http:\/\/\S+) in your browser/.exec(output.join('\n'))?.[1];
+  if (!url) throw new Error(`no address in:\n${output.join('\n')}`);
+  return { child, output, url };
+}
+
+let demo: Demo;
+let context: BrowserContext;
+let page: Page;
+let profile = '';
+/** Every address the page asked for. */
+const requested: string[] = [];
+
+beforeAll(async () => {
+  const executablePath = ensureChromium();
+  demo = await startDemo({ PORT: '0' });
+  profile = mkdtempSync(join(tmpdir(), 'demo-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    args: CHROMIUM_ARGS,
+    timezoneId: READER_ZONE,
+    locale: 'en-US',
+    viewport: { width: 1360, height: 1000 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('request', (request) => requested.push(request.url()));
+  await page.goto(demo.url);
+  await page.locator('body:not(.starting)').waitFor({ timeout: 20_000 });
+}, 300_000);
+
+afterAll(async () => {
+  await context?.close();
+  if (demo && demo.child.exitCode === null) {
+    demo.child.kill('SIGTERM');
+    await once(demo.child, 'exit');
+  }
+  for (const dir of [profile, ...scratch]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Types into the message box and sends it, as a person does. */
+async function send(text: string): Promise<void> {
+  await page.locator('#message').fill(text);
+  await page.locator('#message').press('Enter');
+}
+
+/** The newest top-level message from the bot that shows `text`, as it is now (pinned by its ts). */
+async function botMessage(text: string): Promise<Locator> {
+  const newest = botMessages(text);
+  await newest.waitFor({ timeout: 10_000 });
+  return page.locator(`#feed > .msg[data-ts="${await newest.getAttribute('data-ts')}"]`);
+}
+
+const botMessages = (text: string): Locator =>
+  page
+    .locator('#feed > .msg', { has: page.locator('.msg-name', { hasText: 'Crypto Payments' }) })
+    .filter({ hasText: text })
+    .last();
+
+describe('the local demo in a browser', () => {
+  it('says loudly, first, that this is the local demo and where to open it', () => {
+    expect(demo.output[0]).toContain('LOCAL DEMO');
+    const addressLine = demo.output.findIndex((line) => line.includes(demo.url));
+    expect(addressLine).toBeGreaterThan(0);
+    expect(addressLine).toBeLessThan(8);
+    expect(demo.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+  });
+
+  it('/balance: the sandbox’s amounts digit for digit, only to you', async () => {
+    await send('/balance');
+    const reply = await botMessage('Balance across all projects');
+    await expect(reply.locator('.only-you').textContent()).resolves.toBe('Only visible to you');
+    const text = await reply.innerText();
+    for (const entry of DEMO_BALANCES) expect(text).toContain(`${entry.balance.toString()} ${entry.id}`);
+    // "read <!date^…>" in the reader's zone, not the UTC fallback the message carries.
+    const time = reply.locator('.bk-context time.bk-date');
+    const [seconds, format] = await Promise.all([
+      time.getAttribute('data-ts'),
+      time.getAttribute('data-format'),
+    ]);
+    expect(await time.textContent()).toBe(
+      slackDateText(Number(seconds), format ?? '', Date.now(), READER_ZONE, 'en-US'),
+    );
+    expect(await time.textContent()).not.toMatch(/Z$/);
+  });
+
+  it('/invoice, Watch, the customer pays in the side panel: the live card changes and its thread says so within seconds', async () => {
+    await send(`/invoice ${OPEN}`);
+    const card = await botMessage('Order #1042 — annual support plan');
+    const content = card.locator(':scope > .msg-body > .msg-content');
+    expect(await card.locator('.only-you').count()).toBe(0);
+    expect(await content.innerText()).toContain('Payment\nNot paid');
+
+    await content.getByRole('button', { name: 'Watch' }).click();
+    const live = card.locator('.thread > .msg').filter({ hasText: 'Watched since' });
+    await live.waitFor({ timeout: 10_000 });
+    const started = await botMessage('its live card is in the thread of the card you clicked');
+    expect(await started.locator('.only-you').count()).toBe(1);
+
+    const paidAt = Date.now();
+    await page.locator(`[data-invoice-card="${OPEN}"]`).getByRole('button', { name: 'Mark paid' }).click();
+    const notice = card.locator('.thread > .msg').filter({ hasText: 'changed:' });
+    await notice.waitFor({ timeout: 8_000 });
+    await live.locator('.edited').waitFor({ timeout: 8_000 });
+    const ms = Date.now() - paidAt;
+    expect(await notice.innerText()).toContain('@you Order #1042 — annual support plan changed:');
+    expect(await notice.innerText()).toContain('Payment: Not paid → paid');
+    expect(await live.locator('.msg-content').innerText()).toContain('Payment\npaid');
+    expect(ms).toBeLessThan(6000);
+    console.log(`demo: the watch's reply and card edit showed ${ms} ms after the payment`);
+
+    // Refresh replaces the card in place: the same message, now paid.
+    const cards = await page.locator('#feed > .msg').count();
+    await content.getByRole('button', { name: 'Refresh' }).click();
+    await content.filter({ hasText: 'refreshed' }).waitFor({ timeout: 10_000 });
+    expect(await content.innerText()).toContain('Payment\npaid');
+    expect(await page.locator('#feed > .msg').count()).toBe(cards);
+
+    await page.screenshot({ path: SCREENSHOT });
+  }, 60_000);
+
+  it('a pasted payment link is unfurled; the message shortcut shares the invoice in the thread', async () => {
+    await send(`Could you check ${await paymentLink(DEMO_INVOICE_IDS.expired)} please?`);
+    const pasted = page.locator('#feed > .msg').filter({ hasText: 'Could you check' }).last();
+    await pasted
+      .locator('.unfurl')
+      .filter({ hasText: 'Order #1039 — gift card' })
+      .waitFor({ timeout: 10_000 });
+
+    await pasted.locator('.msg-body > .shortcut').click();
+    const answer = await botMessage('Only you see this');
+    await answer.getByRole('button', { name: 'Share in thread' }).click();
+    await pasted
+      .locator('.thread > .msg .bk-header')
+      .filter({ hasText: 'Order #1039 — gift card' })
+      .waitFor({ timeout: 10_000 });
+  }, 60_000);
+
+  it('the App Home shows your balance and your watch', async () => {
+    await page.locator('.nav[data-tab="home"]').click();
+    const home = page.locator('#home-view');
+    await home.filter({ hasText: 'Your watches (1)' }).waitFor({ timeout: 10_000 });
+    expect(await home.innerText()).toContain('0.0123456 BTC');
+    await page.locator('.nav[data-tab="channel"]').click();
+  });
+
+  it('loads nothing from anywhere but the demo itself', () => {
+    const origin = new URL(demo.url).origin;
+    expect(requested.length).toBeGreaterThan(0);
+    expect(requested.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+  });
+
+  it('stops, bot and all, on SIGTERM', async () => {
+    demo.child.kill('SIGTERM');
+    const [code] = (await once(demo.child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(demo.output.filter((line) => /^bot (error|fatal)/.test(line))).toEqual([]);
+  });
+});
+
+/** An invoice's payment link, as the side panel offers it to paste. */
+async function paymentLink(id: string): Promise<string> {
+  const panel = page.locator(`[data-invoice-card="${id}"]`);
+  const link = await panel.getByRole('button', { name: 'Paste its link' }).getAttribute('data-fill');
+  if (!link) throw new Error('no payment link in the side panel');
+  return link;
+}
+
+describe('with NODE_ENV=production and nothing configured', () => {
+  it('still stops at once, naming the settings it needs, and starts no demo', () => {
+    const run = spawnSync(process.execPath, [MAIN], {
+      cwd: scratchDir(),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('SLACK_BOT_TOKEN: is required');
+    expect(run.stderr).toContain('PAYMENT_API_URL: is required');
+    expect(`${run.stdout}${run.stderr}`).not.toContain('LOCAL DEMO');
+  });
+});
