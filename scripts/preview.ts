@@ -181,6 +181,7 @@ try {
           keyRejectedSince: undefined,
           breaker: 'closed',
         },
+        outbox: { pending: 0, oldestAt: undefined },
         now: NOW,
       }),
     ],

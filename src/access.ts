@@ -1,23 +1,99 @@
 /**
- * Who may see the balance. Financial data: only members of the workspace the bot is installed in
- * (never a guest organisation in a Slack Connect channel), and, when lists are configured, only
- * the listed people in the listed channels.
+ * Who may do what, where: the one decision every surface asks (commands, buttons, the message
+ * shortcut, the workflow step, unfurls, the App Home). The README's access table is `RULES` in
+ * words.
+ *
+ * - **Organisation**: financial data and anything that changes what a channel sees are only for
+ *   people of the organisation the bot is installed in: its workspace, or every workspace of its
+ *   Enterprise Grid organisation (an organisation-wide install, or a workspace inside one). Never
+ *   a guest of another organisation in a Slack Connect channel.
+ * - **BALANCE_ALLOWED_USERS** and **BALANCE_ALLOWED_CHANNELS**, when set, narrow the balance
+ *   and the payments feed further.
+ * - **The feed's channel**: private (or listed), never a DM, never shared with another
+ *   organisation (`feedChannelRefusal`, asked with the channel's facts wherever the feed posts).
  */
 
-export interface BalancePolicy {
-  /** The workspace the bot token belongs to (`auth.test`). */
-  homeTeamId: string;
-  /** When set, only these user ids. */
+/** What a person asks to do. */
+export type Action =
+  /** `/balance`; the App Home's balance. */
+  | 'read_balance'
+  /** `/balance subscriptions`; the App Home's list of feeds. */
+  | 'read_feeds'
+  /** `/balance subscribe`. */
+  | 'start_feed'
+  /** `/balance unsubscribe`. */
+  | 'stop_feed'
+  /** `/invoice <id>`, `/invoice watching`, the shortcut, an unfurl, the workflow step, Refresh of a private card. */
+  | 'read_invoice'
+  /** `/invoice watch|unwatch`, **Watch**, **Stop watching**. */
+  | 'change_watch'
+  /** **Share in thread**, **Refresh** of a card everyone in the channel sees. */
+  | 'change_card';
+
+interface Rule {
+  /** Only people of the bot's organisation. */
+  organisation: boolean;
+  /** Only the people in BALANCE_ALLOWED_USERS, when it is set. */
+  users: boolean;
+  /** Only in the channels in BALANCE_ALLOWED_CHANNELS, when it is set (the App Home is none of them). */
+  channels: boolean;
+}
+
+/**
+ * Each action's rules. An invoice id is what the payment page itself is reached by: whoever holds
+ * one may read that invoice, so reading asks nothing; changing what a channel is told does.
+ */
+export const RULES: Readonly<Record<Action, Rule>> = {
+  read_balance: { organisation: true, users: true, channels: true },
+  start_feed: { organisation: true, users: true, channels: true },
+  read_feeds: { organisation: true, users: true, channels: false },
+  stop_feed: { organisation: true, users: true, channels: false },
+  change_watch: { organisation: true, users: false, channels: false },
+  change_card: { organisation: true, users: false, channels: false },
+  read_invoice: { organisation: false, users: false, channels: false },
+};
+
+/** The workspace and organisation the bot is installed in (`auth.test`, docs/slack.md#install). */
+export interface Home {
+  teamId: string;
+  /** The Enterprise Grid organisation, when there is one. */
+  enterpriseId: string | undefined;
+}
+
+export interface AccessPolicy {
+  home: Home;
+  /** When set, only these user ids may see the balance. */
   allowedUsers?: readonly string[] | undefined;
-  /** When set, only in these channel ids. */
+  /** When set, the balance only in these channel ids. */
   allowedChannels?: readonly string[] | undefined;
 }
 
-export interface Requester {
-  teamId: string;
-  userId: string;
-  channelId: string;
+/** Who asks: their user id (none for a workflow step) and, when the request says it, their own team. */
+export interface Who {
+  userId: string | undefined;
+  /** The person's own team (a command's `team_id`, a click's `user.team_id`); not the installation's. */
+  teamId?: string | undefined;
 }
+
+/** Where: a channel, or none (the App Home, a workflow step). */
+export interface Where {
+  channelId: string | undefined;
+}
+
+export interface Question {
+  who: Who;
+  where: Where;
+  what: Action;
+}
+
+/** A person's own team and organisation, as Slack's directory (`users.info`) knows them. */
+export interface Membership {
+  teamId: string | undefined;
+  enterpriseId: string | undefined;
+}
+
+/** Looks a person up; `undefined` when Slack does not know them. */
+export type Directory = (userId: string) => Promise<Membership | undefined>;
 
 export type Refusal =
   | 'other_workspace'
@@ -28,12 +104,77 @@ export type Refusal =
   | 'shared_channel'
   | 'public_channel';
 
-/** Why `who` may not see the balance, or `undefined` when they may. */
-export function balanceRefusal(policy: BalancePolicy, who: Requester): Refusal | undefined {
-  if (who.teamId !== policy.homeTeamId) return 'other_workspace';
-  if (policy.allowedUsers && !policy.allowedUsers.includes(who.userId)) return 'user_not_allowed';
-  if (policy.allowedChannels && !policy.allowedChannels.includes(who.channelId)) return 'channel_not_allowed';
+/** Whether someone of this team and organisation belongs to the bot's organisation. */
+export function sameOrganisation(home: Home, person: Membership): boolean {
+  if (person.teamId !== undefined && person.teamId === home.teamId) return true;
+  return home.enterpriseId !== undefined && person.enterpriseId === home.enterpriseId;
+}
+
+/** Why the rules refuse `what`, given whether the person is of the organisation; `undefined` when they allow it. */
+export function refusalFor(
+  policy: AccessPolicy,
+  question: Question,
+  ofOrganisation: boolean,
+): Refusal | undefined {
+  const rule = RULES[question.what];
+  if (rule.organisation && !ofOrganisation) return 'other_workspace';
+  const { userId } = question.who;
+  if (rule.users && policy.allowedUsers && (userId === undefined || !policy.allowedUsers.includes(userId)))
+    return 'user_not_allowed';
+  const { channelId } = question.where;
+  if (
+    rule.channels &&
+    policy.allowedChannels &&
+    (channelId === undefined || !policy.allowedChannels.includes(channelId))
+  )
+    return 'channel_not_allowed';
   return undefined;
+}
+
+export interface Access {
+  /** Why `question` is refused, or `undefined` when it is allowed. */
+  refusal(question: Question): Promise<Refusal | undefined>;
+  /** Throws an `AccessDeniedError` saying why, when `question` is refused. */
+  demand(question: Question): Promise<void>;
+  /** `userId` with their own team, from the directory: for requests that do not say it (the App Home). */
+  whoIs(userId: string): Promise<Who & { userId: string }>;
+  /** Where the balance may be read, to tell people (BALANCE_ALLOWED_CHANNELS; empty when any channel will do). */
+  readonly allowedChannels: readonly string[];
+}
+
+/**
+ * The access rules over a directory of people. A request that names the person's own team and
+ * it is the bot's answers at once; anyone else is looked up when the answer depends on it
+ * (another workspace of the organisation, or a request that names no team).
+ */
+export function createAccess(policy: AccessPolicy, directory: Directory): Access {
+  const { home } = policy;
+
+  async function ofOrganisation(who: Who): Promise<boolean> {
+    if (who.teamId === home.teamId) return true;
+    // Nobody to look up, or another team while the bot's workspace belongs to no organisation.
+    if (who.userId === undefined || (who.teamId !== undefined && home.enterpriseId === undefined))
+      return false;
+    const person = await directory(who.userId);
+    return person !== undefined && sameOrganisation(home, person);
+  }
+
+  async function refusal(question: Question): Promise<Refusal | undefined> {
+    const needsOrganisation = RULES[question.what].organisation;
+    return refusalFor(policy, question, needsOrganisation && (await ofOrganisation(question.who)));
+  }
+
+  return {
+    refusal,
+    async demand(question) {
+      const refused = await refusal(question);
+      if (refused) throw new AccessDeniedError(refused, policy.allowedChannels, question.what);
+    },
+    async whoIs(userId) {
+      return { userId, teamId: (await directory(userId))?.teamId };
+    },
+    allowedChannels: policy.allowedChannels ?? [],
+  };
 }
 
 /** What the bot knows of a conversation (conversations.info). */
@@ -49,7 +190,7 @@ export interface ChannelFacts {
  * organisation, and a public channel only when the admin listed it in BALANCE_ALLOWED_CHANNELS.
  */
 export function feedChannelRefusal(
-  policy: BalancePolicy,
+  policy: Pick<AccessPolicy, 'allowedChannels'>,
   channelId: string,
   facts: ChannelFacts,
 ): Refusal | undefined {
@@ -64,10 +205,12 @@ export class AccessDeniedError extends Error {
   readonly code: Refusal;
   constructor(
     readonly refusal: Refusal,
-    /** Where the command may be used, to tell the person. */
+    /** Where the balance may be read, to tell the person. */
     readonly allowedChannels: readonly string[] = [],
+    /** What was asked, so the person is told what they may not do. */
+    readonly what: Action = 'read_balance',
   ) {
-    super(`balance refused: ${refusal}`);
+    super(`${what} refused: ${refusal}`);
     this.code = refusal;
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { App, SocketModeReceiver, webApi } from '@slack/bolt';
+import { type AccessPolicy, createAccess } from './access.js';
 import type { Config } from './config.js';
 import { createFeed } from './feed/service.js';
 import { createHttpServer, type Routes } from './http/server.js';
@@ -10,10 +11,11 @@ import { Inflight } from './inflight.js';
 import { registerListeners } from './listeners/index.js';
 import { boltLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import { outboxJob } from './outbox.js';
+import { outboxBacklog, outboxJob } from './outbox.js';
 import type { CircuitBreaker, Health, PaymentsClient } from './payments/index.js';
 import { type BackgroundDeps, createScheduler } from './scheduler.js';
 import { serviceState } from './service-state.js';
+import { createDirectory } from './slack/people.js';
 import { createSlackPoster } from './slack/poster.js';
 import { createResponseUrlClient } from './slack/response-url.js';
 import type { Store } from './store/database.js';
@@ -27,9 +29,17 @@ const OVERDUE_MS = 5000;
 /** No call to Slack (Web API or response_url) may hang longer than this. */
 const SLACK_HTTP_TIMEOUT_MS = 10_000;
 
-/** Who the bot is, from `auth.test`: the workspace its token belongs to, and its own ids. */
+/**
+ * Who the bot is, from `auth.test` (docs/slack.md#install): the workspace its token belongs to,
+ * or for an organisation-wide install the organisation, and its own ids.
+ */
 export interface SlackIdentity {
+  /** The workspace; for an organisation-wide install, the id `auth.test` names (the organisation's). */
   teamId: string;
+  /** The Enterprise Grid organisation, when the workspace is in one or the install is organisation-wide. */
+  enterpriseId: string | undefined;
+  /** Installed for the whole organisation (`is_enterprise_install`): every workspace of it is home. */
+  enterpriseInstall: boolean;
   botUserId: string;
   botId: string;
 }
@@ -79,7 +89,7 @@ function startFailure(error: unknown, call: string, variable: string, fix: strin
   return `${call} failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** `auth.test`: checks the bot token and tells which workspace it belongs to. */
+/** `auth.test`: checks the bot token and tells which workspace, or organisation, it belongs to. */
 export async function fetchIdentity(config: Config, logger: Logger): Promise<SlackIdentity> {
   const client = new webApi.WebClient(config.slack.botToken, {
     ...slackClientOptions(config),
@@ -91,10 +101,14 @@ export async function fetchIdentity(config: Config, logger: Logger): Promise<Sla
       cause: error,
     });
   });
-  if (!result.team_id || !result.user_id || !result.bot_id) {
+  const enterpriseInstall = result.is_enterprise_install === true;
+  const enterpriseId = result.enterprise_id || undefined;
+  // An organisation-wide token may name no workspace: the organisation stands for it.
+  const teamId = result.team_id || (enterpriseInstall ? enterpriseId : undefined);
+  if (!teamId || !result.user_id || !result.bot_id || (enterpriseInstall && !enterpriseId)) {
     throw new Error('auth.test did not say which workspace and bot the token belongs to');
   }
-  return { teamId: result.team_id, botUserId: result.user_id, botId: result.bot_id };
+  return { teamId, enterpriseId, enterpriseInstall, botUserId: result.user_id, botId: result.bot_id };
 }
 
 export function createBot(config: Config, deps: BotDeps): Bot {
@@ -165,12 +179,16 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     wakeOutbox: () => scheduler.wake('outbox'),
   };
   const watches = createWatches({ ...background, settings: config.watches });
-  const balancePolicy = {
-    homeTeamId: deps.identity.teamId,
+  const policy: AccessPolicy = {
+    home: { teamId: deps.identity.teamId, enterpriseId: deps.identity.enterpriseId },
     allowedUsers: config.access.balanceUsers,
     allowedChannels: config.access.balanceChannels,
   };
-  const feed = createFeed({ ...background, pollSeconds: config.balancePollSeconds, policy: balancePolicy });
+  const access = createAccess(
+    policy,
+    createDirectory(app.client, { onCall: (result) => deps.metrics.slackCall('users.info', result) }),
+  );
+  const feed = createFeed({ ...background, pollSeconds: config.balancePollSeconds, policy });
   const scheduler = createScheduler(
     {
       logger,
@@ -190,6 +208,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
         clock,
         owner,
         onUndeliverable: (row, error) => watches.undeliverable(row, error),
+        onDropped: (reason) => deps.metrics.outboxDropped(reason),
         mayDeliver: (row) => feed.mayDeliver(row),
       }),
     ],
@@ -199,6 +218,8 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     inflight: () => inflight.size,
     activeWatches: () => watches.queries.countAllActive(),
     overdueChecks: () => watches.queries.dueCount(clock() - OVERDUE_MS),
+    outbox: () => outboxBacklog(deps.store),
+    now: clock,
     breaker: () => deps.breaker.state(),
   });
   // Background work paused while the service was not answering: it resumes at once, paced by its budget.
@@ -225,12 +246,13 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     metrics: deps.metrics,
     invoiceReply: config.invoiceReply,
     payUrl: config.payments.payUrl,
-    balancePolicy,
+    access,
     watches,
     feed,
     poster,
     health: deps.health,
     keyRejectedSince: () => state.keyRejectedSince(),
+    outboxBacklog: () => outboxBacklog(deps.store),
     maxWatchDays: config.watches.maxDays,
     firstSight: (key) => firstSight(deps.store, key, clock()),
   });

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { DropReason, OutboxBacklog } from './outbox.js';
 import type { BreakerState, CallReport } from './payments/index.js';
 import type { Outcome } from './pipeline/outcome.js';
 import type { Kind } from './pipeline/tracked.js';
@@ -20,6 +21,7 @@ export type SlackMethod =
   | 'conversations.history'
   | 'conversations.replies'
   | 'views.publish'
+  | 'users.info'
   | 'functions.completeSuccess'
   | 'functions.completeError'
   | 'response_url';
@@ -32,6 +34,8 @@ export interface Metrics {
   slackCall(method: SlackMethod, result: string): void;
   /** How late a job's item started, in milliseconds (exported in seconds). */
   schedulerLag(job: string, lagMs: number): void;
+  /** A message the outbox dropped, and why. */
+  outboxDropped(reason: DropReason): void;
   /** Read at each scrape. */
   gauges(read: GaugeReaders): void;
   route(req: IncomingMessage, res: ServerResponse): Promise<void>;
@@ -42,6 +46,10 @@ export interface GaugeReaders {
   activeWatches: () => Promise<number>;
   /** Watch checks due more than a few seconds ago and not yet made. */
   overdueChecks: () => Promise<number>;
+  /** Messages waiting to go out to Slack, and since when the oldest waits. */
+  outbox: () => Promise<OutboxBacklog>;
+  /** Now, on the bot's clock (epoch ms): the oldest message's age is measured against it. */
+  now: () => number;
   /** The payment service's circuit breaker. */
   breaker: () => BreakerState;
 }
@@ -84,6 +92,12 @@ export function createMetrics(): Metrics {
     labelNames: ['method', 'result'] as const,
     registers: [registry],
   });
+  const dropped = new Counter({
+    name: 'slackbot_outbox_dropped_total',
+    help: 'Messages the bot gave up on: Slack refused them for good, or failed for more than 24 hours.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
   const lag = new Histogram({
     name: 'slackbot_scheduler_lag_seconds',
     help: 'How late background work started after it fell due, by job.',
@@ -107,6 +121,23 @@ export function createMetrics(): Metrics {
     registers: [registry],
     async collect() {
       this.set(readers ? await readers.activeWatches() : 0);
+    },
+  });
+  new Gauge({
+    name: 'slackbot_outbox_backlog',
+    help: 'Messages decided and not yet delivered to Slack, all instances together.',
+    registers: [registry],
+    async collect() {
+      this.set(readers ? (await readers.outbox()).pending : 0);
+    },
+  });
+  new Gauge({
+    name: 'slackbot_outbox_oldest_seconds',
+    help: 'How long the oldest message not yet delivered to Slack has waited; 0 when none waits.',
+    registers: [registry],
+    async collect() {
+      const oldestAt = readers ? (await readers.outbox()).oldestAt : undefined;
+      this.set(readers && oldestAt !== undefined ? Math.max(0, readers.now() - oldestAt) / 1000 : 0);
     },
   });
   new Gauge({
@@ -146,6 +177,9 @@ export function createMetrics(): Metrics {
     },
     schedulerLag(job, lagMs) {
       lag.observe({ job }, lagMs / 1000);
+    },
+    outboxDropped(reason) {
+      dropped.inc({ reason });
     },
     gauges(read) {
       readers = read;

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from './logger.js';
 import type { Tracked } from './pipeline/tracked.js';
 import type { Job } from './scheduler.js';
-import { SlackPostError, type SlackPoster } from './slack/poster.js';
+import { type PostFailure, SlackPostError, type SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
 import type { Tables } from './store/schema.js';
 import type { Message } from './views/blocks.js';
@@ -10,9 +10,20 @@ import type { Message } from './views/blocks.js';
 /**
  * Messages the bot sends on its own, delivered from the store: the decision to send a message
  * and the message itself are written in one transaction (`enqueue`), and a job delivers them, one
- * at a time per channel, in order. A post is marked as attempted before it goes out; if the
- * process dies before it is marked sent, the next attempt first looks for it in Slack (by the id
- * in its metadata), so a crash neither loses a message nor sends it twice.
+ * at a time per channel, in order.
+ *
+ * Slack failing or asking to wait (a 5xx, a time-out, a 429, an outage of hours) only delays a
+ * message: it is tried again, backing off up to five minutes, for at least RETRY_FOR_MS. Only a
+ * refusal no retry can change drops it (the channel archived, deleted or closed to the bot, the
+ * token revoked, the message or its thread deleted, a message Slack finds invalid), logged and
+ * counted.
+ *
+ * A post is marked as attempted before it goes out. If its answer is lost (a time-out, a crash),
+ * the next attempt first looks for it in Slack, by the id in its metadata, in the minutes around
+ * that attempt, so it is not sent twice. Where Slack will not let the bot look (a public channel
+ * it has not joined, a direct message addressed by user id, a missing scope), it posts again: a
+ * rare duplicate rather than a lost message. A 429 means Slack took nothing, so after one there
+ * is nothing to look for.
  */
 
 export type OutboxRow = Selectable<Tables['outbox']>;
@@ -29,6 +40,35 @@ export interface OutgoingEntry {
   watchId?: string | undefined;
   /** The feed subscription this message belongs to: checked just before it goes out. */
   subscriptionId?: string | undefined;
+}
+
+/** Why a message was dropped, as `slackbot_outbox_dropped_total` counts it. */
+export type DropReason =
+  /** The channel is archived, deleted, or private and closed to the bot. */
+  | 'not_in_channel'
+  /** The message to edit, or the thread to reply in, was deleted. */
+  | 'message_not_found'
+  /** Any other refusal: a revoked token, a message Slack finds invalid. */
+  | 'refused'
+  /** `mayDeliver` said no: the feed ended, or its channel may no longer receive it. */
+  | 'not_allowed'
+  /** Slack failed for longer than RETRY_FOR_MS. */
+  | 'gave_up';
+
+/** What waits to go out, all instances together: how many messages, and since when the oldest. */
+export interface OutboxBacklog {
+  pending: number;
+  /** When the oldest waiting message was decided (epoch ms); undefined when none waits. */
+  oldestAt: number | undefined;
+}
+
+export async function outboxBacklog(store: Store): Promise<OutboxBacklog> {
+  const row = await store.db
+    .selectFrom('outbox')
+    .select((eb) => [eb.fn.countAll<number>().as('pending'), eb.fn.min<number>('created_at').as('oldest')])
+    .where('done_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { pending: Number(row.pending), oldestAt: row.oldest === null ? undefined : Number(row.oldest) };
 }
 
 /** Writes messages to send, inside the caller's transaction. */
@@ -68,6 +108,8 @@ export interface OutboxDeps {
   leaseMs?: number;
   /** Called when a message can never be delivered: the channel is closed to the bot, or the message to edit is gone. */
   onUndeliverable?: (row: OutboxRow, error: SlackPostError) => Promise<void>;
+  /** Told of each message dropped, for the metrics. */
+  onDropped?: (reason: DropReason) => void;
   /**
    * Asked just before a message goes out; `false` drops it unsent. The feed uses it to stop at
    * a channel that was shared with another organisation after it subscribed.
@@ -75,13 +117,19 @@ export interface OutboxDeps {
   mayDeliver?: (row: OutboxRow) => Promise<boolean>;
 }
 
-/** Give up on a message after this many transient failures (about an hour with the backoff). */
-export const MAX_ATTEMPTS = 12;
-/** Backoff after a transient failure: 2^attempts seconds, at most a minute... */
-const backoffMs = (attempts: number) => Math.min(60_000, 1000 * 2 ** attempts);
-/** ...and longer gaps later, up to ten minutes. */
-const lateBackoffMs = (attempts: number) =>
-  Math.min(600_000, backoffMs(attempts) * Math.max(1, attempts - 5));
+/** A message Slack keeps failing is tried again for at least this long after it was decided. */
+export const RETRY_FOR_MS = 24 * 3_600_000;
+/** The longest wait between two tries: how late a message may go out once Slack answers again. */
+export const MAX_BACKOFF_MS = 5 * 60_000;
+/** Backoff after a transient failure: 2^attempts seconds, at most MAX_BACKOFF_MS. */
+const backoffMs = (attempts: number) => Math.min(MAX_BACKOFF_MS, 1000 * 2 ** attempts);
+/**
+ * How long after an attempt its post is looked for: the call's own time-out (10 s) and any
+ * difference between this machine's clock and Slack's, with room to spare.
+ */
+export const ATTEMPT_WINDOW_MS = 10 * 60_000;
+/** Failures of a look for an earlier attempt that mean Slack will not say, not that the message is refused. */
+const CANNOT_LOOK: ReadonlySet<PostFailure> = new Set(['not_in_channel', 'refused']);
 /** Delivered messages are kept this long, then deleted. */
 export const KEEP_DONE_MS = 24 * 3_600_000;
 
@@ -111,17 +159,24 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
     });
 
   /**
-   * Whether an earlier attempt went out before its instance died. If Slack will not say (the
-   * history scopes were not granted), the message is sent again rather than lost.
+   * Whether the attempt made at `attemptedAt` went out though its answer was lost. If Slack will
+   * not say (the bot may not read the conversation, a scope is missing, too many messages to
+   * read), the message is sent again rather than lost.
    */
   async function postedBefore(
     row: OutboxRow,
+    attemptedAt: number,
     target: { channel: string; threadTs?: string | undefined; messageId: string },
   ) {
     try {
-      return (await poster.find({ ...target, oldest: row.attempted_at ?? 0 })) !== undefined;
+      const found = await poster.find({
+        ...target,
+        oldest: attemptedAt,
+        latest: attemptedAt + ATTEMPT_WINDOW_MS,
+      });
+      return found !== undefined;
     } catch (error) {
-      if (!(error instanceof SlackPostError) || error.failure !== 'refused') throw error;
+      if (!(error instanceof SlackPostError) || !CANNOT_LOOK.has(error.failure)) throw error;
       logger.warn(
         { err: error, channel: row.channel },
         'could not look for an earlier attempt; posting again',
@@ -132,7 +187,7 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
 
   async function send(row: OutboxRow): Promise<Tracked> {
     if (deps.mayDeliver && !(await deps.mayDeliver(row))) {
-      await finish(row, 'dropped: not allowed here any more');
+      if (await finish(row, 'dropped: not allowed here any more')) deps.onDropped?.('not_allowed');
       return { outcome: 'dropped' };
     }
     const message = JSON.parse(row.message) as Message;
@@ -143,14 +198,38 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
       await finish(row, 'sent');
       return { outcome: 'sent' };
     }
-    if (row.attempted_at !== null && (await postedBefore(row, target))) {
+    if (row.attempted_at !== null && (await postedBefore(row, row.attempted_at, target))) {
       await finish(row, 'found');
       return { outcome: 'found' };
     }
     if (!(await fenced(row, { attempted_at: clock() }))) return { outcome: 'lease_lost' };
-    await poster.post(target);
+    try {
+      await poster.post(target);
+    } catch (error) {
+      // Slack takes nothing it answers with a 429: the next attempt has nothing to look for.
+      if (error instanceof SlackPostError && error.failure === 'rate_limited')
+        await fenced(row, { attempted_at: null });
+      throw error;
+    }
     await finish(row, 'sent');
     return { outcome: 'sent' };
+  }
+
+  /** Drops a message Slack will never take, or has failed for too long: logged and counted. */
+  async function drop(row: OutboxRow, error: SlackPostError, reason: DropReason): Promise<Tracked> {
+    logger.warn(
+      {
+        err: error,
+        channel: row.channel,
+        method: row.method,
+        reason,
+        attempts: row.attempts + 1,
+        waitedMinutes: Math.round((clock() - row.created_at) / 60_000),
+      },
+      'gave up on a message to Slack',
+    );
+    if (await finish(row, `dropped: ${error.slackError ?? error.failure}`)) deps.onDropped?.(reason);
+    return { outcome: 'dropped' };
   }
 
   return {
@@ -205,20 +284,13 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
             await later(row, error.retryAfterMs ?? 1000);
             return { outcome: 'retry_later' };
           case 'transient':
-            if (row.attempts + 1 < MAX_ATTEMPTS) {
-              await later(row, lateBackoffMs(row.attempts + 1));
-              return { outcome: 'retry_later' };
-            }
-            break;
+            if (clock() - row.created_at >= RETRY_FOR_MS) return drop(row, error, 'gave_up');
+            await later(row, backoffMs(row.attempts + 1));
+            return { outcome: 'retry_later' };
           default:
             await deps.onUndeliverable?.(row, error);
+            return drop(row, error, error.failure);
         }
-        logger.warn(
-          { err: error, channel: row.channel, method: row.method },
-          'gave up on a message to Slack',
-        );
-        await finish(row, `dropped: ${error.slackError ?? error.failure}`);
-        return { outcome: 'dropped' };
       }
     },
   };

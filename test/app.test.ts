@@ -132,6 +132,8 @@ describe('the assembled bot', () => {
     const config = configFor();
     expect(await fetchIdentity(config, captureLogs().logger)).toEqual({
       teamId: 'T0HOME',
+      enterpriseId: undefined,
+      enterpriseInstall: false,
       botUserId: 'U0BOT',
       botId: 'B0BOT',
     });

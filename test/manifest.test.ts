@@ -48,6 +48,7 @@ describe('manifest.yml', () => {
       'links:read',
       'links:write',
       'mpim:read',
+      'users:read',
     ]);
     expect(manifest.settings.event_subscriptions.bot_events).toEqual(['link_shared', 'app_home_opened']);
     const domains: string[] = manifest.features.unfurl_domains;

@@ -36,15 +36,24 @@ describe('metrics', () => {
   it('counts Slack calls, scheduler lag, and reads the gauges at each scrape', async () => {
     const metrics = createMetrics();
     let watches = 3;
+    let backlog: { pending: number; oldestAt: number | undefined } = { pending: 0, oldestAt: undefined };
     metrics.gauges({
       inflight: () => 2,
       activeWatches: async () => watches,
       overdueChecks: async () => 7,
       breaker: () => 'closed',
+      outbox: async () => backlog,
+      now: () => 10_000_000,
     });
+    expect(await scrape(metrics)).toContain('slackbot_outbox_oldest_seconds 0\n');
+    backlog = { pending: 5, oldestAt: 10_000_000 - 7_200_000 };
     metrics.slackCall('chat.postMessage', 'rate_limited');
     metrics.schedulerLag('watch_poll', 1500);
+    metrics.outboxDropped('not_in_channel');
     let text = await scrape(metrics);
+    expect(text).toContain('slackbot_outbox_backlog 5');
+    expect(text).toContain('slackbot_outbox_oldest_seconds 7200');
+    expect(text).toContain('slackbot_outbox_dropped_total{reason="not_in_channel"} 1');
     expect(text).toContain('slackbot_slack_calls_total{method="chat.postMessage",result="rate_limited"} 1');
     expect(text).toContain('slackbot_scheduler_lag_seconds_bucket{le="2",job="watch_poll"} 1');
     expect(text).toContain('slackbot_inflight 2');
@@ -64,6 +73,8 @@ describe('metrics', () => {
       activeWatches: async () => 0,
       overdueChecks: async () => 0,
       breaker: () => breaker,
+      outbox: async () => ({ pending: 0, oldestAt: undefined }),
+      now: () => 0,
     });
     expect(await scrape(metrics)).toContain('slackbot_payment_breaker_state 0');
     breaker = 'open';

@@ -2,7 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { enqueue, KEEP_DONE_MS, MAX_ATTEMPTS, type OutboxRow, outboxJob } from '../src/outbox.js';
+import {
+  ATTEMPT_WINDOW_MS,
+  type DropReason,
+  enqueue,
+  KEEP_DONE_MS,
+  MAX_BACKOFF_MS,
+  type OutboxRow,
+  outboxBacklog,
+  outboxJob,
+  RETRY_FOR_MS,
+} from '../src/outbox.js';
 import { SlackPostError } from '../src/slack/poster.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { captureLogs } from './support/bolt.js';
@@ -33,8 +43,12 @@ beforeEach(async () => {
   clock = { now: T0 };
 });
 
-function job(owner = 'a', extra: { undeliverable?: OutboxRow[]; leaseMs?: number } = {}) {
+function job(
+  owner = 'a',
+  extra: { undeliverable?: OutboxRow[]; leaseMs?: number; mayDeliver?: () => Promise<boolean> } = {},
+) {
   const logs = captureLogs();
+  const dropped: DropReason[] = [];
   const outbox = outboxJob({
     store,
     poster,
@@ -45,9 +59,22 @@ function job(owner = 'a', extra: { undeliverable?: OutboxRow[]; leaseMs?: number
     onUndeliverable: async (row) => {
       extra.undeliverable?.push(row);
     },
+    onDropped: (reason) => dropped.push(reason),
+    ...(extra.mayDeliver ? { mayDeliver: extra.mayDeliver } : {}),
   });
-  return { outbox, logs };
+  return { outbox, logs, dropped };
 }
+
+/** Marks every waiting message as attempted at `at`, its answer lost: the next attempt looks for it first. */
+const attemptedAt = (at: number) => store.db.updateTable('outbox').set({ attempted_at: at }).execute();
+
+/** Slack will not let the bot look: `find` fails as conversations.history/replies does there. */
+const cannotLook = (code: string) => {
+  poster.find = async ({ channel }) => {
+    poster.calls.push(`find ${channel}`);
+    throw new SlackPostError('not_in_channel', code);
+  };
+};
 
 const rows = () => store.db.selectFrom('outbox').selectAll().orderBy('id').execute();
 const put = (entries: Parameters<typeof enqueue>[1]) =>
@@ -153,29 +180,170 @@ describe('the outbox', () => {
     expect((await rows())[0]).toMatchObject({ next_attempt_at: clock.now + 4000, attempts: 2 });
   });
 
-  it('gives up after the last attempt, and at once on a message Slack will never take', async () => {
+  it('keeps trying through a day of Slack failing, never waiting more than five minutes between tries', async () => {
+    const { outbox, dropped } = job();
+    await put([{ channel: 'C1', message }]);
+    const gaps: number[] = [];
+    while (clock.now - T0 < RETRY_FOR_MS - MAX_BACKOFF_MS) {
+      poster.failNext(new SlackPostError('transient', undefined));
+      expect(await runOnce(outbox)).toEqual({ outcome: 'retry_later' });
+      const [row] = await rows();
+      gaps.push((row?.next_attempt_at ?? 0) - clock.now);
+      clock.now = row?.next_attempt_at ?? 0;
+    }
+    expect(gaps.slice(0, 4)).toEqual([2000, 4000, 8000, 16_000]);
+    expect(Math.max(...gaps)).toBe(MAX_BACKOFF_MS);
+    expect(gaps.length).toBeGreaterThan(250);
+    expect(await runOnce(outbox)).toEqual({ outcome: 'sent' });
+    expect(poster.messages).toHaveLength(1);
+    expect(dropped).toEqual([]);
+  });
+
+  it('gives up a day after the message was decided, logged and counted', async () => {
+    const { outbox, logs, dropped } = job();
+    await put([{ channel: 'C1', message }]);
+    clock.now += RETRY_FOR_MS - 1;
+    poster.failNext(new SlackPostError('transient', undefined));
+    expect(await runOnce(outbox)).toEqual({ outcome: 'retry_later' });
+    clock.now += MAX_BACKOFF_MS;
+    poster.failNext(new SlackPostError('transient', 'internal_error'));
+    expect(await runOnce(outbox)).toEqual({ outcome: 'dropped' });
+    expect((await rows())[0]?.result).toBe('dropped: internal_error');
+    expect(dropped).toEqual(['gave_up']);
+    expect(logs.lines.find((l) => l.msg === 'gave up on a message to Slack')).toMatchObject({
+      level: 'warn',
+      reason: 'gave_up',
+      attempts: 2,
+      waitedMinutes: 24 * 60 + 5,
+    });
+  });
+
+  it('drops at once a message Slack will never take, telling its watch, logged and counted by why', async () => {
     const undeliverable: OutboxRow[] = [];
-    const { outbox, logs } = job('a', { undeliverable });
+    const { outbox, logs, dropped } = job('a', { undeliverable });
     await put([
       { channel: 'C1', message },
       { channel: 'C2', ts: '1.000001', message },
+      { channel: 'C3', message },
     ]);
-    await store.db
-      .updateTable('outbox')
-      .set({ attempts: MAX_ATTEMPTS - 1 })
-      .where('channel', '=', 'C1')
-      .execute();
-    poster.failNext(new SlackPostError('transient', undefined));
+    poster.failNext(new SlackPostError('not_in_channel', 'is_archived'));
     expect(await runOnce(outbox)).toEqual({ outcome: 'dropped' });
-    expect(undeliverable).toEqual([]);
     poster.failNext(new SlackPostError('message_not_found', 'message_not_found'));
     expect(await runOnce(outbox)).toEqual({ outcome: 'dropped' });
-    expect(undeliverable.map((r) => r.channel)).toEqual(['C2']);
-    expect((await rows()).map((r) => r.result)).toEqual(['dropped: transient', 'dropped: message_not_found']);
+    poster.failNext(new SlackPostError('refused', 'token_revoked'));
+    expect(await runOnce(outbox)).toEqual({ outcome: 'dropped' });
+    expect(undeliverable.map((r) => r.channel)).toEqual(['C1', 'C2', 'C3']);
+    expect((await rows()).map((r) => r.result)).toEqual([
+      'dropped: is_archived',
+      'dropped: message_not_found',
+      'dropped: token_revoked',
+    ]);
+    expect(dropped).toEqual(['not_in_channel', 'message_not_found', 'refused']);
     expect(logs.lines.filter((l) => l.msg === 'gave up on a message to Slack').map((l) => l.method)).toEqual([
       'chat.postMessage',
       'chat.update',
+      'chat.postMessage',
     ]);
+    expect(poster.messages).toEqual([]);
+  });
+
+  it('counts a message it may no longer deliver (the feed ended) as not allowed', async () => {
+    const { outbox, dropped } = job('a', { mayDeliver: async () => false });
+    await put([{ channel: 'C1', message }]);
+    expect(await runOnce(outbox)).toEqual({ outcome: 'dropped' });
+    expect(dropped).toEqual(['not_allowed']);
+    expect(poster.calls).toEqual([]);
+  });
+
+  it('says how many messages wait, all instances together, and since when the oldest', async () => {
+    expect(await outboxBacklog(store)).toEqual({ pending: 0, oldestAt: undefined });
+    const { outbox } = job();
+    await put([{ channel: 'C1', message }]);
+    clock.now += 60_000;
+    await put([
+      { channel: 'C1', message },
+      { channel: 'C2', message },
+    ]);
+    expect(await outboxBacklog(store)).toEqual({ pending: 3, oldestAt: T0 });
+    await runOnce(outbox);
+    expect(await outboxBacklog(store)).toEqual({ pending: 2, oldestAt: T0 + 60_000 });
+  });
+
+  describe('after a post whose answer was lost', () => {
+    it('looks for it only in the minutes around that attempt', async () => {
+      const { outbox } = job();
+      await put([{ channel: 'C1', threadTs: '1.000001', message }]);
+      await attemptedAt(T0 - 1000);
+      const asked: unknown[] = [];
+      const find = poster.find;
+      poster.find = async (where) => {
+        asked.push(where);
+        return find(where);
+      };
+      clock.now += 3 * 3_600_000;
+      expect(await runOnce(outbox)).toEqual({ outcome: 'sent' });
+      expect(asked).toEqual([
+        expect.objectContaining({
+          channel: 'C1',
+          threadTs: '1.000001',
+          oldest: T0 - 1000,
+          latest: T0 - 1000 + ATTEMPT_WINDOW_MS,
+        }),
+      ]);
+    });
+
+    it.each([
+      ['a public channel the bot has not joined', 'C0PUBLIC', 'not_in_channel'],
+      ['a direct message addressed by user id', 'U0SUBSCRIBER', 'channel_not_found'],
+    ])('posts again where Slack will not let it look: %s (%s)', async (_where, channel, code) => {
+      const undeliverable: OutboxRow[] = [];
+      const { outbox, logs, dropped } = job('a', { undeliverable });
+      await put([{ channel, message }]);
+      await attemptedAt(T0 - 1000);
+      cannotLook(code);
+      expect(await runOnce(outbox)).toEqual({ outcome: 'sent' });
+      expect(poster.calls).toEqual([`find ${channel}`, `post ${channel}`]);
+      expect(undeliverable).toEqual([]);
+      expect(dropped).toEqual([]);
+      expect(
+        logs.lines.find((l) => l.msg === 'could not look for an earlier attempt; posting again'),
+      ).toMatchObject({ level: 'warn', channel });
+    });
+
+    it('drops it, telling its watch, when the thread it replies to was deleted', async () => {
+      const undeliverable: OutboxRow[] = [];
+      const { outbox, dropped } = job('a', { undeliverable });
+      await put([{ channel: 'C1', threadTs: '1.000001', message }]);
+      await attemptedAt(T0 - 1000);
+      poster.failNext(new SlackPostError('message_not_found', 'thread_not_found'));
+      expect(await runOnce(outbox)).toEqual({ outcome: 'dropped' });
+      expect(undeliverable).toHaveLength(1);
+      expect(dropped).toEqual(['message_not_found']);
+      expect(poster.messages).toEqual([]);
+    });
+  });
+
+  it('after a 429 has nothing to look for: Slack took nothing, so it simply posts again', async () => {
+    const { outbox } = job();
+    await put([{ channel: 'C0PUBLIC', threadTs: '1.000001', message }]);
+    cannotLook('not_in_channel');
+    poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 1000));
+    expect(await runOnce(outbox)).toEqual({ outcome: 'retry_later' });
+    expect((await rows())[0]?.attempted_at).toBeNull();
+    clock.now += 1000;
+    expect(await runOnce(outbox)).toEqual({ outcome: 'sent' });
+    expect(poster.calls).toEqual(['post C0PUBLIC thread 1.000001', 'post C0PUBLIC thread 1.000001']);
+  });
+
+  it('after a time-out remembers the attempt, and looks for it before posting again', async () => {
+    const { outbox } = job();
+    await put([{ channel: 'C1', message }]);
+    poster.failNext(new SlackPostError('transient', undefined));
+    expect(await runOnce(outbox)).toEqual({ outcome: 'retry_later' });
+    expect((await rows())[0]?.attempted_at).toBe(T0);
+    clock.now += 2000;
+    expect(await runOnce(outbox)).toEqual({ outcome: 'sent' });
+    expect(poster.calls).toEqual(['post C1', 'find C1', 'post C1']);
   });
 
   it('forgets delivered messages a day later', async () => {

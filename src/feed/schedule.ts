@@ -11,7 +11,8 @@ export const DEFAULT_DIGEST: DigestTime = { hour: 9, minute: 0, zone: 'UTC' };
 
 /**
  * `HH:MM [Area/City]` as typed after `/balance subscribe`; `undefined` when it is neither a time
- * of day nor a time zone luxon knows. `UTC` is accepted as a zone.
+ * of day nor a time zone luxon knows. `UTC` is accepted as a zone. The zone is kept under the
+ * name given.
  */
 export function parseDigestTime(text: string): DigestTime | undefined {
   const words = text.trim().split(/\s+/).filter(Boolean);
@@ -21,9 +22,17 @@ export function parseDigestTime(text: string): DigestTime | undefined {
   if (!time) return undefined;
   const zone = words[1] ?? DEFAULT_DIGEST.zone;
   if (!IANAZone.isValidZone(zone)) return undefined;
-  // As the time zone database spells it: `america/new_york` is stored as `America/New_York`.
-  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  return { hour: Number(time[1]), minute: Number(time[2]), zone: canonical };
+  return { hour: Number(time[1]), minute: Number(time[2]), zone: spelling(zone) };
+}
+
+/**
+ * The name the person gave, as the time zone database spells it (`america/new_york` is
+ * `America/New_York`), never swapped for another name of the same zone: Node 20's ICU resolves
+ * `Europe/Kyiv` to its old name `Europe/Kiev`, `Asia/Kolkata` to `Asia/Calcutta`.
+ */
+function spelling(zone: string): string {
+  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  return resolved.toLowerCase() === zone.toLowerCase() ? resolved : zone;
 }
 
 /** `09:00 Europe/Berlin`. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { type BalancePolicy, balanceRefusal, feedChannelRefusal, type Refusal } from '../access.js';
+import { type AccessPolicy, feedChannelRefusal, type Refusal } from '../access.js';
 import { enqueue, type OutboxRow, type OutgoingEntry } from '../outbox.js';
 import { type BalanceEntry, InvalidApiKeyError, isPaymentError } from '../payments/index.js';
 import type { Tracked } from '../pipeline/tracked.js';
@@ -35,7 +35,8 @@ const KEEP_HISTORY_MS = 8 * DAY_MS;
 
 export interface FeedDeps extends BackgroundDeps {
   pollSeconds: number;
-  policy: BalancePolicy;
+  /** Where the feed may go besides private channels (BALANCE_ALLOWED_CHANNELS). */
+  policy: Pick<AccessPolicy, 'allowedChannels'>;
 }
 
 export interface SubscribeRequest {
@@ -292,13 +293,8 @@ export function createFeed(deps: FeedDeps) {
   }
 
   return {
+    /** Who may turn a feed on, the caller has asked the access rules; the channel, this asks. */
     async subscribe(req: SubscribeRequest): Promise<SubscribeResult> {
-      const refusal = balanceRefusal(policy, {
-        teamId: req.teamId,
-        userId: req.userId,
-        channelId: req.channelId,
-      });
-      if (refusal) return { kind: 'refused', refusal };
       const existing = await db
         .selectFrom('feed_subscriptions')
         .selectAll()
@@ -380,16 +376,8 @@ export function createFeed(deps: FeedDeps) {
       return { kind: 'subscribed', digest };
     },
 
-    async unsubscribe(req: {
-      teamId: string;
-      channelId: string;
-      userId: string;
-    }): Promise<UnsubscribeResult | { kind: 'refused'; refusal: Refusal }> {
-      const refusal = balanceRefusal(
-        { ...policy, allowedChannels: undefined },
-        { teamId: req.teamId, userId: req.userId, channelId: req.channelId },
-      );
-      if (refusal) return { kind: 'refused', refusal };
+    /** Who may turn a feed off, the caller has asked the access rules. */
+    async unsubscribe(req: { channelId: string; userId: string }): Promise<UnsubscribeResult> {
       const now = clock();
       const ended = await store.transaction(async (trx) => {
         const sub = await trx

@@ -1,6 +1,8 @@
-import type { BalancePolicy } from '../access.js';
+import type { SlashCommand } from '@slack/bolt';
+import type { Access, Action, Question } from '../access.js';
 import type { Feed } from '../feed/service.js';
 import type { Metrics, SlackMethod } from '../metrics.js';
+import type { OutboxBacklog } from '../outbox.js';
 import type { Health, PaymentsClient } from '../payments/index.js';
 import type { AckRaceDeps } from '../pipeline/ack-race.js';
 import type { Visibility } from '../pipeline/outcome.js';
@@ -15,7 +17,8 @@ export interface ListenerDeps extends AckRaceDeps {
   clock: () => Date;
   invoiceReply: Visibility;
   payUrl: URL | undefined;
-  balancePolicy: BalancePolicy;
+  /** Who may do what, where: every listener asks before it acts. */
+  access: Access;
   watches: Watches;
   feed: Feed;
   /** The bot's own posts (the shortcut's Share in thread). */
@@ -24,6 +27,8 @@ export interface ListenerDeps extends AckRaceDeps {
   health: Health;
   /** Since when the payment service has rejected the key, as all instances know it. */
   keyRejectedSince: () => Promise<number | undefined>;
+  /** The bot's own messages waiting for Slack, as all instances know it, for the App Home. */
+  outboxBacklog: () => Promise<OutboxBacklog>;
   /** For help texts that state the limits. */
   maxWatchDays: number;
   /** True the first time a key (an event id) is seen by any instance: Slack retries events. */
@@ -45,3 +50,10 @@ export async function countedCall<T>(
     throw error;
   }
 }
+
+/** A slash command's question to the access rules: who typed it (with their own team), and where. */
+export const commandQuestion = (command: SlashCommand, what: Action): Question => ({
+  who: { userId: command.user_id, teamId: command.team_id },
+  where: { channelId: command.channel_id },
+  what,
+});

@@ -18,6 +18,8 @@ export type Outcome =
   | 'help'
   | 'usage'
   | 'invalid_input'
+  /** A click whose button value the bot did not write (a stale card, a forged click). */
+  | 'stale_button'
   | PaymentErrorCode
   | Refusal
   | 'internal_error'

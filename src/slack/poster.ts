@@ -53,13 +53,16 @@ export interface SlackPoster {
   /** `chat.delete` of a message the bot posted. */
   remove(message: { channel: string; ts: string }): Promise<void>;
   /**
-   * The `ts` of a message the bot posted with `messageId` since `oldest` (epoch ms), in the
-   * channel or in a thread: how an attempt interrupted by a crash is confirmed or not.
+   * The `ts` of a message the bot posted with `messageId` between `oldest` and `latest` (epoch
+   * ms), in the channel or in a thread: how an attempt whose answer was lost is confirmed or
+   * not. Reads at most FIND_MAX_PAGES pages; beyond them it cannot tell, and says so
+   * (`refused`, `search_too_long`).
    */
   find(where: {
     channel: string;
     threadTs?: string | undefined;
     oldest: number;
+    latest: number;
     messageId: string;
   }): Promise<string | undefined>;
   /** `conversations.info`: what kind of conversation it is. */
@@ -69,16 +72,31 @@ export interface SlackPoster {
 /** The metadata event type that marks the bot's own messages. */
 export const MESSAGE_EVENT_TYPE = 'payments_bot_message';
 
+/** Messages per page when `find` reads a channel or a thread (Slack allows up to 1,000; 200 is advised)... */
+export const FIND_PAGE_SIZE = 200;
+/** ...and at most this many pages: 1,000 messages in the few minutes around one attempt. */
+export const FIND_MAX_PAGES = 5;
+
 const NOT_IN_CHANNEL = new Set(['not_in_channel', 'channel_not_found', 'is_archived', 'restricted_action']);
+/** The message, or the thread it replies to (`thread_not_found`: its parent was deleted), is gone. */
+const GONE = new Set(['message_not_found', 'cant_update_message', 'thread_not_found']);
+/** Errors Slack answers with HTTP 200 that say it failed this time, not that it refuses. */
+const SLACK_TROUBLE = new Set([
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+  'team_added_to_org',
+]);
 
 function failureOf(error: unknown): SlackPostError {
   if (error instanceof webApi.WebAPIPlatformError) {
     const code = error.data.error;
     if (NOT_IN_CHANNEL.has(code))
       return new SlackPostError('not_in_channel', code, undefined, { cause: error });
-    if (code === 'message_not_found' || code === 'cant_update_message')
-      return new SlackPostError('message_not_found', code, undefined, { cause: error });
+    if (GONE.has(code)) return new SlackPostError('message_not_found', code, undefined, { cause: error });
     if (code === 'ratelimited') return new SlackPostError('rate_limited', code, 1000, { cause: error });
+    if (SLACK_TROUBLE.has(code)) return new SlackPostError('transient', code, undefined, { cause: error });
     return new SlackPostError('refused', code, undefined, { cause: error });
   }
   if (error instanceof webApi.WebAPIRateLimitedError) {
@@ -139,30 +157,32 @@ export function createSlackPoster(client: webApi.WebClient, onCall?: OnSlackCall
       await call('chat.delete', () => client.chat.delete({ channel, ts }));
     },
 
-    async find({ channel, threadTs, oldest, messageId }) {
-      const oldestTs = (Math.floor(oldest / 1000) - 1).toString();
-      const result = await call(threadTs ? 'conversations.replies' : 'conversations.history', () =>
-        threadTs
-          ? client.conversations.replies({
-              channel,
-              ts: threadTs,
-              oldest: oldestTs,
-              include_all_metadata: true,
-              limit: 200,
-            })
-          : client.conversations.history({
-              channel,
-              oldest: oldestTs,
-              include_all_metadata: true,
-              limit: 200,
-            }),
-      );
-      const found = result.messages?.find(
-        (m) =>
-          m.metadata?.event_type === MESSAGE_EVENT_TYPE &&
-          (m.metadata.event_payload as Record<string, unknown> | undefined)?.id === messageId,
-      );
-      return found?.ts;
+    async find({ channel, threadTs, oldest, latest, messageId }) {
+      // Whole seconds, widened by one each way for rounding.
+      const window = {
+        oldest: (Math.floor(oldest / 1000) - 1).toString(),
+        latest: (Math.ceil(latest / 1000) + 1).toString(),
+        include_all_metadata: true,
+        limit: FIND_PAGE_SIZE,
+      };
+      let cursor: string | undefined;
+      for (let page = 0; page < FIND_MAX_PAGES; page += 1) {
+        const paging = cursor ? { cursor } : {};
+        const result = await call(threadTs ? 'conversations.replies' : 'conversations.history', () =>
+          threadTs
+            ? client.conversations.replies({ channel, ts: threadTs, ...window, ...paging })
+            : client.conversations.history({ channel, ...window, ...paging }),
+        );
+        const found = result.messages?.find(
+          (m) =>
+            m.metadata?.event_type === MESSAGE_EVENT_TYPE &&
+            (m.metadata.event_payload as Record<string, unknown> | undefined)?.id === messageId,
+        );
+        if (found) return found.ts;
+        cursor = result.response_metadata?.next_cursor || undefined;
+        if (!cursor) return undefined;
+      }
+      throw new SlackPostError('refused', 'search_too_long');
     },
 
     async conversation(channel) {

@@ -155,6 +155,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '003_watch_failing_since': {
+      async up(db) {
+        // A watch whose invoice cannot be read still ends on time, and says since when it could not read it.
+        await db.schema.alterTable('watched_invoices').addColumn('failing_since', time).execute();
+      },
+    },
   };
 }
 

@@ -15,6 +15,8 @@ export interface Tables {
     next_poll_at: number;
     /** Failed checks in a row, for backing off. */
     failures: number;
+    /** When the first of those failed checks was made; null after a check that read the invoice. */
+    failing_since: number | null;
     lease_owner: string | null;
     lease_until: number | null;
   };

@@ -1,4 +1,4 @@
-import { AccessDeniedError } from '../access.js';
+import { AccessDeniedError, type Action } from '../access.js';
 import { type AnyPaymentError, isPaymentError } from '../payments/index.js';
 import { slackWasBusy } from '../slack/poster.js';
 import { fallbackText, type Message, section } from './blocks.js';
@@ -72,6 +72,27 @@ function explainPaymentError(error: AnyPaymentError): Explanation {
   }
 }
 
+/** Said to someone of another organisation (a guest in a Slack Connect channel), by what they asked. */
+function otherOrganisation(what: Action): Explanation {
+  switch (what) {
+    case 'change_watch':
+      return {
+        title: 'Watches are only for members of this workspace',
+        body: md`Starting or stopping a watch changes what the channel is told, so it cannot be done from another organisation, for example in a shared channel.`,
+      };
+    case 'change_card':
+      return {
+        title: 'Sharing and refreshing invoice cards is only for members of this workspace',
+        body: md`It changes what everyone in the channel sees, so it cannot be done from another organisation. \`/invoice ${'<id>'}\` still shows you the invoice.`,
+      };
+    default:
+      return {
+        title: 'The balance is only for members of this workspace',
+        body: md`\`/balance\` shows the merchant’s financial data, so it cannot be used from another organisation, for example in a shared channel.`,
+      };
+  }
+}
+
 function explainRefusal(error: AccessDeniedError): Explanation {
   switch (error.refusal) {
     case 'direct_message':
@@ -90,10 +111,7 @@ function explainRefusal(error: AccessDeniedError): Explanation {
         body: md`Everyone in this workspace can read a public channel. Use a private channel, or ask the bot’s admin to list this one in \`BALANCE_ALLOWED_CHANNELS\`.`,
       };
     case 'other_workspace':
-      return {
-        title: 'The balance is only for members of this workspace',
-        body: md`\`/balance\` shows the merchant’s financial data, so it cannot be used from another organisation, for example in a shared channel.`,
-      };
+      return otherOrganisation(error.what);
     case 'user_not_allowed':
       return {
         title: 'You are not allowed to see the balance',
@@ -123,6 +141,14 @@ export function invalidInvoiceMessage(input: string): Message {
     'That is not an invoice id',
     md`\`${esc(input.replace(/`/g, "'"), 200)}\` is not an invoice id or payment link. An invoice id looks like \`${EXAMPLE_INVOICE_ID}\`; you can also paste the invoice's payment link.`,
   );
+}
+
+/**
+ * A click whose button value is not one the bot wrote (a card from an older version, a forged
+ * click): nothing was done, and a fresh card has buttons that work.
+ */
+export function staleButtonMessage(): Message {
+  return warning('That button no longer works', md`Run \`/invoice ${'<id>'}\` again for a fresh card.`);
 }
 
 /** Slack did not take a post the person asked for (it asked to slow down, or did not answer). */

@@ -1,4 +1,5 @@
 import type { HomeView, KnownBlock } from '@slack/types';
+import type { Refusal } from '../access.js';
 import type { BalanceEntry, HealthSnapshot } from '../payments/index.js';
 import { actionButton, context, divider, fieldSections, header, section } from './blocks.js';
 import { errorTitle } from './errors.js';
@@ -17,7 +18,8 @@ const MAX_FEEDS = 10;
 
 export type HomeBalance =
   | { kind: 'shown'; entries: readonly BalanceEntry[]; readAt: Date }
-  | { kind: 'not_allowed' }
+  /** Not for this person here: why, and where the balance may be read when that is the reason. */
+  | { kind: 'refused'; refusal: Refusal; allowedChannels: readonly string[] }
   | { kind: 'failed'; error: unknown };
 
 export interface HomeInput {
@@ -26,19 +28,29 @@ export interface HomeInput {
   /** The workspace's feeds, for people who may see the balance; `undefined` for others. */
   feeds: readonly SubscriptionListItem[] | undefined;
   health: HealthSnapshot & { keyRejectedSince: Date | undefined };
+  /** The bot's own messages waiting for Slack, all instances together. */
+  outbox: { pending: number; oldestAt: Date | undefined };
   now: Date;
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** Why the App Home shows no balance, and who decides or where it can be read. */
+function refusedBalance(refusal: Refusal, allowedChannels: readonly string[]): Mrkdwn {
+  switch (refusal) {
+    case 'channel_not_allowed':
+      return md`The balance is read only in the channels the bot’s admin set for it: \`/balance\` in ${join(allowedChannels.slice(0, 20).map(channelMention), ', ')}.`;
+    case 'user_not_allowed':
+      return md`The balance is shown only to the people the bot’s admin allows (\`BALANCE_ALLOWED_USERS\`). Ask them if you need it.`;
+    default:
+      return md`The balance is only for members of this workspace.`;
+  }
+}
+
 function balanceBlocks(balance: HomeBalance): KnownBlock[] {
   switch (balance.kind) {
-    case 'not_allowed':
-      return [
-        section(
-          md`The balance is shown only to the people the bot’s admin allows (\`BALANCE_ALLOWED_USERS\`). Ask them if you need it.`,
-        ),
-      ];
+    case 'refused':
+      return [section(refusedBalance(balance.refusal, balance.allowedChannels))];
     case 'failed':
       return [
         section(
@@ -135,6 +147,19 @@ function healthBlocks(health: HomeInput['health']): KnownBlock[] {
   return [section(join(lines, '\n'))];
 }
 
+/** A message waiting longer than this is no longer just on its way: Slack is failing or asks to wait. */
+const BACKLOG_SHOWN_AFTER_MS = 60_000;
+
+function backlogBlocks(outbox: HomeInput['outbox'], now: Date): KnownBlock[] {
+  const { pending, oldestAt } = outbox;
+  if (oldestAt === undefined || now.getTime() - oldestAt.getTime() < BACKLOG_SHOWN_AFTER_MS) return [];
+  return [
+    section(
+      md`:hourglass_flowing_sand: ${plural(pending, 'message to Slack is', 'messages to Slack are')} waiting, the oldest since ${slackDate(oldestAt)}: Slack is failing or asks the bot to wait. They go out in order, once each, as soon as it takes them again.`,
+    ),
+  ];
+}
+
 const HELP = md`*\`/balance\`* the balance, privately · \`/balance subscribe\` a payments feed for a private channel
 *\`/invoice ${'<id or link>'}\`* an invoice in the channel · \`/invoice watch\` hear when it is paid
 *Check payment status* (a message’s ⋮ menu) looks up every invoice in a message, in threads too`;
@@ -156,6 +181,7 @@ export function homeView(input: HomeInput): HomeView {
     divider(),
     header('Payment service'),
     ...healthBlocks(input.health),
+    ...backlogBlocks(input.outbox, input.now),
     divider(),
     section(md`${HELP}`),
     context(md`Updated ${slackDate(input.now)} · opening this tab reads everything again`),

@@ -14,14 +14,9 @@ export type Lookup = { id: InvoiceId; invoice: Invoice } | { id: InvoiceId; erro
 /**
  * A button's value that names the invoice and the thread it belongs in: `<id> <thread ts>`. The
  * ephemeral answer has no thread of its own, so the message it was asked about travels along.
+ * Read back by `parseButtonValue('placed', …)` (src/listeners/actions/button-value.ts).
  */
 export const placedValue = (id: string, threadTs: string) => `${id} ${threadTs}`;
-
-/** `<id> <thread ts>` or a plain id, from a button's value. */
-export function readPlacedValue(value: string): { id: string; threadTs: string | undefined } {
-  const [id = '', threadTs] = value.split(' ');
-  return { id, threadTs: threadTs && /^\d+\.\d+$/.test(threadTs) ? threadTs : undefined };
-}
 
 function card(lookup: Lookup, index: number, now: Date, threadTs: string): KnownBlock[] {
   if ('error' in lookup) {

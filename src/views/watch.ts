@@ -61,18 +61,33 @@ export function transitionMessage(
   };
 }
 
-/** Why a watch ended, in words; `by` is who stopped it. */
-export function endReasonText(
-  reason: EndReason,
-  opts: { by?: string | undefined; graceMinutes: number; maxDays: number },
-): Mrkdwn {
+export interface EndReasonOptions {
+  /** Who stopped it. */
+  by?: string | undefined;
+  graceMinutes: number;
+  maxDays: number;
+  /** The invoice could not be read from then until the end (the service failing): it ended by the last reading. */
+  unreadSince?: Date | undefined;
+}
+
+/** Why a watch ended, in words. */
+export function endReasonText(reason: EndReason, opts: EndReasonOptions): Mrkdwn {
+  const why = reasonWords(reason, opts);
+  return opts.unreadSince
+    ? md`${why}; could not read the invoice since ${slackDate(opts.unreadSince)}, so the card shows it as last read`
+    : why;
+}
+
+function reasonWords(reason: EndReason, opts: EndReasonOptions): Mrkdwn {
   switch (reason) {
     case 'stopped':
       return opts.by ? md`stopped by ${mention(opts.by)}` : md`stopped`;
     case 'not_found':
       return md`the payment service no longer knows this invoice`;
     case 'expired':
-      return md`it expired more than ${opts.graceMinutes} minutes ago; this was the last check`;
+      return opts.unreadSince
+        ? md`it expired more than ${opts.graceMinutes} minutes ago`
+        : md`it expired more than ${opts.graceMinutes} minutes ago; this was the last check`;
     case 'max_days':
       return md`it was watched for the longest a watch lasts, ${opts.maxDays} ${opts.maxDays === 1 ? 'day' : 'days'}`;
     case 'card_deleted':
@@ -158,10 +173,6 @@ export const watchReplies = {
   },
   inviteFirst: (channelId: string): Message => {
     const body = md`:warning: I cannot post in ${channelMention(channelId)}. Invite me first with \`/invite @Crypto Payments\`, then try again. Nothing is watched yet.`;
-    return { text: fallbackText(body), blocks: [section(body)] };
-  },
-  otherWorkspace: (): Message => {
-    const body = md`:warning: Watches are only for members of this workspace.`;
     return { text: fallbackText(body), blocks: [section(body)] };
   },
   stopped: (title: string | undefined): Message => {

@@ -72,6 +72,7 @@ export function watchQueries(store: Store) {
           watched_since: watch.started_at,
           next_poll_at: nextPollAt,
           failures: 0,
+          failing_since: null,
           lease_owner: null,
           lease_until: null,
         })
@@ -152,7 +153,8 @@ export function watchQueries(store: Store) {
       trx: Kysely<Tables>,
       owner: string,
       invoiceId: string,
-      values: Pick<WatchedInvoiceRow, 'next_poll_at' | 'failures'> & { snapshot?: string },
+      values: Pick<WatchedInvoiceRow, 'next_poll_at' | 'failures'> &
+        Partial<Pick<WatchedInvoiceRow, 'snapshot' | 'failing_since'>>,
     ): Promise<boolean> {
       const result = await trx
         .updateTable('watched_invoices')

@@ -9,6 +9,7 @@ import {
   InvoiceNotFoundError,
   isPaymentError,
 } from '../payments/index.js';
+import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import type { BackgroundDeps, Job } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
@@ -24,7 +25,7 @@ import {
 } from '../views/watch.js';
 import { nextPollAt } from './cadence.js';
 import { type ListedWatch, type WatchedInvoiceRow, type WatchRow, watchQueries } from './queries.js';
-import { changes, fromSnapshot, type InvoiceSnapshot, toSnapshot } from './snapshot.js';
+import { type Change, changes, fromSnapshot, type InvoiceSnapshot, toSnapshot } from './snapshot.js';
 
 export interface WatchSettings {
   pollSeconds: number;
@@ -60,6 +61,19 @@ const QUIET: ReadonlySet<EndReason> = new Set(['card_deleted', 'not_in_channel']
 
 class LeaseLost extends Error {}
 
+/** What one check came to: the invoice as read (or as last read), and when to check next. */
+interface Reading {
+  invoice: Invoice;
+  diff: readonly Change[];
+  /** The snapshot to store: set only when the invoice was read. */
+  snapshot?: string;
+  /** When the cadence (or the backoff) puts the next check. */
+  nextAt: number;
+  failures: number;
+  /** Since when the invoice could not be read; null when this check read it. */
+  failingSince: number | null;
+}
+
 function listItem(w: ListedWatch): WatchListItem {
   const seen = w.snapshot ? (JSON.parse(w.snapshot) as InvoiceSnapshot) : undefined;
   return {
@@ -89,18 +103,20 @@ export function createWatches(deps: WatchDeps) {
     watcherId: w.watcher_id,
     startedAt: new Date(w.started_at),
   });
-  const reasonText = (reason: EndReason, by?: string) =>
-    endReasonText(reason, { by, graceMinutes: settings.graceMinutes, maxDays: settings.maxDays });
-
   /** The card update and the thread notice that end a watch. */
   function endingMessages(
     w: WatchRow,
     invoice: Invoice,
     reason: EndReason,
     now: number,
-    by?: string,
+    opts: { by?: string | undefined; unreadSince?: number | undefined } = {},
   ): OutgoingEntry[] {
-    const text = reasonText(reason, by);
+    const text = endReasonText(reason, {
+      by: opts.by,
+      graceMinutes: settings.graceMinutes,
+      maxDays: settings.maxDays,
+      unreadSince: opts.unreadSince === undefined ? undefined : new Date(opts.unreadSince),
+    });
     const card = liveInvoiceCard(invoice, {
       now: new Date(now),
       watch: { ...liveWatch(w), ended: { at: new Date(now), reason: text } },
@@ -132,7 +148,8 @@ export function createWatches(deps: WatchDeps) {
     const ended = await store.transaction(async (trx) => {
       const invoice = await lastSeen(trx, w.invoice_id);
       if (!(await queries.end(trx, w.id, reason, now))) return false;
-      if (invoice && !QUIET.has(reason)) await enqueue(trx, endingMessages(w, invoice, reason, now, by), now);
+      if (invoice && !QUIET.has(reason))
+        await enqueue(trx, endingMessages(w, invoice, reason, now, { by }), now);
       await queries.forgetIfUnwatched(trx, w.invoice_id);
       return true;
     });
@@ -140,11 +157,92 @@ export function createWatches(deps: WatchDeps) {
     return ended;
   }
 
-  /** Settles a check that could not read the invoice: backs off, never posts. */
-  async function release(row: WatchedInvoiceRow, nextAt: number, failures: number): Promise<void> {
-    await store.transaction((trx) =>
-      queries.complete(trx, owner, row.invoice_id, { next_poll_at: nextAt, failures }),
-    );
+  /**
+   * Records a check, in one transaction with its messages: what changed is told in each
+   * watch's thread, and every watch whose time is up ends (its invoice's expiry plus the grace,
+   * WATCH_MAX_DAYS) whether or not this check could read the invoice, so a failing service never
+   * keeps a watch alive; an end without a fresh reading says since when there was none.
+   * Undefined when another instance took the check over meanwhile: nothing is recorded.
+   */
+  async function record(
+    row: WatchedInvoiceRow,
+    now: number,
+    reading: Reading,
+  ): Promise<{ diff: number; ended: number } | undefined> {
+    const { invoice, diff } = reading;
+    const graceEnd = invoice.timeout.getTime() + graceMs;
+    const unreadSince = reading.failingSince ?? undefined;
+    const result = await store
+      .transaction(async (trx) => {
+        const watches = await queries.activeOfInvoice(trx, row.invoice_id);
+        const outgoing: OutgoingEntry[] = [];
+        let ended = 0;
+        let earliestEnd = graceEnd;
+        for (const w of watches) {
+          const reason: EndReason | undefined =
+            now >= graceEnd ? 'expired' : now >= w.ends_at ? 'max_days' : undefined;
+          if (diff.length > 0) {
+            if (!reason) {
+              const card = liveInvoiceCard(invoice, { now: new Date(now), watch: liveWatch(w) });
+              outgoing.push({ channel: w.channel_id, ts: w.card_ts, message: card, watchId: w.id });
+            }
+            outgoing.push({
+              channel: w.channel_id,
+              threadTs: w.thread_ts,
+              message: transitionMessage(invoice, diff, w.watcher_id, new Date(now)),
+              watchId: w.id,
+            });
+          }
+          if (reason) {
+            await queries.end(trx, w.id, reason, now);
+            outgoing.push(...endingMessages(w, invoice, reason, now, { unreadSince }));
+            ended += 1;
+          } else {
+            earliestEnd = Math.min(earliestEnd, w.ends_at);
+          }
+        }
+        // The last check happens when the watch is due to end, not a cadence step later.
+        const completed = await queries.complete(trx, owner, row.invoice_id, {
+          ...(reading.snapshot === undefined ? {} : { snapshot: reading.snapshot }),
+          next_poll_at: Math.max(now + 1000, Math.min(reading.nextAt, earliestEnd)),
+          failures: reading.failures,
+          failing_since: reading.failingSince,
+        });
+        if (!completed) throw new LeaseLost();
+        await enqueue(trx, outgoing, now);
+        if (ended === watches.length) await queries.forgetIfUnwatched(trx, row.invoice_id);
+        return { diff: diff.length, ended };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof LeaseLost) return undefined;
+        throw error;
+      });
+    if (!result) return undefined;
+    if (result.diff > 0 || result.ended > 0) deps.wakeOutbox?.();
+    if (result.ended > 0 && unreadSince !== undefined) {
+      logger.warn(
+        { invoiceId: row.invoice_id, ended: result.ended, unreadSince: new Date(unreadSince).toISOString() },
+        'watch ended on time without a fresh reading: the invoice could not be read',
+      );
+    }
+    return result;
+  }
+
+  /** A check that could not read the invoice: nothing to announce, but the end rules still apply. */
+  async function unread(
+    row: WatchedInvoiceRow,
+    now: number,
+    next: { nextAt: number; failures: number; outcome: Outcome },
+  ): Promise<Tracked> {
+    const result = await record(row, now, {
+      invoice: fromSnapshot(JSON.parse(row.snapshot) as InvoiceSnapshot),
+      diff: [],
+      nextAt: next.nextAt,
+      failures: next.failures,
+      failingSince: row.failing_since ?? now,
+    });
+    if (!result) return { outcome: 'lease_lost', invoiceId: row.invoice_id };
+    return { outcome: result.ended > 0 ? 'ended' : next.outcome, invoiceId: row.invoice_id };
   }
 
   async function check(row: WatchedInvoiceRow): Promise<Tracked> {
@@ -158,94 +256,50 @@ export function createWatches(deps: WatchDeps) {
       if (error instanceof InvoiceNotFoundError) return endAll(row, 'not_found');
       if (error instanceof CircuitOpenError) {
         // No call was made: the service is down for everyone, which says nothing of this invoice.
-        await release(row, now + settings.pollSeconds * 1000, row.failures);
-        return { outcome: 'paused', invoiceId };
+        const nextAt = now + settings.pollSeconds * 1000;
+        return unread(row, now, { nextAt, failures: row.failures, outcome: 'paused' });
       }
       if (error instanceof InvalidApiKeyError) {
         await state.markKeyRejected(now);
-        await release(row, now + KEY_PROBE_MS, row.failures);
-        return { outcome: 'paused', invoiceId };
+        return unread(row, now, { nextAt: now + KEY_PROBE_MS, failures: row.failures, outcome: 'paused' });
       }
       if (!isPaymentError(error)) throw error;
       const failures = row.failures + 1;
-      const before = JSON.parse(row.snapshot) as InvoiceSnapshot;
-      const timeout = Date.parse(before.timeout);
-      await release(
-        row,
-        nextPollAt({ now, since: row.watched_since, timeout, pollSeconds: settings.pollSeconds, failures }),
+      const timeout = Date.parse((JSON.parse(row.snapshot) as InvoiceSnapshot).timeout);
+      const nextAt = nextPollAt({
+        now,
+        since: row.watched_since,
+        timeout,
+        pollSeconds: settings.pollSeconds,
         failures,
-      );
-      return { outcome: error.code, invoiceId };
+      });
+      return unread(row, now, { nextAt, failures, outcome: error.code });
     }
     await state.markKeyAccepted();
 
-    const before = JSON.parse(row.snapshot) as InvoiceSnapshot;
     const after = toSnapshot(invoice);
-    const diff = changes(before, after);
-    const graceEnd = invoice.timeout.getTime() + graceMs;
-    try {
-      const result = await store.transaction(async (trx) => {
-        const watches = await queries.activeOfInvoice(trx, invoiceId);
-        const outgoing: OutgoingEntry[] = [];
-        let ended = 0;
-        let earliestEnd = graceEnd;
-        for (const w of watches) {
-          const reason: EndReason | undefined =
-            now >= graceEnd ? 'expired' : now >= w.ends_at ? 'max_days' : undefined;
-          if (diff.length > 0) {
-            if (!reason) {
-              const card = liveInvoiceCard(invoice, { now: new Date(now), watch: liveWatch(w) });
-              outgoing.push({
-                channel: w.channel_id,
-                ts: w.card_ts,
-                message: card,
-                watchId: w.id,
-              });
-            }
-            outgoing.push({
-              channel: w.channel_id,
-              threadTs: w.thread_ts,
-              message: transitionMessage(invoice, diff, w.watcher_id, new Date(now)),
-              watchId: w.id,
-            });
-          }
-          if (reason) {
-            await queries.end(trx, w.id, reason, now);
-            outgoing.push(...endingMessages(w, invoice, reason, now));
-            ended += 1;
-          } else {
-            earliestEnd = Math.min(earliestEnd, w.ends_at);
-          }
-        }
-        const cadence = nextPollAt({
-          now,
-          since: row.watched_since,
-          timeout: invoice.timeout.getTime(),
-          pollSeconds: settings.pollSeconds,
-          failures: 0,
-        });
-        // The last check happens when the watch is due to end, not a cadence step later.
-        const nextAt = Math.max(now + 1000, Math.min(cadence, earliestEnd));
-        const completed = await queries.complete(trx, owner, invoiceId, {
-          snapshot: JSON.stringify(after),
-          next_poll_at: nextAt,
-          failures: 0,
-        });
-        if (!completed) throw new LeaseLost();
-        await enqueue(trx, outgoing, now);
-        if (ended === watches.length) await queries.forgetIfUnwatched(trx, invoiceId);
-        return { diff: diff.length, ended };
-      });
-      if (result.diff > 0 || result.ended > 0) deps.wakeOutbox?.();
-      return {
-        outcome: result.diff > 0 ? 'changed' : result.ended > 0 ? 'ended' : 'unchanged',
-        invoiceId,
-        quiet: result.diff === 0 && result.ended === 0,
-      };
-    } catch (error) {
-      if (error instanceof LeaseLost) return { outcome: 'lease_lost', invoiceId };
-      throw error;
-    }
+    const diff = changes(JSON.parse(row.snapshot) as InvoiceSnapshot, after);
+    const cadence = nextPollAt({
+      now,
+      since: row.watched_since,
+      timeout: invoice.timeout.getTime(),
+      pollSeconds: settings.pollSeconds,
+      failures: 0,
+    });
+    const result = await record(row, now, {
+      invoice,
+      diff,
+      snapshot: JSON.stringify(after),
+      nextAt: cadence,
+      failures: 0,
+      failingSince: null,
+    });
+    if (!result) return { outcome: 'lease_lost', invoiceId };
+    return {
+      outcome: result.diff > 0 ? 'changed' : result.ended > 0 ? 'ended' : 'unchanged',
+      invoiceId,
+      quiet: result.diff === 0 && result.ended === 0,
+    };
   }
 
   /** Ends every watch of an invoice (it no longer exists), each told in its thread. */

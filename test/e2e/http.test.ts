@@ -222,6 +222,41 @@ describe('buttons', () => {
     expect(String(body.text)).toMatch(/^Could not refresh the invoice/);
   });
 
+  it.each([
+    ['Refresh', 'refresh_invoice'],
+    ['Watch', 'watch_invoice'],
+  ])(
+    '%s carrying a value the bot did not write: "that button no longer works", privately, nothing else done',
+    async (_label, actionId) => {
+      const marker = `forged-${actionId}-7c2e`;
+      const values = [42, true, { id: marker }, [marker], '', 'w-1', `${DEMO_INVOICE_IDS.open} x`, undefined];
+      const postsBefore = stack.slack.calls.filter((c) => c.method === 'chat.postMessage').length;
+      for (const value of values) {
+        const responseUrl = stack.slack.responseUrl();
+        const ack = await post(blockActionsBody({ actionId, value, responseUrl }));
+        expect(ack.status).toBe(200);
+        expect(ack.ms).toBeLessThan(ACK_DEADLINE_MS);
+        const { body } = await stack.slack.waitForPost(responseUrl);
+        expect(body).toMatchObject({ response_type: 'ephemeral', replace_original: false });
+        expect(visibleText(body)).toBe(
+          ':warning: *That button no longer works*\nRun `/invoice &lt;id&gt;` again for a fresh card.',
+        );
+      }
+      expect(stack.sandbox.requests).toEqual([]);
+      expect(stack.slack.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(postsBefore);
+      await expect
+        .poll(
+          () => stack.bot.logs().filter((l) => l.name === actionId && l.outcome === 'stale_button').length,
+        )
+        .toBe(values.length);
+      const warnings = stack.bot
+        .logs()
+        .filter((l) => l.msg === 'a button value the bot did not write' && l.action === actionId);
+      expect(warnings.map((l) => l.level)).toEqual(values.map(() => 'warn'));
+      expect(stack.bot.output.join('\n')).not.toContain(marker);
+    },
+  );
+
   it('a click on "Open payment page" is acknowledged and nothing is posted', async () => {
     const responseUrl = stack.slack.responseUrl();
     const ack = await post(

@@ -8,6 +8,13 @@ describe('parseDigestTime', () => {
     ['8:05 Europe/Berlin', { hour: 8, minute: 5, zone: 'Europe/Berlin' }],
     ['23:59 america/new_york', { hour: 23, minute: 59, zone: 'America/New_York' }],
     ['00:00 UTC', { hour: 0, minute: 0, zone: 'UTC' }],
+    ['00:00 utc', { hour: 0, minute: 0, zone: 'UTC' }],
+    // The name given, never an older name of the same zone (Node 20's ICU says Europe/Kiev, Asia/Calcutta).
+    ['07:15 Europe/Kyiv', { hour: 7, minute: 15, zone: 'Europe/Kyiv' }],
+    ['07:15 Asia/Kolkata', { hour: 7, minute: 15, zone: 'Asia/Kolkata' }],
+    ['07:15 America/Nuuk', { hour: 7, minute: 15, zone: 'America/Nuuk' }],
+    ['07:15 US/Pacific', { hour: 7, minute: 15, zone: 'US/Pacific' }],
+    ['07:15 europe/kyiv', { hour: 7, minute: 15, zone: 'europe/kyiv' }],
   ])('reads %j', (text, time) => {
     expect(parseDigestTime(text)).toEqual(time);
   });
@@ -46,6 +53,12 @@ describe('nextDigestAt', () => {
     expect(iso(nextDigestAt(berlin, at('2026-03-28T09:00:00Z')))).toBe('2026-03-29T07:00:00.000Z'); // CEST from that night
     expect(iso(nextDigestAt(berlin, at('2026-03-27T09:00:00Z')))).toBe('2026-03-28T08:00:00.000Z');
     expect(iso(nextDigestAt(berlin, at('2026-10-24T08:00:00Z')))).toBe('2026-10-25T08:00:00.000Z'); // back to CET
+  });
+
+  it('keeps the clock of a zone kept under the name given (Europe/Kyiv: UTC+2 in winter, +3 in summer)', () => {
+    const kyiv = { hour: 9, minute: 0, zone: 'Europe/Kyiv' };
+    expect(iso(nextDigestAt(kyiv, at('2026-11-21T00:00:00Z')))).toBe('2026-11-21T07:00:00.000Z');
+    expect(iso(nextDigestAt(kyiv, at('2026-06-21T00:00:00Z')))).toBe('2026-06-21T06:00:00.000Z');
   });
 
   it('moves a time that does not exist that day (02:30 on the spring-forward night) to one that does', () => {

@@ -37,11 +37,13 @@ describe('Refresh button', () => {
     expect(response?.text).toMatch(/^Could not refresh the invoice: the payment service is unavailable/);
   });
 
-  it('treats a tampered button value as a bad id, calling nothing', async () => {
+  it('answers a value it did not write with a way to a fresh card, leaving the card alone and calling nothing', async () => {
     const { args, rec } = buttonArgs('../balance');
-    expect(await createRefreshInvoiceAction(deps())(args)).toMatchObject({ outcome: 'invalid_input' });
+    expect(await createRefreshInvoiceAction(deps())(args)).toMatchObject({ outcome: 'stale_button' });
     expect(rec.responses[0]).toMatchObject({ replace_original: false, response_type: 'ephemeral' });
-    expect(visibleText(rec.responses[0])).toContain('`../balance` is not an invoice id');
+    expect(visibleText(rec.responses[0])).toBe(
+      ':warning: *That button no longer works*\nRun `/invoice &lt;id&gt;` again for a fresh card.',
+    );
     expect(env.sandbox.requests).toHaveLength(0);
   });
 

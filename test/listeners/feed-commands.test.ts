@@ -36,6 +36,19 @@ describe('/balance subscribe', () => {
     expect(env.poster.repliesIn('G0FINANCE')).toHaveLength(1);
   });
 
+  it('shows and keeps the time zone under the name given: Europe/Kyiv stays Europe/Kyiv', async () => {
+    const { reply } = await balance('subscribe 08:30 Europe/Kyiv');
+    expect(visibleText(reply)).toBe(
+      'Done: the payments feed is on in this channel, with a digest every day at 08:30 Europe/Kyiv.',
+    );
+    expect(visibleText(env.poster.repliesIn('G0FINANCE')[0])).toContain('08:30 Europe/Kyiv');
+    expect(visibleText((await balance('subscriptions', 'C0GENERAL')).reply)).toContain(
+      '<#G0FINANCE> · digest 08:30 Europe/Kyiv',
+    );
+    const stored = await env.store.db.selectFrom('feed_subscriptions').select('digest_zone').execute();
+    expect(stored).toEqual([{ digest_zone: 'Europe/Kyiv' }]);
+  });
+
   it('explains why a public channel is refused', async () => {
     const { reply, outcome } = await balance('subscribe', 'C0GENERAL');
     expect(visibleText(reply)).toContain('The payments feed needs a private channel');

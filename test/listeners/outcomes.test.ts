@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ButtonHandler } from '../../src/listeners/actions/click.js';
 import { createRefreshInvoiceAction } from '../../src/listeners/actions/refresh-invoice.js';
@@ -194,9 +195,9 @@ describe('buttons: one outcome per answer', () => {
   it.each([
     ['a value that is no invoice id', 'nonsense', () => undefined],
     ['no channel to watch in', OPEN, (body: { channel?: unknown }) => (body.channel = undefined)],
-  ])('Watch with %s: invalid_input', async (_label, value, shape) => {
+  ])('Watch with %s: stale_button', async (_label, value, shape) => {
     const { line, reply } = await click('watch_invoice', createWatchInvoiceAction, value, shape as never);
-    expect(line).toMatchObject({ outcome: 'invalid_input' });
+    expect(line).toMatchObject({ outcome: 'stale_button' });
     expect(reply?.response_type).toBe('ephemeral');
   });
 
@@ -231,7 +232,7 @@ describe('buttons: one outcome per answer', () => {
     expect(second.line).toMatchObject({ outcome: 'not_watched' });
   });
 
-  it('Share in thread: ok; not_in_channel where the bot is not; invalid_input without a channel', async () => {
+  it('Share in thread: ok; not_in_channel where the bot is not; stale_button without a channel', async () => {
     expect((await click('share_invoice', createShareInvoiceAction, watchValue)).line).toMatchObject({
       outcome: 'ok',
       invoiceId: OPEN,
@@ -247,7 +248,7 @@ describe('buttons: one outcome per answer', () => {
     const nowhere = await click('share_invoice', createShareInvoiceAction, watchValue, (body) => {
       body.channel = undefined as never;
     });
-    expect(nowhere.line).toMatchObject({ outcome: 'invalid_input' });
+    expect(nowhere.line).toMatchObject({ outcome: 'stale_button' });
   });
 
   it('Share in thread while Slack is busy: slack_busy, told to try again', async () => {
@@ -337,11 +338,11 @@ describe('who sees each answer: a refusal, an error or a confirmation only the p
       },
       'ok',
     ],
-    ['Stop of nothing', () => click('stop_watch', createStopWatchAction, 'no-such-watch'), 'not_watched'],
+    ['Stop of nothing', () => click('stop_watch', createStopWatchAction, randomUUID()), 'not_watched'],
     [
       'Share with a value that is no invoice id',
       () => click('share_invoice', createShareInvoiceAction, 'nonsense'),
-      'invalid_input',
+      'stale_button',
     ],
     [
       'Share where the bot cannot post',

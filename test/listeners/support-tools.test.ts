@@ -4,6 +4,7 @@ import { createShareInvoiceAction } from '../../src/listeners/actions/share-invo
 import { createAppHomeOpened, type HomeClient } from '../../src/listeners/events/app-home-opened.js';
 import { createGetInvoiceStep, type StepArgs } from '../../src/listeners/functions/get-invoice.js';
 import { createCheckPaymentShortcut } from '../../src/listeners/shortcuts/check-payment.js';
+import { enqueue } from '../../src/outbox.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
@@ -210,6 +211,32 @@ describe('the App Home', () => {
       await state.markKeyAccepted();
       await env.store.db.deleteFrom('watches').execute();
       await env.store.db.deleteFrom('watched_invoices').execute();
+      await env.store.db.deleteFrom('outbox').execute();
+    }
+  });
+
+  it('says how many of the bot’s messages wait for Slack, and since when', async () => {
+    const message = {
+      text: 'Paid',
+      blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: 'Paid' } }],
+    };
+    const twoHoursAgo = Date.parse('2026-11-21T10:00:00Z');
+    await env.store.transaction((trx) =>
+      enqueue(
+        trx,
+        [
+          { channel: 'C0SUPPORT', message },
+          { channel: 'C0SALES', message },
+        ],
+        twoHoursAgo,
+      ),
+    );
+    try {
+      const { view } = await open('U0SOMEONE');
+      expect(visibleText({ blocks: view?.view.blocks })).toContain(
+        ':hourglass_flowing_sand: 2 messages to Slack are waiting, the oldest since <!date^1795255200^{date_short_pretty} at {time}|2026-11-21T10:00:00Z>',
+      );
+    } finally {
       await env.store.db.deleteFrom('outbox').execute();
     }
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createStopWatchAction } from '../../src/listeners/actions/stop-watch.js';
@@ -131,10 +132,10 @@ describe('the Watch button', () => {
     expect(env.poster.calls).toEqual(['post C0SUPPORT']);
   });
 
-  it('treats a tampered value as a bad id, calling nothing', async () => {
+  it('answers a value it did not write with a way to a fresh card, calling nothing', async () => {
     const { args, rec } = buttonArgs('../balance', { actionId: 'watch_invoice' });
-    expect(await createWatchInvoiceAction(env.deps())(args)).toMatchObject({ outcome: 'invalid_input' });
-    expect(visibleText(rec.responses[0])).toContain('`../balance` is not an invoice id');
+    expect(await createWatchInvoiceAction(env.deps())(args)).toMatchObject({ outcome: 'stale_button' });
+    expect(visibleText(rec.responses[0])).toContain('That button no longer works');
     expect(env.poster.calls).toEqual([]);
   });
 });
@@ -164,7 +165,7 @@ describe('the Stop button', () => {
   });
 
   it('says so when the watch had already ended', async () => {
-    const { args, rec } = buttonArgs('no-such-watch', { actionId: 'stop_watch' });
+    const { args, rec } = buttonArgs(randomUUID(), { actionId: 'stop_watch' });
     expect(await createStopWatchAction(env.deps())(args)).toMatchObject({ outcome: 'not_watched' });
     expect(visibleText(rec.responses[0])).toContain('not watched in this channel');
   });

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackMethod } from '../../src/metrics.js';
 import {
   createSlackPoster,
+  FIND_MAX_PAGES,
+  FIND_PAGE_SIZE,
   MESSAGE_EVENT_TYPE,
   SlackPostError,
   type SlackPoster,
@@ -93,30 +95,118 @@ describe('the Slack poster', () => {
   });
 
   describe('finds a message it posted by our id', () => {
-    it('among the channel’s messages since a moment, a second early for rounding', async () => {
+    /** Around now: the window an attempt made just now is looked for in. */
+    const around = () => ({ oldest: Date.now() - 5000, latest: Date.now() + 60_000 });
+    /** `count` messages of other people, posted after ours, straight into the stand-in's channel. */
+    const chatter = (channel: string, count: number, threadTs?: string) => {
+      const second = Math.floor(Date.now() / 1000);
+      for (let i = 0; i < count; i += 1) {
+        slack.messages.push({
+          channel,
+          ts: `${second}.${String(900_000 + i)}`,
+          threadTs,
+          text: `chatter ${i}`,
+          blocks: [],
+          edits: [],
+          deleted: false,
+        });
+      }
+    };
+
+    it('among the channel’s messages between two moments, a second wider each way for rounding', async () => {
       const since = Date.now();
       await poster.post({ channel: 'C0FIND', text: 'other', blocks: BLOCKS, messageId: 'someone-else' });
       await poster.post({ channel: 'C0FIND', text: 'plain', blocks: BLOCKS });
       const ts = await poster.post({ channel: 'C0FIND', text: 'mine', blocks: BLOCKS, messageId: 'mine' });
-      expect(await poster.find({ channel: 'C0FIND', oldest: since, messageId: 'mine' })).toBe(ts);
+      const until = since + 600_000;
+      expect(await poster.find({ channel: 'C0FIND', oldest: since, latest: until, messageId: 'mine' })).toBe(
+        ts,
+      );
       expect(lastCall('conversations.history')).toMatchObject({
         channel: 'C0FIND',
         oldest: String(Math.floor(since / 1000) - 1),
+        latest: String(Math.ceil(until / 1000) + 1),
         include_all_metadata: 'true',
         limit: '200',
       });
+      expect(lastCall('conversations.history')).not.toHaveProperty('cursor');
       expect(reports.at(-1)).toEqual(['conversations.history', 'ok']);
+    });
+
+    it('not before `oldest` nor after `latest`', async () => {
+      await poster.post({ channel: 'C0WINDOW', text: 'mine', blocks: BLOCKS, messageId: 'mine' });
+      const now = Date.now();
+      expect(
+        await poster.find({
+          channel: 'C0WINDOW',
+          oldest: now + 5000,
+          latest: now + 60_000,
+          messageId: 'mine',
+        }),
+      ).toBeUndefined();
+      expect(
+        await poster.find({
+          channel: 'C0WINDOW',
+          oldest: now - 60_000,
+          latest: now - 5000,
+          messageId: 'mine',
+        }),
+      ).toBeUndefined();
+    });
+
+    it('in a busy channel, paging back past the newest 200 messages', async () => {
+      const mine = await poster.post({
+        channel: 'C0BUSY',
+        text: 'mine',
+        blocks: BLOCKS,
+        messageId: 'busy-1',
+      });
+      chatter('C0BUSY', FIND_PAGE_SIZE + 50);
+      slack.calls.length = 0;
+      expect(await poster.find({ channel: 'C0BUSY', ...around(), messageId: 'busy-1' })).toBe(mine);
+      const pages = slack.calls.filter((c) => c.method === 'conversations.history');
+      expect(pages.map((c) => c.args.cursor)).toEqual([undefined, String(FIND_PAGE_SIZE)]);
+    });
+
+    it('in a long thread, paging on past its first 200 replies', async () => {
+      const parent = await poster.post({ channel: 'C0LONG', text: 'card', blocks: BLOCKS });
+      chatter('C0LONG', FIND_PAGE_SIZE + 10, parent);
+      const mine = await poster.post({
+        channel: 'C0LONG',
+        text: 'mine',
+        blocks: BLOCKS,
+        threadTs: parent,
+        messageId: 'long-1',
+      });
+      expect(
+        await poster.find({ channel: 'C0LONG', threadTs: parent, ...around(), messageId: 'long-1' }),
+      ).toBe(mine);
+      expect(lastCall('conversations.replies')).toMatchObject({ cursor: String(FIND_PAGE_SIZE) });
+    });
+
+    it(`reads at most ${FIND_MAX_PAGES} pages, then says it cannot tell`, async () => {
+      await poster.post({ channel: 'C0FLOOD', text: 'mine', blocks: BLOCKS, messageId: 'flood-1' });
+      chatter('C0FLOOD', FIND_PAGE_SIZE * FIND_MAX_PAGES);
+      slack.calls.length = 0;
+      const error = await failureOf(poster.find({ channel: 'C0FLOOD', ...around(), messageId: 'flood-1' }));
+      expect(error).toMatchObject({ failure: 'refused', slackError: 'search_too_long' });
+      expect(slack.calls.filter((c) => c.method === 'conversations.history')).toHaveLength(FIND_MAX_PAGES);
+    });
+
+    it.each([
+      ['a public channel the bot has not joined', 'C0PUBLIC', 'not_in_channel'],
+      ['a direct message addressed by user id', 'U0SUBSCRIBER', 'channel_not_found'],
+    ])('cannot look in %s: Slack answers %s', async (_where, channel, code) => {
+      slack.conversations.set('C0PUBLIC', { id: 'C0PUBLIC', is_member: false });
+      await poster.post({ channel, text: 'mine', blocks: BLOCKS, messageId: 'closed-1' });
+      const error = await failureOf(poster.find({ channel, ...around(), messageId: 'closed-1' }));
+      expect(error).toMatchObject({ failure: 'not_in_channel', slackError: code });
     });
 
     it('among a thread’s replies', async () => {
       const { parent, ts } = await reply('C0FIND', 'reply-1');
       expect(
-        await poster.find({
-          channel: 'C0FIND',
-          threadTs: parent,
-          oldest: Date.now() - 5000,
-          messageId: 'reply-1',
-        }),
+        await poster.find({ channel: 'C0FIND', threadTs: parent, ...around(), messageId: 'reply-1' }),
       ).toBe(ts);
       expect(lastCall('conversations.replies')).toMatchObject({
         ts: parent,
@@ -128,9 +218,9 @@ describe('the Slack poster', () => {
 
     it('and answers undefined when there is none', async () => {
       await poster.post({ channel: 'C0NONE', text: 'other', blocks: BLOCKS, messageId: 'other' });
-      expect(await poster.find({ channel: 'C0NONE', oldest: 0, messageId: 'missing' })).toBeUndefined();
+      expect(await poster.find({ channel: 'C0NONE', ...around(), messageId: 'missing' })).toBeUndefined();
       slack.answerNext('conversations.history', { ok: true });
-      expect(await poster.find({ channel: 'C0NONE', oldest: 0, messageId: 'other' })).toBeUndefined();
+      expect(await poster.find({ channel: 'C0NONE', ...around(), messageId: 'other' })).toBeUndefined();
     });
 
     it('ignoring messages that carry someone else’s metadata with the same id', async () => {
@@ -138,7 +228,7 @@ describe('the Slack poster', () => {
         ok: true,
         messages: [{ ts: '1.000001', metadata: { event_type: 'another_app', event_payload: { id: 'x' } } }],
       });
-      expect(await poster.find({ channel: 'C0NONE', oldest: 0, messageId: 'x' })).toBeUndefined();
+      expect(await poster.find({ channel: 'C0NONE', ...around(), messageId: 'x' })).toBeUndefined();
     });
   });
 
@@ -169,18 +259,21 @@ describe('the Slack poster', () => {
       },
     );
 
-    it.each(['message_not_found', 'cant_update_message'])('%s: the message is gone', async (code) => {
-      slack.answerNext('chat.update', { ok: false, error: code });
-      const error = await failureOf(
-        poster.update({ channel: 'C0FEED', ts: '1.1', text: 'x', blocks: BLOCKS }),
-      );
-      expect(error).toMatchObject({
-        failure: 'message_not_found',
-        slackError: code,
-        retryAfterMs: undefined,
-      });
-      expect(reports).toEqual([['chat.update', 'message_not_found']]);
-    });
+    it.each(['message_not_found', 'cant_update_message', 'thread_not_found'])(
+      '%s: the message is gone',
+      async (code) => {
+        slack.answerNext('chat.update', { ok: false, error: code });
+        const error = await failureOf(
+          poster.update({ channel: 'C0FEED', ts: '1.1', text: 'x', blocks: BLOCKS }),
+        );
+        expect(error).toMatchObject({
+          failure: 'message_not_found',
+          slackError: code,
+          retryAfterMs: undefined,
+        });
+        expect(reports).toEqual([['chat.update', 'message_not_found']]);
+      },
+    );
 
     it('an HTTP 429: wait as long as Retry-After says', async () => {
       slack.rateLimitNext('chat.postMessage', 7);
@@ -195,6 +288,25 @@ describe('the Slack poster', () => {
       const error = await failureOf(poster.remove({ channel: 'C0FEED', ts: '1.1' }));
       expect(error).toMatchObject({ failure: 'rate_limited', slackError: 'ratelimited', retryAfterMs: 1000 });
     });
+
+    it.each(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'team_added_to_org'])(
+      '%s: Slack failed this time, worth another try',
+      async (code) => {
+        slack.answerNext('chat.postMessage', { ok: false, error: code });
+        const error = await failureOf(poster.post({ channel: 'C0FEED', text: 'x', blocks: BLOCKS }));
+        expect(error).toMatchObject({ failure: 'transient', slackError: code });
+        expect(reports).toEqual([['chat.postMessage', 'transient']]);
+      },
+    );
+
+    it.each(['invalid_auth', 'token_revoked', 'account_inactive', 'invalid_blocks'])(
+      '%s: refused for good',
+      async (code) => {
+        slack.answerNext('chat.postMessage', { ok: false, error: code });
+        const error = await failureOf(poster.post({ channel: 'C0FEED', text: 'x', blocks: BLOCKS }));
+        expect(error).toMatchObject({ failure: 'refused', slackError: code });
+      },
+    );
 
     it('any other error: refused, naming it', async () => {
       slack.answerNext('chat.postMessage', { ok: false, error: 'invalid_blocks' });
@@ -286,6 +398,6 @@ describe('the Slack poster at its edges', () => {
       ok: true,
       messages: [{ ts: '1.000001', metadata: { event_type: MESSAGE_EVENT_TYPE } }],
     });
-    expect(await bare().find({ channel: 'C0EDGE', oldest: 0, messageId: 'x' })).toBeUndefined();
+    expect(await bare().find({ channel: 'C0EDGE', oldest: 0, latest: 1, messageId: 'x' })).toBeUndefined();
   });
 });

@@ -11,12 +11,13 @@ import type {
   webApi,
 } from '@slack/bolt';
 import { Pool } from 'undici';
-import type { BalancePolicy } from '../../src/access.js';
+import { type AccessPolicy, createAccess, type Membership } from '../../src/access.js';
 import { createFeed } from '../../src/feed/service.js';
 import { Inflight } from '../../src/inflight.js';
 import type { ListenerDeps } from '../../src/listeners/deps.js';
 import type { UnfurlClient } from '../../src/listeners/events/link-shared.js';
 import { createLogger, type Logger } from '../../src/logger.js';
+import { outboxBacklog } from '../../src/outbox.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from '../../src/payments/index.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { serviceState } from '../../src/service-state.js';
@@ -217,7 +218,9 @@ export interface DepsOptions {
   fastPathMs?: number;
   invoiceReply?: ListenerDeps['invoiceReply'];
   payUrl?: URL;
-  policy?: Partial<BalancePolicy>;
+  policy?: Partial<AccessPolicy>;
+  /** What Slack's directory (users.info) says of these people; anyone else is a member of HOME_TEAM. */
+  people?: Readonly<Record<string, Membership | undefined>>;
   logger?: Logger;
   settings?: Partial<WatchSettings>;
   /** Milliseconds since the epoch; NOW by default. */
@@ -257,7 +260,11 @@ export function listenerDeps(
     breaker,
   });
   const state = serviceState(store, logger, () => breaker.state());
-  const balancePolicy = { homeTeamId: HOME_TEAM, ...opts.policy };
+  const policy: AccessPolicy = { home: { teamId: HOME_TEAM, enterpriseId: undefined }, ...opts.policy };
+  const people = opts.people ?? {};
+  const access = createAccess(policy, async (userId) =>
+    Object.hasOwn(people, userId) ? people[userId] : { teamId: HOME_TEAM, enterpriseId: undefined },
+  );
   const watches = createWatches({
     store,
     payments,
@@ -277,7 +284,7 @@ export function listenerDeps(
     clock,
     owner: 'test-instance',
     pollSeconds: 60,
-    policy: balancePolicy,
+    policy,
   });
   const deps: ListenerDeps = {
     payments,
@@ -288,12 +295,13 @@ export function listenerDeps(
     responseUrls: recordingResponseUrls,
     invoiceReply: opts.invoiceReply ?? 'in_channel',
     payUrl: opts.payUrl ?? new URL(sandbox.payUrl),
-    balancePolicy,
+    access,
     watches,
     feed,
     poster,
     health,
     keyRejectedSince: () => state.keyRejectedSince(),
+    outboxBacklog: () => outboxBacklog(store),
     maxWatchDays: 7,
     firstSight: (key) => firstSight(store, key, clock()),
   };

@@ -58,10 +58,16 @@ export function commandBody(fields: CommandFields): string {
 
 export function blockActionsBody(opts: {
   actionId: string;
-  value?: string;
+  /** Any JSON: Slack delivers whatever the button carried, or a forger sent. */
+  value?: unknown;
   url?: string;
   responseUrl: string;
   user?: string;
+  /** The clicker's own team. */
+  userTeam?: string;
+  channel?: string;
+  /** A click on a message only the clicker sees (an ephemeral card). */
+  ephemeral?: boolean;
 }): string {
   const action = {
     type: 'button',
@@ -74,20 +80,25 @@ export function blockActionsBody(opts: {
   };
   const payload = {
     type: 'block_actions',
-    user: { id: opts.user ?? 'U0CLICKER', username: 'clicker', name: 'clicker', team_id: 'T0HOME' },
+    user: {
+      id: opts.user ?? 'U0CLICKER',
+      username: 'clicker',
+      name: 'clicker',
+      team_id: opts.userTeam ?? 'T0HOME',
+    },
     api_app_id: 'A0APP',
     token: 'deprecated-verification-token',
     container: {
       type: 'message',
       message_ts: '1700000000.000100',
-      channel_id: 'C0SUPPORT',
-      is_ephemeral: false,
+      channel_id: opts.channel ?? 'C0SUPPORT',
+      is_ephemeral: opts.ephemeral ?? false,
     },
     trigger_id: '13345224609.738474920.8088930838d88f008e0',
     team: { id: 'T0HOME', domain: 'home' },
     enterprise: null,
     is_enterprise_install: false,
-    channel: { id: 'C0SUPPORT', name: 'support' },
+    channel: { id: opts.channel ?? 'C0SUPPORT', name: 'support' },
     message: { type: 'message', ts: '1700000000.000100', text: 'invoice', blocks: [] },
     response_url: opts.responseUrl,
     actions: [action],
@@ -157,13 +168,21 @@ export function messageActionBody(opts: {
   message: Record<string, unknown>;
   responseUrl: string;
   channel?: string;
+  user?: string;
+  /** The person's own team. */
+  userTeam?: string;
 }): string {
   const payload = {
     type: 'message_action',
     token: 'deprecated-verification-token',
     action_ts: '1700000000.123456',
     team: { id: 'T0HOME', domain: 'home' },
-    user: { id: 'U0AGENT', username: 'agent', team_id: 'T0HOME', name: 'agent' },
+    user: {
+      id: opts.user ?? 'U0AGENT',
+      username: 'agent',
+      team_id: opts.userTeam ?? 'T0HOME',
+      name: 'agent',
+    },
     channel: { id: opts.channel ?? 'C0SUPPORT', name: 'support' },
     is_enterprise_install: false,
     enterprise: null,

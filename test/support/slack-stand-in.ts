@@ -45,6 +45,11 @@ export interface StandInOptions {
   appToken?: string;
   /** Delay before answering auth.test, to catch the bot while it starts. */
   authDelayMs?: number;
+  /**
+   * Fields auth.test answers with besides the workspace's: an organisation-wide token's shape is
+   * `{ team_id: 'E…', enterprise_id: 'E…', is_enterprise_install: true }` (docs/slack.md#install).
+   */
+  authTest?: Record<string, unknown>;
 }
 
 export interface SlackStandIn {
@@ -53,8 +58,14 @@ export interface SlackStandIn {
   readonly calls: ApiCall[];
   /** Messages the bot posted with chat.postMessage, with their edits. */
   readonly messages: StandInMessage[];
-  /** Conversations by id, for conversations.info; a channel missing here is one the bot is not in. */
+  /**
+   * Conversations by id, for conversations.info; a channel missing here is one the bot is not in.
+   * One with `is_member: false` is a public channel the bot posts in without having joined it
+   * (`chat:write.public`): its history and threads answer `not_in_channel`, as Slack's do.
+   */
   readonly conversations: Map<string, Record<string, unknown>>;
+  /** users.info answers by user id (`team_id`, `enterprise_user`); anyone else is of the home team. */
+  readonly people: Map<string, Record<string, unknown>>;
   /** Home views published, per user, latest last. */
   readonly homeViews: { userId: string; view: Record<string, unknown> }[];
   /** Custom step results: `functions.completeSuccess` and `functions.completeError` calls. */
@@ -67,6 +78,8 @@ export interface SlackStandIn {
   }[];
   /** The next `count` calls of `method` are refused with HTTP 429 and this Retry-After (seconds). */
   rateLimitNext(method: string, retryAfterSeconds: number, count?: number): void;
+  /** Every Web API call answers this HTTP status, taking nothing, until called with `undefined`. */
+  outage(status: number | undefined): void;
   /**
    * The next call of `method` (the next `times` calls) gets this answer instead of the usual
    * one, with HTTP `status` (200 unless given).
@@ -136,10 +149,12 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const responseFaults = new Map<string, { status: number; failures: number }>();
   const messages: StandInMessage[] = [];
   const conversations = new Map<string, Record<string, unknown>>();
+  const people = new Map<string, Record<string, unknown>>();
   const homeViews: SlackStandIn['homeViews'] = [];
   const functionResults: SlackStandIn['functionResults'] = [];
   const rateLimits = new Map<string, { retryAfter: number; count: number }>();
   const answers = new Map<string, { body: Record<string, unknown>; status: number; times: number }>();
+  let outage: number | undefined;
   let seq = 0;
   const nextTs = () => {
     seq += 1;
@@ -163,6 +178,7 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
       const method = path.slice('/api/'.length);
       const args = parseArgs(raw, req.headers['content-type']);
       calls.push({ method, args, raw, at: Date.now() });
+      if (outage !== undefined) return json(outage, { ok: false, error: 'service_unavailable' });
       const limit = rateLimits.get(method);
       if (limit && limit.count > 0) {
         limit.count -= 1;
@@ -189,7 +205,12 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
             team_id: options.teamId,
             user_id: 'U0BOT',
             bot_id: 'B0BOT',
+            ...options.authTest,
           });
+        case 'users.info': {
+          const user = String(args.user);
+          return json(200, { ok: true, user: { id: user, team_id: options.teamId, ...people.get(user) } });
+        }
         case 'apps.connections.open':
           if (!options.appToken || bearer !== options.appToken)
             return json(200, { ok: false, error: 'invalid_auth' });
@@ -225,15 +246,31 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
         }
         case 'conversations.replies':
         case 'conversations.history': {
+          // Reading needs membership: a user id is no conversation; a public channel not joined is closed.
+          if (String(args.channel).startsWith('U'))
+            return json(200, { ok: false, error: 'channel_not_found' });
+          if (conversations.get(String(args.channel))?.is_member === false)
+            return json(200, { ok: false, error: 'not_in_channel' });
           const threadTs = method === 'conversations.replies' ? String(args.ts) : undefined;
           const oldest = Number(args.oldest ?? 0);
+          const latest = Number(args.latest ?? Number.POSITIVE_INFINITY);
           const found = messages.filter(
             (m) =>
-              m.channel === args.channel && m.threadTs === threadTs && Number(m.ts) >= oldest && !m.deleted,
+              m.channel === args.channel &&
+              m.threadTs === threadTs &&
+              Number(m.ts) >= oldest &&
+              Number(m.ts) <= latest &&
+              !m.deleted,
           );
+          // History pages from the newest back, replies from the oldest on; `cursor` is where the next page starts.
+          if (method === 'conversations.history') found.reverse();
+          const start = Number(args.cursor ?? 0);
+          const end = start + Number(args.limit ?? found.length);
           return json(200, {
             ok: true,
-            messages: found.map((m) => ({ ts: m.ts, text: m.text, metadata: m.metadata })),
+            messages: found.slice(start, end).map((m) => ({ ts: m.ts, text: m.text, metadata: m.metadata })),
+            has_more: end < found.length,
+            response_metadata: { next_cursor: end < found.length ? String(end) : '' },
           });
         }
         case 'conversations.info': {
@@ -345,10 +382,14 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     problems,
     messages,
     conversations,
+    people,
     homeViews,
     functionResults,
     rateLimitNext(method, retryAfterSeconds, count = 1) {
       rateLimits.set(method, { retryAfter: retryAfterSeconds, count });
+    },
+    outage(status) {
+      outage = status;
     },
     answerNext(method, body, { status = 200, times = 1 } = {}) {
       answers.set(method, { body, status, times });

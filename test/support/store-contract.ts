@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { enqueue, outboxJob } from '../../src/outbox.js';
+import { enqueue, outboxBacklog, outboxJob } from '../../src/outbox.js';
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { firstSight } from '../../src/store/events.js';
@@ -82,6 +82,14 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(row?.next_poll_at).toBe(1_795_262_400_123);
       expect(row?.lease_until).toBe(1_795_262_430_123);
       expect(typeof row?.watched_since).toBe('number');
+    });
+
+    it('counts what the outbox holds, and since when the oldest waits, as numbers', async () => {
+      expect(await outboxBacklog(store)).toEqual({ pending: 0, oldestAt: undefined });
+      const message = { text: 'x', blocks: [] };
+      await store.transaction((trx) => enqueue(trx, [{ channel: 'C1', message }], 1_795_262_400_123));
+      await store.transaction((trx) => enqueue(trx, [{ channel: 'C2', message }], 1_795_262_460_000));
+      expect(await outboxBacklog(store)).toEqual({ pending: 2, oldestAt: 1_795_262_400_123 });
     });
 
     it('keeps one active watch per invoice per channel, and allows another once it ended', async () => {

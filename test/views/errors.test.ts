@@ -122,7 +122,7 @@ describe('AccessDeniedError', () => {
   it('is named, and says which refusal in its message (for the logs)', () => {
     const error = new AccessDeniedError('channel_not_allowed', ['C0FIN']);
     expect(error.name).toBe('AccessDeniedError');
-    expect(error.message).toBe('balance refused: channel_not_allowed');
+    expect(error.message).toBe('read_balance refused: channel_not_allowed');
     expect(error.code).toBe('channel_not_allowed');
   });
 });

@@ -13,6 +13,7 @@ const base: HomeInput = {
   watches: [],
   feeds: [],
   health: { lastSuccess: undefined, lastProblem: undefined, keyRejectedSince: undefined, breaker: 'closed' },
+  outbox: { pending: 0, oldestAt: undefined },
   now: NOW,
 };
 const check = (input: HomeInput) => {
@@ -119,6 +120,17 @@ describe('the App Home view', () => {
     expect(check(base).text).not.toContain('not answering');
   });
 
+  it('says how many of the bot’s messages wait for Slack, and since when, once the oldest has waited a minute', () => {
+    const waiting = (pending: number, waitedMs: number) =>
+      check({ ...base, outbox: { pending, oldestAt: new Date(NOW.getTime() - waitedMs) } }).text;
+    expect(waiting(3, 2 * 3_600_000)).toContain(
+      ':hourglass_flowing_sand: 3 messages to Slack are waiting, the oldest since <!date^1795255200^{date_short_pretty} at {time}|2026-11-21T10:00:00Z>: Slack is failing or asks the bot to wait. They go out in order, once each, as soon as it takes them again.',
+    );
+    expect(waiting(1, 60_000)).toContain(':hourglass_flowing_sand: 1 message to Slack is waiting');
+    expect(waiting(2, 59_999)).not.toContain('waiting');
+    expect(check(base).text).not.toContain('waiting');
+  });
+
   it('says when nothing holds funds, when a watch was not checked yet, and lists a few feeds without a "more"', () => {
     const { text } = check({
       ...base,
@@ -184,6 +196,7 @@ describe('the App Home view', () => {
         keyRejectedSince: undefined,
         breaker: 'closed',
       },
+      outbox: { pending: 0, oldestAt: undefined },
       now: NOW,
     });
     const date = '<!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z>';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvoiceNotFoundError } from '../../src/payments/index.js';
-import { paymentCheckMessage, placedValue, readPlacedValue } from '../../src/views/shortcut.js';
+import { paymentCheckMessage } from '../../src/views/shortcut.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { INVOICE_ID, invoice, invoiceId, NOW } from '../support/factories.js';
 
@@ -33,15 +33,6 @@ describe('the shortcut’s answer', () => {
     expect(message.text).toBe('Found 2 invoices in the message; 1 read');
     expect(visibleText(message)).toContain(`:warning: \`${INVOICE_ID}\`: `);
   });
-
-  it('carries the invoice and the thread in a button value, and reads back only a real thread ts', () => {
-    expect(readPlacedValue(placedValue(INVOICE_ID, '1700000000.000100'))).toEqual({
-      id: INVOICE_ID,
-      threadTs: '1700000000.000100',
-    });
-    expect(readPlacedValue(`${INVOICE_ID} not-a-ts`)).toEqual({ id: INVOICE_ID, threadTs: undefined });
-    expect(readPlacedValue('')).toEqual({ id: '', threadTs: undefined });
-  });
 });
 
 describe('the shortcut’s answer, as the person reads it', () => {
@@ -56,10 +47,5 @@ describe('the shortcut’s answer, as the person reads it', () => {
         : [],
     );
     expect(buttons).toEqual(['share_invoice:0 Share in thread', 'watch_invoice:0 Watch']);
-  });
-
-  it('reads back a thread ts only when it is all digits around one dot', () => {
-    expect(readPlacedValue(`${INVOICE_ID} x1700000000.000100`).threadTs).toBeUndefined();
-    expect(readPlacedValue(`${INVOICE_ID} 1700000000.000100x`).threadTs).toBeUndefined();
   });
 });

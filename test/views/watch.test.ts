@@ -96,6 +96,21 @@ describe('why a watch ended', () => {
     expect(endReasonText(reason, { ...opts, ...extra }).text).toBe(words);
   });
 
+  it('adds, for a watch that ended without a fresh reading, since when the invoice could not be read', () => {
+    const unreadSince = new Date('2026-11-20T09:30:00Z');
+    const since = '<!date^1795167000^{date_short_pretty} at {time}|2026-11-20T09:30:00Z>';
+    expect(endReasonText('max_days', { ...opts, unreadSince }).text).toBe(
+      `it was watched for the longest a watch lasts, 7 days; could not read the invoice since ${since}, so the card shows it as last read`,
+    );
+    // The last check could not read it: it is not called "the last check".
+    expect(endReasonText('expired', { ...opts, unreadSince }).text).toBe(
+      `it expired more than 60 minutes ago; could not read the invoice since ${since}, so the card shows it as last read`,
+    );
+    expectValidMessage(
+      watchEndedMessage(invoice(), endReasonText('expired', { ...opts, unreadSince }), 'U0W'),
+    );
+  });
+
   it('says it in the thread, mentioning the watcher', () => {
     const message = watchEndedMessage(invoice(), md`stopped`, 'U0WATCHER');
     expectValidMessage(message);
@@ -168,7 +183,6 @@ describe('replies about watches', () => {
       watchReplies.inviteFirst('C0PRIVATE'),
       'I cannot post in <#C0PRIVATE>. Invite me first with `/invite @Crypto Payments`',
     ],
-    ['another workspace', watchReplies.otherWorkspace(), 'only for members of this workspace'],
     ['stopped', watchReplies.stopped('Order #1042'), 'Stopped watching *Order #1042*.'],
     ['not watched', watchReplies.notWatched(), 'not watched in this channel'],
   ])('%s', (_label, message, phrase) => {

@@ -5,7 +5,7 @@ import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/poster.js';
 import { createWatches, type StartRequest } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
-import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
+import { captureLogs, type DepsOptions, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
 import { runDue } from '../support/jobs.js';
@@ -23,12 +23,13 @@ function instance(
   clock: { now: number },
   settings = {},
   wakeOutbox?: () => void,
+  depsOptions: DepsOptions = {},
 ) {
   const logs = captureLogs();
   const state = serviceState(env.store, logs.logger);
   const watches = createWatches({
     store: env.store,
-    payments: env.deps().payments,
+    payments: env.deps(depsOptions).payments,
     poster,
     state,
     logger: logs.logger,
@@ -306,6 +307,122 @@ describe('ending a watch', () => {
     expect(outcomes).toEqual(['changed', 'dropped', 'sent']);
     expect(await a.watches.list(CHANNEL)).toEqual([]);
     expect(a.logs.lines.map((l) => l.msg)).toContain('watch ended: Slack will not take its messages');
+  });
+});
+
+describe('a watch whose invoice cannot be read', () => {
+  const DAY = 24 * 60 * MINUTE;
+  const firstFailure = '<!date^1795262431^{date_short_pretty} at {time}|2026-11-21T12:00:31Z>';
+  const watchRow = async () =>
+    env.store.db.selectFrom('watched_invoices').selectAll().where('invoice_id', '=', OPEN).executeTakeFirst();
+
+  it.each([
+    ['a 500', { kind: 'status', status: 500 }],
+    ['a 429', { kind: 'status', status: 429, headers: { 'retry-after': '0' } }],
+    ['a time-out', { kind: 'hang' }],
+    ['an answer that fails validation', { kind: 'status', status: 200, body: '{"result":{"id":42}}' }],
+  ] as const)(
+    'still ends after WATCH_MAX_DAYS when every read is %s, saying since when it could not read it',
+    async (_what, fault) => {
+      env.sandbox.updateInvoice(OPEN, { timeout: '2099-01-01T00:00:00.000Z' });
+      const a = instance('a', poster, clock, { maxDays: 1 }, undefined, { paymentTimeoutMs: 100 });
+      await a.watches.start(request());
+      env.sandbox.failNext(fault, 10_000);
+      clock.now += 31_000;
+      expect((await a.tick()).map((r) => r.outcome)).not.toContain('ended');
+      // Failing reads back off, but the last check still falls when the watch is due to end.
+      clock.now = NOW.getTime() + DAY - 2 * MINUTE;
+      await a.tick();
+      expect(await watchRow()).toMatchObject({ next_poll_at: NOW.getTime() + DAY });
+      expect(await a.watches.list(CHANNEL)).toHaveLength(1);
+
+      clock.now = NOW.getTime() + DAY;
+      expect((await a.tick()).map((r) => r.outcome)).toEqual(['ended', 'sent', 'sent']);
+      expect(await a.watches.list(CHANNEL)).toEqual([]);
+      const why = `it was watched for the longest a watch lasts, 1 day; could not read the invoice since ${firstFailure}, so the card shows it as last read`;
+      expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
+        `<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: ${why}.`,
+      );
+      expect(visibleText(latest(card()))).toContain(`: ${why}`);
+      expect(JSON.stringify(latest(card()).blocks)).not.toContain('stop_watch');
+      expect(poster.problems).toEqual([]);
+      expect(
+        a.logs.lines.find(
+          (l) => l.msg === 'watch ended on time without a fresh reading: the invoice could not be read',
+        ),
+      ).toMatchObject({ level: 'warn', invoiceId: OPEN, unreadSince: '2026-11-21T12:00:31.000Z' });
+      expect(await watchRow()).toBeUndefined(); // nothing more is polled
+    },
+  );
+
+  it('still ends after the expiry and the grace by the last expiry it read', async () => {
+    const expiresAt = NOW.getTime() + 60 * MINUTE;
+    env.sandbox.updateInvoice(OPEN, { timeout: new Date(expiresAt).toISOString() });
+    const a = instance('a', poster, clock, { graceMinutes: 60 });
+    await a.watches.start(request());
+    env.sandbox.failNext({ kind: 'status', status: 503 }, 10_000);
+    clock.now += 31_000;
+    await a.tick();
+    clock.now = expiresAt + 59 * MINUTE;
+    await a.tick();
+    expect(await a.watches.list(CHANNEL)).toHaveLength(1);
+    clock.now = expiresAt + 60 * MINUTE;
+    await a.tick();
+    expect(await a.watches.list(CHANNEL)).toEqual([]);
+    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
+      `<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: it expired more than 60 minutes ago; could not read the invoice since ${firstFailure}, so the card shows it as last read.`,
+    );
+  });
+
+  it('forgets the failures once a read works again: the end then says nothing of them', async () => {
+    env.sandbox.updateInvoice(OPEN, { timeout: '2099-01-01T00:00:00.000Z' });
+    const a = instance('a', poster, clock, { maxDays: 1 });
+    await a.watches.start(request());
+    env.sandbox.failNext({ kind: 'status', status: 500 }, 3);
+    clock.now += 31_000;
+    await a.tick();
+    expect(await watchRow()).toMatchObject({ failing_since: clock.now, failures: 1 });
+    env.sandbox.clearFaults();
+    clock.now += 10 * MINUTE;
+    await a.tick();
+    expect(await watchRow()).toMatchObject({ failing_since: null, failures: 0 });
+    clock.now = NOW.getTime() + DAY;
+    await a.tick();
+    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
+      '<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: it was watched for the longest a watch lasts, 1 day.',
+    );
+  });
+});
+
+describe('a watch in a public channel the bot has not joined', () => {
+  it.each([
+    ['a 429', new SlackPostError('rate_limited', 'ratelimited', 1000)],
+    ['a time-out', new SlackPostError('transient', undefined)],
+  ])('after %s on the "paid" reply, posts it once and keeps watching', async (_what, failure) => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request({ channelId: 'C0PUBLIC' }));
+    const [parent] = poster.repliesIn('C0PUBLIC');
+    // History needs membership: Slack will not let the bot look there.
+    poster.find = async () => {
+      throw new SlackPostError('not_in_channel', 'not_in_channel');
+    };
+    const post = poster.post;
+    let failed = false;
+    poster.post = async (message) => {
+      if (!message.threadTs || failed) return post(message);
+      failed = true;
+      throw failure;
+    };
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    clock.now += 31_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'retry_later']);
+    clock.now += 2000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['sent']);
+    const replies = poster.repliesIn('C0PUBLIC', parent?.ts);
+    expect(replies.map((m) => visibleText(m))).toEqual([
+      expect.stringContaining('*Payment*: Not paid → `paid`'),
+    ]);
+    expect(await a.watches.list('C0PUBLIC')).toHaveLength(1);
   });
 });
 

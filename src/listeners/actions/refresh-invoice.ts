@@ -1,10 +1,8 @@
-import { parseInvoiceId } from '../../payments/index.js';
 import { settle } from '../../pipeline/error-policy.js';
 import { reply } from '../../pipeline/reply.js';
-import { invalidInvoiceMessage } from '../../views/errors.js';
 import { invoiceMessage } from '../../views/invoice.js';
 import type { ListenerDeps } from '../deps.js';
-import { answerClick } from './click.js';
+import { answerClick, type ButtonSpec, containerOf } from './click.js';
 
 export const REFRESH_FAILED = 'Could not refresh the invoice';
 
@@ -13,11 +11,12 @@ export const REFRESH_FAILED = 'Could not refresh the invoice';
  * click's own response_url. On failure the message stays as it was and only the clicker is told.
  */
 export function createRefreshInvoiceAction(deps: ListenerDeps) {
-  return answerClick(deps, async ({ body, action }) => {
-    const value = action.value ?? '';
-    const id = parseInvoiceId(value);
-    if (id === undefined)
-      return { result: reply(invalidInvoiceMessage(value), 'ephemeral', 'invalid_input') };
+  const spec: ButtonSpec<'invoice'> = {
+    value: 'invoice',
+    // A card everyone in the channel sees changes for them all; a private one only for the clicker.
+    what: (body) => (containerOf(body).is_ephemeral ? 'read_invoice' : 'change_card'),
+  };
+  return answerClick(deps, spec, async ({ body }, id) => {
     const result = await settle(
       deps.logger,
       async () => {

@@ -1,25 +1,22 @@
-import { parseInvoiceId } from '../../payments/index.js';
 import { settle } from '../../pipeline/error-policy.js';
 import { reply } from '../../pipeline/reply.js';
 import { SlackPostError } from '../../slack/poster.js';
-import { invalidInvoiceMessage } from '../../views/errors.js';
 import { invoiceMessage } from '../../views/invoice.js';
-import { readPlacedValue, sharedReply } from '../../views/shortcut.js';
+import { sharedReply } from '../../views/shortcut.js';
 import { watchReplies } from '../../views/watch.js';
 import type { ListenerDeps } from '../deps.js';
-import { answerClick } from './click.js';
+import { answerClick, channelOf, staleClick } from './click.js';
 
 /**
  * Share in thread, on the shortcut's private answer: the full invoice card goes in the thread of
  * the message the shortcut was used on, saying who shared it; only the clicker is told.
  */
 export function createShareInvoiceAction(deps: ListenerDeps) {
-  return answerClick(deps, async ({ body, action }) => {
-    const placed = readPlacedValue(action.value ?? '');
-    const id = parseInvoiceId(placed.id);
-    const channelId = body.channel?.id;
-    if (id === undefined || channelId === undefined)
-      return { result: reply(invalidInvoiceMessage(placed.id), 'ephemeral', 'invalid_input') };
+  return answerClick(deps, { value: 'placed', what: () => 'change_card' }, async ({ body }, placed) => {
+    const { id } = placed;
+    const channelId = channelOf(body);
+    // The bot puts this button only on messages in a conversation.
+    if (channelId === undefined) return staleClick();
     const result = await settle(
       deps.logger,
       async () => {

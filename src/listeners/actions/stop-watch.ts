@@ -2,7 +2,7 @@ import { settle } from '../../pipeline/error-policy.js';
 import { reply, toResponse } from '../../pipeline/reply.js';
 import { watchListMessage, watchReplies } from '../../views/watch.js';
 import type { ListenerDeps } from '../deps.js';
-import { answerClick } from './click.js';
+import { answerClick, channelOf, containerOf } from './click.js';
 
 /**
  * Stop watching, on a live card or in the `/invoice watching` list: ends the watch (its card and
@@ -10,12 +10,12 @@ import { answerClick } from './click.js';
  * a click on the card tells only the clicker.
  */
 export function createStopWatchAction(deps: ListenerDeps) {
-  return answerClick(deps, async ({ body, action }) => {
-    const container = body.container as { is_ephemeral?: boolean; channel_id?: string };
+  return answerClick(deps, { value: 'watch', what: () => 'change_watch' }, async ({ body }, watchId) => {
+    const inList = Boolean(containerOf(body).is_ephemeral);
     const result = await settle(deps.logger, async () => {
-      const stopped = await deps.watches.stop(action.value ?? '', body.user.id);
-      const channelId = body.channel?.id ?? container.channel_id;
-      if (container.is_ephemeral && channelId) {
+      const stopped = await deps.watches.stop(watchId, body.user.id);
+      const channelId = channelOf(body);
+      if (inList && channelId) {
         return reply(
           watchListMessage(channelId, await deps.watches.list(channelId)),
           'ephemeral',
@@ -26,6 +26,6 @@ export function createStopWatchAction(deps: ListenerDeps) {
         ? reply(watchReplies.stopped(stopped.title), 'ephemeral')
         : reply(watchReplies.notWatched(), 'ephemeral', 'not_watched');
     });
-    return { result, response: { ...toResponse(result), replace_original: Boolean(container.is_ephemeral) } };
+    return { result, response: { ...toResponse(result), replace_original: inList } };
   });
 }

@@ -1,38 +1,28 @@
-import type { BlockAction, ButtonAction } from '@slack/bolt';
-import { parseInvoiceId } from '../../payments/index.js';
 import { settle } from '../../pipeline/error-policy.js';
-import { reply } from '../../pipeline/reply.js';
-import { invalidInvoiceMessage } from '../../views/errors.js';
-import { readPlacedValue } from '../../views/shortcut.js';
 import type { ListenerDeps } from '../deps.js';
 import { startWatch } from '../watching.js';
-import { answerClick } from './click.js';
+import { answerClick, type Click, channelOf, containerOf, staleClick } from './click.js';
 
-/** Where a clicked card sits: its channel, and the thread its live card should go to, if any. */
-function placeOf(body: BlockAction<ButtonAction>): {
-  channelId: string | undefined;
-  threadTs: string | undefined;
-} {
-  const container = body.container as { channel_id?: string; message_ts?: string; is_ephemeral?: boolean };
-  const channelId = body.channel?.id ?? container.channel_id;
+/** The thread a clicked card's live card should go to, if any. */
+function threadOf(body: Click['body']): string | undefined {
+  const container = containerOf(body);
   // An ephemeral card has no thread: its live card goes in the channel, as /invoice watch does.
-  if (container.is_ephemeral) return { channelId, threadTs: undefined };
+  if (container.is_ephemeral) return undefined;
   const message = body.message as { ts?: string; thread_ts?: string } | undefined;
-  return { channelId, threadTs: message?.thread_ts ?? container.message_ts ?? message?.ts };
+  return message?.thread_ts ?? container.message_ts ?? message?.ts;
 }
 
 /**
  * The Watch button on an invoice card or an unfurl: starts a watch whose live card is a reply in
- * the clicked card's thread, and tells only the clicker.
+ * the clicked card's thread, and tells only the clicker. A card's Watch carries the invoice id;
+ * the shortcut's answer adds the thread it is about.
  */
 export function createWatchInvoiceAction(deps: ListenerDeps) {
-  return answerClick(deps, async ({ body, action }) => {
-    // A card's Watch carries the invoice id; the shortcut's answer adds the thread it is about.
-    const placed = readPlacedValue(action.value ?? '');
-    const id = parseInvoiceId(placed.id);
-    const { channelId, threadTs } = placeOf(body);
-    if (id === undefined || channelId === undefined)
-      return { result: reply(invalidInvoiceMessage(placed.id), 'ephemeral', 'invalid_input') };
+  return answerClick(deps, { value: 'placed', what: () => 'change_watch' }, async ({ body }, placed) => {
+    const { id } = placed;
+    const channelId = channelOf(body);
+    // The bot puts this button only on messages in a conversation.
+    if (channelId === undefined) return staleClick();
     const result = await settle(
       deps.logger,
       () =>
@@ -41,7 +31,7 @@ export function createWatchInvoiceAction(deps: ListenerDeps) {
           channelId,
           userId: body.user.id,
           invoiceId: id,
-          threadTs: placed.threadTs ?? threadTs,
+          threadTs: placed.threadTs ?? threadOf(body),
         }),
       { invoiceId: id },
     );

@@ -1,5 +1,5 @@
 import type { SlashCommand } from '@slack/bolt';
-import { AccessDeniedError, balanceRefusal, type Refusal } from '../../access.js';
+import { AccessDeniedError } from '../../access.js';
 import { parseDigestTime } from '../../feed/schedule.js';
 import type { BalanceEntry } from '../../payments/index.js';
 import type { CommandHandler } from '../../pipeline/ack-race.js';
@@ -8,12 +8,12 @@ import { balanceMessage } from '../../views/balance.js';
 import type { Message } from '../../views/blocks.js';
 import { feedReplies, subscriptionListMessage } from '../../views/feed.js';
 import { balanceHelp } from '../../views/help.js';
-import type { ListenerDeps } from '../deps.js';
+import { commandQuestion, type ListenerDeps } from '../deps.js';
 
 /**
- * `/balance`: financial data, so always ephemeral, and only for those the policy allows.
+ * `/balance`: financial data, so always ephemeral, and only for those the access rules allow.
  * `/balance subscribe [HH:MM [Area/City]]`, `unsubscribe` and `subscriptions` manage the payments
- * feed, whose stricter rules (a private channel, never shared) the feed service applies.
+ * feed, whose rules for the channel (private, never shared) the feed service applies where it posts.
  */
 export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
   const who = (command: SlashCommand) => ({
@@ -21,11 +21,11 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
     userId: command.user_id,
     channelId: command.channel_id,
   });
-  const refuse = (refusal: Refusal) => new AccessDeniedError(refusal, deps.balancePolicy.allowedChannels);
 
   async function subscribe(command: SlashCommand, timeText: string): Promise<Reply> {
     const digest = parseDigestTime(timeText);
     if (!digest) return reply(feedReplies.badTime(timeText), 'ephemeral', 'invalid_input');
+    await deps.access.demand(commandQuestion(command, 'start_feed'));
     const result = await deps.feed.subscribe({ ...who(command), digest });
     switch (result.kind) {
       case 'subscribed':
@@ -35,7 +35,7 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
       case 'not_in_channel':
         return reply(feedReplies.inviteFirst(command.channel_id), 'ephemeral', 'not_in_channel');
       case 'refused':
-        throw refuse(result.refusal);
+        throw new AccessDeniedError(result.refusal, deps.access.allowedChannels, 'start_feed');
     }
   }
 
@@ -60,20 +60,18 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
       case 'subscribe':
         return subscribe(command, rest.join(' '));
       case 'unsubscribe': {
+        await deps.access.demand(commandQuestion(command, 'stop_feed'));
         const result = await deps.feed.unsubscribe(who(command));
-        if (result.kind === 'refused') throw refuse(result.refusal);
         return result.kind === 'unsubscribed'
           ? reply(feedReplies.unsubscribed(), 'ephemeral')
           : reply(feedReplies.notSubscribed(), 'ephemeral', 'not_subscribed');
       }
       case 'subscriptions': {
-        const refusal = balanceRefusal({ ...deps.balancePolicy, allowedChannels: undefined }, who(command));
-        if (refusal) throw refuse(refusal);
+        await deps.access.demand(commandQuestion(command, 'read_feeds'));
         return reply(subscriptionListMessage(await deps.feed.list(command.team_id)), 'ephemeral');
       }
       default: {
-        const refusal = balanceRefusal(deps.balancePolicy, who(command));
-        if (refusal) throw refuse(refusal);
+        await deps.access.demand(commandQuestion(command, 'read_balance'));
         if (verb !== '') return reply(balanceHelp(), 'ephemeral', 'usage');
         const entries = await deps.payments.getBalance();
         return reply(messageFor(entries), 'ephemeral');

@@ -1,4 +1,5 @@
 import type { SlashCommand } from '@slack/bolt';
+import type { Action } from '../../access.js';
 import type { InvoiceId } from '../../payments/index.js';
 import type { CommandHandler } from '../../pipeline/ack-race.js';
 import { settle } from '../../pipeline/error-policy.js';
@@ -7,7 +8,7 @@ import { invalidInvoiceMessage } from '../../views/errors.js';
 import { invoiceHelp, invoiceUsage } from '../../views/help.js';
 import { invoiceMessage } from '../../views/invoice.js';
 import { watchListMessage, watchReplies } from '../../views/watch.js';
-import type { ListenerDeps } from '../deps.js';
+import { commandQuestion, type ListenerDeps } from '../deps.js';
 import { type InvoiceVerb, parseInvoiceText } from '../invoice-input.js';
 import { startWatch } from '../watching.js';
 
@@ -16,8 +17,16 @@ import { startWatch } from '../watching.js';
  * `/invoice watch|unwatch <id or link>` and `/invoice watching`: the channel's watches, answered
  * privately (the live card itself is the bot's own message in the channel).
  */
+/** What each verb asks of the access rules. */
+const ASKS: Readonly<Record<InvoiceVerb, Action>> = {
+  show: 'read_invoice',
+  watch: 'change_watch',
+  unwatch: 'change_watch',
+};
+
 export function createInvoiceCommand(deps: ListenerDeps): CommandHandler {
   const act = async (verb: InvoiceVerb, id: InvoiceId, command: SlashCommand): Promise<Reply> => {
+    await deps.access.demand(commandQuestion(command, ASKS[verb]));
     switch (verb) {
       case 'show': {
         const invoice = await deps.payments.getInvoice(id);
@@ -47,6 +56,7 @@ export function createInvoiceCommand(deps: ListenerDeps): CommandHandler {
       case 'help':
         return reply(invoiceHelp(deps.invoiceReply, deps.maxWatchDays), 'ephemeral', 'help');
       case 'watching':
+        await deps.access.demand(commandQuestion(command, 'read_invoice'));
         return reply(
           watchListMessage(command.channel_id, await deps.watches.list(command.channel_id)),
           'ephemeral',

@@ -1,5 +1,4 @@
 import type { SlackEventMiddlewareArgs, webApi } from '@slack/bolt';
-import { balanceRefusal } from '../../access.js';
 import type { BalanceEntry } from '../../payments/index.js';
 import type { Tracked } from '../../pipeline/tracked.js';
 import { type HomeBalance, homeView } from '../../views/home.js';
@@ -20,18 +19,20 @@ export const HOME_BALANCE_WAIT_MS = 2000;
 export function createAppHomeOpened(deps: ListenerDeps) {
   return async ({
     event,
-    body,
     client,
   }: SlackEventMiddlewareArgs<'app_home_opened'> & { client: HomeClient }): Promise<Tracked> => {
     if (event.tab !== 'home') return { outcome: 'ok', quiet: true };
-    const teamId = body.team_id;
-    const allowed =
-      balanceRefusal(
-        { ...deps.balancePolicy, allowedChannels: undefined },
-        { teamId, userId: event.user, channelId: '' },
-      ) === undefined;
+    // The event names the workspace the app is installed in, never the person's own: Slack's
+    // directory tells theirs (docs/slack.md#app-home). The App Home is in no channel.
+    const who = await deps.access.whoIs(event.user);
+    const here = { who, where: { channelId: undefined } };
+    const [balanceRefused, feedsRefused] = await Promise.all([
+      deps.access.refusal({ ...here, what: 'read_balance' }),
+      deps.access.refusal({ ...here, what: 'read_feeds' }),
+    ]);
     const balance = async (): Promise<HomeBalance> => {
-      if (!allowed) return { kind: 'not_allowed' };
+      if (balanceRefused)
+        return { kind: 'refused', refusal: balanceRefused, allowedChannels: deps.access.allowedChannels };
       let timer: NodeJS.Timeout | undefined;
       try {
         const entries = await Promise.race([
@@ -50,11 +51,13 @@ export function createAppHomeOpened(deps: ListenerDeps) {
         clearTimeout(timer);
       }
     };
-    const [shownBalance, watches, feeds, keyRejectedSince] = await Promise.all([
+    const [shownBalance, watches, feeds, keyRejectedSince, backlog] = await Promise.all([
       balance(),
-      deps.watches.startedBy(teamId, event.user),
-      allowed ? deps.feed.list(teamId) : Promise.resolve(undefined),
+      // Someone Slack does not know has started no watch and sees no feed here.
+      who.teamId === undefined ? [] : deps.watches.startedBy(who.teamId, event.user),
+      feedsRefused || who.teamId === undefined ? undefined : deps.feed.list(who.teamId),
       deps.keyRejectedSince(),
+      deps.outboxBacklog(),
     ]);
     const view = homeView({
       balance: shownBalance,
@@ -63,6 +66,10 @@ export function createAppHomeOpened(deps: ListenerDeps) {
       health: {
         ...deps.health.snapshot(),
         keyRejectedSince: keyRejectedSince === undefined ? undefined : new Date(keyRejectedSince),
+      },
+      outbox: {
+        pending: backlog.pending,
+        oldestAt: backlog.oldestAt === undefined ? undefined : new Date(backlog.oldestAt),
       },
       now: deps.clock(),
     });

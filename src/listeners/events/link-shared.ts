@@ -25,6 +25,11 @@ export function createLinkSharedEvent(deps: ListenerDeps) {
   }: SlackEventMiddlewareArgs<'link_shared'> & { client: UnfurlClient }): Promise<Tracked> => {
     // Slack retries an event it thinks went unanswered; one unfurl per event, whichever instance gets it.
     if (!(await deps.firstSight(`event:${body.event_id}`))) return { outcome: 'duplicate' };
+    await deps.access.demand({
+      who: { userId: event.user },
+      where: { channelId: event.channel },
+      what: 'read_invoice',
+    });
     const wanted = event.links
       .flatMap(({ url }) => {
         const id = parsePaymentLink(url, deps.payUrl);

@@ -30,6 +30,12 @@ export function createGetInvoiceStep(deps: ListenerDeps) {
       return { outcome: 'invalid_input' };
     }
     try {
+      // A workflow runs for whoever started it; the step is told of no person, only of the invoice.
+      await deps.access.demand({
+        who: { userId: undefined },
+        where: { channelId: undefined },
+        what: 'read_invoice',
+      });
       const invoice = await deps.payments.getInvoice(id);
       await countedCall(deps, 'functions.completeSuccess', () =>
         complete({

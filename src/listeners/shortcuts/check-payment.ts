@@ -14,6 +14,11 @@ import { findInvoiceRefs } from '../invoice-input.js';
 export function createCheckPaymentShortcut(deps: ListenerDeps) {
   return async ({ ack, shortcut }: SlackShortcutMiddlewareArgs<MessageShortcut>): Promise<Tracked> => {
     await acknowledge(ack, deps.logger);
+    await deps.access.demand({
+      who: { userId: shortcut.user.id, teamId: shortcut.user.team_id },
+      where: { channelId: shortcut.channel.id },
+      what: 'read_invoice',
+    });
     const { ids, more } = findInvoiceRefs(shortcut.message, deps.payUrl);
     const respond = (message: { text: string; blocks: unknown[] }) =>
       deliver(
