@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Visibility } from './pipeline/outcome.js';
 import { CHANNEL_ID, USER_ID } from './slack-ids.js';
+import { parseEncryptionKey, type SealingKeys } from './store/sealing.js';
 
 /**
  * The bot's configuration, read once at start from the environment (after `.env`, via dotenv)
@@ -53,6 +54,27 @@ export interface Config {
   /** Seconds between readings of the balance for the payments feed. */
   balancePollSeconds: number;
 }
+
+/**
+ * Many workspaces (README → Offer it to many workspaces): the app is installed with "Add to
+ * Slack" and each workspace connects its own payment account, so there is no bot token and no
+ * API key in the environment; tokens and keys are kept in the store, sealed with ENCRYPTION_KEY.
+ */
+export interface ManyWorkspacesConfig extends Omit<Config, 'slack' | 'payments'> {
+  slack: {
+    mode: 'http';
+    signingSecret: string;
+    apiUrl: string;
+    clientId: string;
+    clientSecret: string;
+    stateSecret: string;
+  };
+  payments: Omit<Config['payments'], 'apiKey'>;
+  encryption: SealingKeys & { previous: Buffer | undefined };
+}
+
+/** The two ways to run, chosen by which variables are set. */
+export type Setup = { tenancy: 'one'; config: Config } | { tenancy: 'many'; config: ManyWorkspacesConfig };
 
 /** Where the bot keeps its state: a SQLite file (one instance), or PostgreSQL (several). */
 export type DatabaseLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
@@ -192,6 +214,32 @@ const schema = z.object({
   BALANCE_POLL_SECONDS: optional(whole(1, 3600, 'seconds')).default(60),
 });
 
+/** What both modes read alike: all but the one workspace's token and key. */
+const commonSchema = schema.omit({ SLACK_BOT_TOKEN: true, PAYMENT_API_KEY: true });
+
+const encryptionKey = z.string('is required').transform((v, ctx) => {
+  const key = parseEncryptionKey(v);
+  if (key) return key;
+  ctx.issues.push({
+    code: 'custom',
+    message: 'must be 32 random bytes in base64 (README shows how to make one)',
+    input: undefined,
+  });
+  return z.NEVER;
+});
+
+const manySchema = commonSchema.extend({
+  SLACK_CLIENT_ID: required(text('SLACK_CLIENT_ID')),
+  SLACK_CLIENT_SECRET: required(secret('SLACK_CLIENT_SECRET')),
+  SLACK_STATE_SECRET: required(secret('SLACK_STATE_SECRET')),
+  SLACK_SIGNING_SECRET: required(secret('SLACK_SIGNING_SECRET')),
+  ENCRYPTION_KEY: required(encryptionKey),
+  ENCRYPTION_KEY_PREVIOUS: optional(encryptionKey),
+  SLACK_APP_TOKEN: optional(
+    z.string().refine(() => false, 'is for Socket Mode, which serves one workspace: unset it'),
+  ),
+});
+
 /** Socket Mode when an app-level token is set, otherwise HTTP mode, which needs the signing secret. */
 const connectionSchema = z
   .object({
@@ -211,32 +259,72 @@ const connectionSchema = z
   });
 
 const deepFreeze = <T>(value: T): T => {
-  if (value && typeof value === 'object' && !(value instanceof URL)) {
+  if (value && typeof value === 'object' && !(value instanceof URL) && !Buffer.isBuffer(value)) {
     Object.values(value).forEach(deepFreeze);
     Object.freeze(value);
   }
   return value;
 };
 
+type Parsed = { success: true } | { success: false; error: z.ZodError };
+
+/** Our own messages only: zod's defaults could echo a value, and some of these are secrets. */
+function refuse(...results: Parsed[]): never {
+  throw new ConfigError(
+    results.flatMap((result) =>
+      result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+    ),
+  );
+}
+
+/**
+ * Many workspaces when an OAuth client id is set and no bot token; otherwise one workspace,
+ * exactly as `loadConfig` reads it.
+ */
+export function loadSetup(env: NodeJS.ProcessEnv): Setup {
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  if (set('SLACK_BOT_TOKEN') || !set('SLACK_CLIENT_ID')) return { tenancy: 'one', config: loadConfig(env) };
+  const parsed = manySchema.safeParse(env);
+  if (!parsed.success) refuse(parsed);
+  const e = parsed.data;
+  return {
+    tenancy: 'many',
+    config: deepFreeze({
+      ...common(e),
+      slack: {
+        mode: 'http',
+        signingSecret: e.SLACK_SIGNING_SECRET,
+        apiUrl: slackApiUrl(e.SLACK_API_URL),
+        clientId: e.SLACK_CLIENT_ID,
+        clientSecret: e.SLACK_CLIENT_SECRET,
+        stateSecret: e.SLACK_STATE_SECRET,
+      },
+      encryption: { current: e.ENCRYPTION_KEY, previous: e.ENCRYPTION_KEY_PREVIOUS },
+    }),
+  };
+}
+
+const slackApiUrl = (url: string) => (url.endsWith('/') ? url : `${url}/`);
+
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const parsed = schema.safeParse(env);
   const connection = connectionSchema.safeParse(env);
-  // Our own messages only: zod's defaults could echo a value, and some of these are secrets.
-  const problems = [parsed, connection].flatMap((result) =>
-    result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
-  );
-  if (!parsed.success || !connection.success) throw new ConfigError(problems);
+  if (!parsed.success || !connection.success) refuse(parsed, connection);
   const e = parsed.data;
+  const shared = common(e);
   return deepFreeze({
-    slack: {
-      ...connection.data,
-      botToken: e.SLACK_BOT_TOKEN,
-      apiUrl: e.SLACK_API_URL.endsWith('/') ? e.SLACK_API_URL : `${e.SLACK_API_URL}/`,
-    },
+    ...shared,
+    slack: { ...connection.data, botToken: e.SLACK_BOT_TOKEN, apiUrl: slackApiUrl(e.SLACK_API_URL) },
+    payments: { ...shared.payments, apiKey: e.PAYMENT_API_KEY },
+  });
+}
+
+/** What both modes read alike. */
+function common(e: z.infer<typeof commonSchema>): Omit<ManyWorkspacesConfig, 'slack' | 'encryption'> {
+  return {
     http: { port: e.PORT, host: e.HOST },
     payments: {
       apiUrl: e.PAYMENT_API_URL,
-      apiKey: e.PAYMENT_API_KEY,
       payUrl: e.PAYMENT_PAY_URL ? new URL(e.PAYMENT_PAY_URL) : undefined,
       timeoutMs: e.PAYMENT_API_TIMEOUT_MS,
       concurrency: e.PAYMENT_API_CONCURRENCY,
@@ -253,7 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     },
     backgroundRps: e.PAYMENT_API_BACKGROUND_RPS,
     balancePollSeconds: e.BALANCE_POLL_SECONDS,
-  });
+  };
 }
 
 /** The password in a database URL, as written and decoded, if it has one. */
@@ -261,6 +349,21 @@ function databasePassword(location: DatabaseLocation): string[] {
   if (location.kind !== 'postgres') return [];
   const { password } = new URL(location.url);
   return password ? [password, decodeURIComponent(password)] : [];
+}
+
+/** The secrets of a many-workspaces configuration, for redaction; the tokens and keys in the store are not among them. */
+export function manySecretsOf(config: ManyWorkspacesConfig): string[] {
+  const { slack, encryption } = config;
+  const keys = [encryption.current, encryption.previous].flatMap((key) =>
+    key ? [key.toString('base64'), key.toString('base64url')] : [],
+  );
+  return [
+    slack.signingSecret,
+    slack.clientSecret,
+    slack.stateSecret,
+    ...keys,
+    ...databasePassword(config.database),
+  ];
 }
 
 /** The secrets in a configuration, for redaction. */
