@@ -161,6 +161,32 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('watched_invoices').addColumn('failing_since', time).execute();
       },
     },
+    '004_installations': {
+      async up(db) {
+        // Many workspaces: one row per install, by team id (enterprise id for an organisation-wide
+        // one). Tokens and keys are sealed values (src/store/sealing.ts), never plain text.
+        await db.schema
+          .createTable('installations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('team_id', 'text')
+          .addColumn('enterprise_id', 'text')
+          .addColumn('is_enterprise_install', 'integer', (c) => c.notNull())
+          .addColumn('app_id', 'text')
+          .addColumn('bot_token', 'text')
+          .addColumn('bot_refresh_token', 'text')
+          .addColumn('bot_token_expires_at', time)
+          .addColumn('bot_id', 'text', (c) => c.notNull())
+          .addColumn('bot_user_id', 'text', (c) => c.notNull())
+          .addColumn('bot_scopes', 'text', (c) => c.notNull())
+          .addColumn('installer_user_id', 'text', (c) => c.notNull())
+          .addColumn('payment_api_key', 'text')
+          .addColumn('payment_key_connected_by', 'text')
+          .addColumn('payment_key_connected_at', time)
+          .addColumn('created_at', time, (c) => c.notNull())
+          .addColumn('updated_at', time, (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -113,6 +113,36 @@ export interface Tables {
     lease_until: number | null;
     last_success_at: number | null;
   };
+  /**
+   * A workspace (or, for an organisation-wide install, an organisation) that installed the app
+   * with "Add to Slack". Every secret here is a sealed value (src/store/sealing.ts).
+   */
+  installations: {
+    /** The team id; the enterprise id for an organisation-wide install. */
+    id: string;
+    team_id: string | null;
+    enterprise_id: string | null;
+    /** 1 for an organisation-wide install, 0 otherwise. */
+    is_enterprise_install: number;
+    app_id: string | null;
+    /** Sealed; null once Slack said the token was revoked. */
+    bot_token: string | null;
+    /** Sealed; only with token rotation. */
+    bot_refresh_token: string | null;
+    /** Milliseconds since the epoch, with token rotation. */
+    bot_token_expires_at: number | null;
+    bot_id: string;
+    bot_user_id: string;
+    /** Comma-separated, as Slack lists them. */
+    bot_scopes: string;
+    installer_user_id: string;
+    /** The workspace's payment service API key, sealed; null until it is connected. */
+    payment_api_key: string | null;
+    payment_key_connected_by: string | null;
+    payment_key_connected_at: number | null;
+    created_at: number;
+    updated_at: number;
+  };
   /** Slack event ids already handled, so a retried event is acted on once. */
   seen_events: {
     id: string;
