@@ -66,7 +66,7 @@ export interface Bot {
   stop(graceMs: number): Promise<{ drained: boolean }>;
 }
 
-function slackClientOptions(config: Config) {
+export function slackClientOptions(config: { slack: { apiUrl: string } }) {
   return {
     slackApiUrl: config.slack.apiUrl,
     // Each attempt's deadline (the SDK aborts the fetch): without it a call could wait forever.

@@ -2,12 +2,15 @@ import { readFileSync } from 'node:fs';
 import dotenv from 'dotenv';
 import { Pool } from 'undici';
 import { type Bot, createBot, fetchIdentity } from './app.js';
-import { ConfigError, loadConfig, secretsOf } from './config.js';
+import { type Config, ConfigError, loadSetup, manySecretsOf, type Setup, secretsOf } from './config.js';
 import { wantsDemo } from './demo/wanted.js';
+import { createWorkspacesBot } from './installations/app.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from './payments/index.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
+import { prepareSealing } from './store/installations.js';
+import { createSealer } from './store/sealing.js';
 
 /** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
 const DRAIN_MS = 8_000;
@@ -24,16 +27,18 @@ dotenv.config({ quiet: true });
 // No Slack setting at all, and not production: the local demo instead (README → Try it in one minute).
 if (wantsDemo(process.env)) await (await import('./demo/main.js')).runDemo('unconfigured');
 
-let config: ReturnType<typeof loadConfig>;
+let setup: Setup;
 try {
-  config = loadConfig(process.env);
+  setup = loadSetup(process.env);
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   console.error(`${error.message}\nSee the configuration table in README.md.`);
   process.exit(1);
 }
 
-const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
+const { config } = setup;
+const secrets = setup.tenancy === 'one' ? secretsOf(setup.config) : manySecretsOf(setup.config);
+const logger = createLogger({ level: config.logLevel, secrets });
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
 // As many connections as calls the client lets run at once, so none waits inside the pool
@@ -75,6 +80,31 @@ process.once('SIGINT', stop);
 try {
   store = await openStore(config.database);
   logger.info({ store: describeLocation(config.database) }, 'store ready');
+  if (setup.tenancy === 'many') {
+    // Many workspaces: no token or key of its own; each installation's are in the store.
+    const sealer = createSealer(setup.config.encryption);
+    await prepareSealing(store, sealer, Date.now());
+    if (!stopping) {
+      bot = createWorkspacesBot(setup.config, { logger, store, sealer, metrics: createMetrics() });
+      await bot.start();
+    }
+  } else {
+    await startOne(setup.config, store);
+  }
+} catch (error) {
+  if (!stopping) {
+    logger.fatal(
+      { err: error },
+      `could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    await pools.destroy();
+    await store?.close().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
+/** One workspace, as always: its own bot token and API key from the environment. */
+async function startOne(config: Config, store: Store): Promise<void> {
   const identity = await fetchIdentity(config, logger);
   // One breaker for the service's origin: an outage is the service's, whichever key asked.
   const breaker = new CircuitBreaker();
@@ -102,15 +132,5 @@ try {
   if (!stopping) {
     bot = createBot(config, { payments, logger, identity, store, health, metrics, breaker });
     await bot.start();
-  }
-} catch (error) {
-  if (!stopping) {
-    logger.fatal(
-      { err: error },
-      `could not start: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    await pools.destroy();
-    await store?.close().catch(() => undefined);
-    process.exit(1);
   }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { BOT_SCOPES } from '../src/installations/oauth.js';
 import { FUNCTION_GET_INVOICE } from '../src/listeners/functions/get-invoice.js';
 import { ACTION_REFRESH } from '../src/views/invoice.js';
 import { SHORTCUT_CHECK_PAYMENT } from '../src/views/shortcut.js';
@@ -17,6 +18,10 @@ const manifest = parse(readFileSync(new URL('../manifest.yml', import.meta.url),
 const workflow = parse(readFileSync(new URL('../manifest.workflow.yml', import.meta.url), 'utf8'));
 
 describe('manifest.yml', () => {
+  it('asks for the same bot scopes that Add to Slack asks for (many workspaces)', () => {
+    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...BOT_SCOPES].sort());
+  });
+
   it('names the app within Slack’s 35 characters and gives the bot a display name', () => {
     expect(manifest.display_information.name.length).toBeGreaterThan(0);
     expect(manifest.display_information.name.length).toBeLessThanOrEqual(35);

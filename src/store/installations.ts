@@ -13,6 +13,8 @@ import { type Sealer, SealingError } from './sealing.js';
 export interface Installations extends Required<InstallationStore> {
   /** `tokens_revoked`: the bot token is forgotten; the row stays until `app_uninstalled`. */
   forgetBotToken(id: string): Promise<void>;
+  /** Who installed the app there, for the answers that say who can connect the payment account. */
+  installerOf(id: string): Promise<string | undefined>;
 }
 
 type Row = Tables['installations'];
@@ -128,6 +130,15 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     async deleteInstallation(query: InstallationQuery<boolean>) {
       const id = installationId(query);
       if (id) await db.deleteFrom('installations').where('id', '=', id).execute();
+    },
+
+    async installerOf(id) {
+      const row = await db
+        .selectFrom('installations')
+        .select('installer_user_id')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.installer_user_id;
     },
 
     async forgetBotToken(id) {

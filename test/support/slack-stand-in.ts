@@ -16,6 +16,8 @@ interface ApiCall {
   args: Record<string, unknown>;
   /** The raw body, for leak checks. */
   raw: string;
+  /** The bearer token the call carried, if any. */
+  token: string | undefined;
   at: number;
 }
 
@@ -50,6 +52,9 @@ export interface StandInOptions {
    * `{ team_id: 'E…', enterprise_id: 'E…', is_enterprise_install: true }` (docs/slack.md#install).
    */
   authTest?: Record<string, unknown>;
+  /** The OAuth client `oauth.v2.access` accepts (many workspaces). */
+  clientId?: string;
+  clientSecret?: string;
 }
 
 export interface SlackStandIn {
@@ -66,6 +71,16 @@ export interface SlackStandIn {
   readonly conversations: Map<string, Record<string, unknown>>;
   /** users.info answers by user id (`team_id`, `enterprise_user`); anyone else is of the home team. */
   readonly people: Map<string, Record<string, unknown>>;
+  /**
+   * Many workspaces: bot tokens besides `botToken`, each with what auth.test answers for it
+   * (`team_id`, `user_id`, `bot_id`, …).
+   */
+  readonly tokens: Map<string, Record<string, unknown>>;
+  /**
+   * OAuth codes `oauth.v2.access` exchanges, each once, for this answer (`team`, `access_token`,
+   * `authed_user`, …); its `access_token` joins `tokens`. An unknown or used code is `invalid_code`.
+   */
+  readonly oauthCodes: Map<string, Record<string, unknown>>;
   /** Home views published, per user, latest last. */
   readonly homeViews: { userId: string; view: Record<string, unknown> }[];
   /** Custom step results: `functions.completeSuccess` and `functions.completeError` calls. */
@@ -150,6 +165,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const messages: StandInMessage[] = [];
   const conversations = new Map<string, Record<string, unknown>>();
   const people = new Map<string, Record<string, unknown>>();
+  const tokens = new Map<string, Record<string, unknown>>();
+  const oauthCodes = new Map<string, Record<string, unknown>>();
   const homeViews: SlackStandIn['homeViews'] = [];
   const functionResults: SlackStandIn['functionResults'] = [];
   const rateLimits = new Map<string, { retryAfter: number; count: number }>();
@@ -177,7 +194,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     if (path.startsWith('/api/')) {
       const method = path.slice('/api/'.length);
       const args = parseArgs(raw, req.headers['content-type']);
-      calls.push({ method, args, raw, at: Date.now() });
+      const bearer = req.headers.authorization?.replace(/^Bearer /, '');
+      calls.push({ method, args, raw, token: bearer, at: Date.now() });
       if (outage !== undefined) return json(outage, { ok: false, error: 'service_unavailable' });
       const limit = rateLimits.get(method);
       if (limit && limit.count > 0) {
@@ -192,10 +210,28 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
         if (answer.times === 0) answers.delete(method);
         return json(answer.status, answer.body);
       }
-      const bearer = req.headers.authorization?.replace(/^Bearer /, '');
       switch (method) {
+        case 'oauth.v2.access': {
+          const exchanged = oauthCodes.get(String(args.code));
+          if (args.client_id !== options.clientId || args.client_secret !== options.clientSecret)
+            return json(200, { ok: false, error: 'invalid_client_id' });
+          if (!exchanged) return json(200, { ok: false, error: 'invalid_code' });
+          oauthCodes.delete(String(args.code));
+          const team = exchanged.team as { id: string } | null;
+          const enterprise = exchanged.enterprise as { id: string } | null;
+          tokens.set(String(exchanged.access_token), {
+            team_id: team?.id ?? enterprise?.id,
+            enterprise_id: enterprise?.id,
+            is_enterprise_install: exchanged.is_enterprise_install === true,
+            user_id: exchanged.bot_user_id,
+            bot_id: `B${String(exchanged.bot_user_id).slice(1)}`,
+          });
+          return json(200, { ok: true, token_type: 'bot', app_id: 'A0APP', ...exchanged });
+        }
         case 'auth.test':
           if (options.authDelayMs) await new Promise((r) => setTimeout(r, options.authDelayMs));
+          if (bearer !== undefined && tokens.has(bearer))
+            return json(200, { ok: true, url: 'https://workspace.slack.test/', ...tokens.get(bearer) });
           if (bearer !== options.botToken) return json(200, { ok: false, error: 'invalid_auth' });
           return json(200, {
             ok: true,
@@ -383,6 +419,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     messages,
     conversations,
     people,
+    tokens,
+    oauthCodes,
     homeViews,
     functionResults,
     rateLimitNext(method, retryAfterSeconds, count = 1) {

@@ -1,0 +1,98 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { App, type Authorize } from '@slack/bolt';
+import { type Bot, slackClientOptions } from '../app.js';
+import type { ManyWorkspacesConfig } from '../config.js';
+import { createHttpServer, type Routes } from '../http/server.js';
+import { SlackHttpReceiver } from '../http/slack-receiver.js';
+import { registerAppUninstalled } from '../listeners/workspaces/app-uninstalled.js';
+import { registerNotConnected } from '../listeners/workspaces/not-connected.js';
+import { registerTokensRevoked } from '../listeners/workspaces/tokens-revoked.js';
+import { boltLogger, type Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { Store } from '../store/database.js';
+import { firstSight } from '../store/events.js';
+import { createInstallations, installationId } from '../store/installations.js';
+import type { Sealer } from '../store/sealing.js';
+import { createInstaller } from './oauth.js';
+
+export interface WorkspacesBotDeps {
+  logger: Logger;
+  store: Store;
+  /** Seals and opens the installations' secrets (ENCRYPTION_KEY, already checked against the store). */
+  sealer: Sealer;
+  metrics: Metrics;
+  /** Milliseconds since the epoch; the tests move it. */
+  clock?: () => number;
+}
+
+/**
+ * The bot serving many workspaces (README → Offer it to many workspaces): installed with "Add to
+ * Slack", each request authorized through its workspace's installation (Bolt's `authorize` from
+ * the InstallProvider, which refreshes rotating tokens), in HTTP mode only. Background work
+ * (watches, the payments feed) does not run in this mode yet.
+ */
+export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: WorkspacesBotDeps): Bot {
+  const { logger } = deps;
+  const clock = deps.clock ?? Date.now;
+  const slackLog = boltLogger(logger);
+  const clientOptions = slackClientOptions(config);
+  const installations = createInstallations(deps.store, deps.sealer, clock);
+  const installer = createInstaller(config, {
+    installations,
+    logger,
+    clientOptions,
+    firstSight: (key) => firstSight(deps.store, key, clock()),
+  });
+  let ready = false;
+
+  /** The installation, resolved once at the edge: its token (refreshed if need be) and who installed it. */
+  const authorize: Authorize<boolean> = async (source) => {
+    const result = await installer.provider.authorize(source);
+    const id = installationId(source);
+    return { ...result, installerUserId: id ? await installations.installerOf(id) : undefined };
+  };
+
+  const receiver = new SlackHttpReceiver({
+    signingSecret: config.slack.signingSecret,
+    logger,
+    boltLogger: slackLog,
+  });
+  const healthz = (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: ready }));
+  };
+  const routes: Routes = {
+    'GET /healthz': healthz,
+    'GET /metrics': deps.metrics.route,
+    'POST /slack/events': receiver.handle,
+    ...installer.routes,
+  };
+  const server = createHttpServer(routes, logger);
+
+  const app = new App({ receiver, authorize, logger: slackLog, clientOptions, convoStore: false });
+  app.error(async (error) => {
+    // Bolt's authorization failure names the workspace, never a token.
+    logger.warn({ err: error }, 'a Slack request was not handled');
+  });
+  registerAppUninstalled(app, installations, logger);
+  registerTokensRevoked(app, installations, logger);
+  registerNotConnected(app, logger);
+
+  return {
+    async start() {
+      const port = await server.listen(config.http.port, config.http.host);
+      await app.start();
+      ready = true;
+      logger.info({ mode: 'http', tenancy: 'many', port }, 'bot started');
+      return { port };
+    },
+    async stop() {
+      ready = false;
+      const closed = server.close();
+      await app.stop();
+      server.closeAll();
+      await closed;
+      return { drained: true };
+    },
+  };
+}

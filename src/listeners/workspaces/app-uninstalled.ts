@@ -1,0 +1,23 @@
+import type { App } from '@slack/bolt';
+import type { Logger } from '../../logger.js';
+import { type Installations, installationId } from '../../store/installations.js';
+
+/**
+ * `app_uninstalled`: the workspace's installation goes, with its tokens and its payment key.
+ * Bolt does not authorize this event and deletes nothing by itself. Idempotent: a repeat, or
+ * one after `tokens_revoked`, finds nothing left to delete.
+ */
+export function registerAppUninstalled(app: App, installations: Installations, logger: Logger): void {
+  app.event('app_uninstalled', async ({ context }) => {
+    const query = {
+      teamId: context.teamId,
+      enterpriseId: context.enterpriseId,
+      isEnterpriseInstall: context.isEnterpriseInstall,
+    };
+    await installations.deleteInstallation(query);
+    logger.info(
+      { installation: installationId(query) },
+      'uninstalled: its tokens and payment key are deleted',
+    );
+  });
+}

@@ -1,0 +1,57 @@
+import type { AllMiddlewareArgs, App } from '@slack/bolt';
+import type { Logger } from '../../logger.js';
+import { notConnectedHome, notConnectedMessage } from '../../views/installation.js';
+import {
+  ACTION_OPEN_PAYMENT_PAGE,
+  ACTION_REFRESH,
+  ACTION_STOP_WATCH,
+  ACTION_WATCH,
+} from '../../views/invoice.js';
+import { ACTION_SHARE, SHORTCUT_CHECK_PAYMENT } from '../../views/shortcut.js';
+import { FUNCTION_GET_INVOICE } from '../functions/get-invoice.js';
+
+/** The person who installed the app in the request's workspace, put in the context at authorization. */
+export const installerOf = (context: AllMiddlewareArgs['context']): string => String(context.installerUserId);
+
+const numbered = (actionId: string) => new RegExp(`^${actionId}(:\\d+)?$`);
+
+/**
+ * Many workspaces, before a workspace has connected its payment account: every surface answers
+ * privately that it is not connected yet and who can connect it, and calls no payment service.
+ * A pasted payment link is left as Slack shows it: an unfurl is seen by the whole channel.
+ */
+export function registerNotConnected(app: App, logger: Logger): void {
+  for (const command of ['/balance', '/invoice']) {
+    app.command(command, async ({ ack, context }) => {
+      await ack({ response_type: 'ephemeral', ...notConnectedMessage(installerOf(context)) });
+    });
+  }
+  const buttons = [ACTION_REFRESH, ACTION_WATCH, ACTION_STOP_WATCH, ACTION_SHARE, ACTION_OPEN_PAYMENT_PAGE];
+  for (const actionId of buttons) {
+    app.action(numbered(actionId), async ({ ack, respond, context }) => {
+      await ack();
+      await respond({
+        response_type: 'ephemeral',
+        replace_original: false,
+        ...notConnectedMessage(installerOf(context)),
+      });
+    });
+  }
+  app.shortcut(
+    { callback_id: SHORTCUT_CHECK_PAYMENT, type: 'message_action' },
+    async ({ ack, respond, context }) => {
+      await ack();
+      await respond({ response_type: 'ephemeral', ...notConnectedMessage(installerOf(context)) });
+    },
+  );
+  app.event('app_home_opened', async ({ event, client, context }) => {
+    if (event.tab !== 'home') return;
+    await client.views.publish({ user_id: event.user, view: notConnectedHome(installerOf(context)) });
+  });
+  app.event('link_shared', async ({ context }) => {
+    logger.debug({ team: context.teamId }, 'link not unfurled: the payment account is not connected');
+  });
+  app.function(FUNCTION_GET_INVOICE, async ({ fail }) => {
+    await fail({ error: 'The payment account is not connected yet: connect it from the app’s Home tab' });
+  });
+}

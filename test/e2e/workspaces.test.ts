@@ -1,0 +1,272 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { commandBody, eventBody, postToBot } from '../support/slack-requests.js';
+import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
+import { askBot, type BotProcess, SECRETS, startBot, until } from './harness.js';
+
+/**
+ * Many workspaces, end to end: the real bot (`node dist/main.js`) with an OAuth client and no bot
+ * token, installed by two workspaces through /slack/install → /slack/oauth_redirect on the Slack
+ * stand-in, with its installations in a SQLite file.
+ */
+
+const CLIENT = { id: '1111.2222', secret: 'e2e-client-secret-8d7c6b', state: 'e2e-state-secret-5a4b3c' };
+const KEY = randomBytes(32).toString('base64');
+interface Workspace {
+  team: string;
+  installer: string;
+  token: string;
+  code: string;
+}
+const WORKSPACES: Record<'one' | 'two', Workspace> = {
+  one: { team: 'T0ONE', installer: 'U0ONEADMIN', token: 'xoxb-one-e2e-secret-token-1a2b', code: 'code-one' },
+  two: { team: 'T0TWO', installer: 'U0TWOADMIN', token: 'xoxb-two-e2e-secret-token-3c4d', code: 'code-two' },
+};
+
+let sandbox: Sandbox;
+let slack: SlackStandIn;
+let bot: BotProcess;
+let dir: string;
+let env: Record<string, string>;
+
+const manyEnv = (database: string, extra: Record<string, string> = {}) => ({
+  SLACK_CLIENT_ID: CLIENT.id,
+  SLACK_CLIENT_SECRET: CLIENT.secret,
+  SLACK_STATE_SECRET: CLIENT.state,
+  SLACK_SIGNING_SECRET: SECRETS.signingSecret,
+  ENCRYPTION_KEY: KEY,
+  SLACK_API_URL: slack.apiUrl,
+  PAYMENT_API_URL: sandbox.url,
+  DATABASE_URL: `file:${database}`,
+  LOG_LEVEL: 'debug',
+  ...extra,
+});
+
+function offerCode(w: Workspace): void {
+  slack.oauthCodes.set(w.code, {
+    access_token: w.token,
+    scope: 'commands,chat:write,users:read',
+    bot_user_id: `U0BOT${w.team.slice(3)}`,
+    team: { id: w.team, name: w.team },
+    enterprise: null,
+    is_enterprise_install: false,
+    authed_user: { id: w.installer },
+  });
+}
+
+/** Opens /slack/install as a browser does: the Add to Slack link's state and the cookie that goes with it. */
+async function startInstall(): Promise<{ state: string; cookie: string }> {
+  const page = await fetch(`${bot.url}/slack/install`);
+  const html = await page.text();
+  const href = /id="add-to-slack" href="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? '';
+  const state = new URL(href).searchParams.get('state') ?? '';
+  const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  expect(new URL(href).searchParams.get('client_id')).toBe(CLIENT.id);
+  expect(state).not.toBe('');
+  return { state, cookie };
+}
+
+const redirect = (query: Record<string, string>, cookie?: string) =>
+  fetch(`${bot.url}/slack/oauth_redirect?${new URLSearchParams(query)}`, {
+    headers: cookie ? { cookie } : {},
+  });
+
+async function install(w: Workspace): Promise<void> {
+  offerCode(w);
+  const { state, cookie } = await startInstall();
+  const done = await redirect({ code: w.code, state }, cookie);
+  expect(done.status).toBe(200);
+  expect(await done.text()).toContain('Crypto Payments is installed');
+}
+
+const balanceFrom = (w: Workspace, user: string = w.installer) =>
+  askBot(bot, slack, (response_url) =>
+    commandBody({ command: '/balance', text: '', response_url, team_id: w.team, user_id: user }),
+  );
+
+/** A request Bolt refuses at authorization is acked empty, and nothing follows. */
+const refusedBalance = async (w: Workspace) => {
+  const body = commandBody({
+    command: '/balance',
+    text: '',
+    response_url: slack.responseUrl(),
+    team_id: w.team,
+    user_id: w.installer,
+  });
+  const ack = await postToBot(`${bot.url}/slack/events`, body, SECRETS.signingSecret);
+  expect(ack.status).toBe(200);
+  expect(ack.body).toBe('');
+};
+
+const event = (w: Workspace, payload: Record<string, unknown>) =>
+  postToBot(
+    `${bot.url}/slack/events`,
+    JSON.stringify({
+      ...JSON.parse(eventBody(payload)),
+      team_id: w.team,
+      authorizations: [{ team_id: w.team, is_bot: true, is_enterprise_install: false }],
+    }),
+    SECRETS.signingSecret,
+    { contentType: 'application/json' },
+  );
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  slack = await startSlackStandIn({
+    teamId: 'T0HOME',
+    botToken: SECRETS.botToken,
+    clientId: CLIENT.id,
+    clientSecret: CLIENT.secret,
+  });
+  dir = mkdtempSync(join(tmpdir(), 'bot-workspaces-'));
+  env = manyEnv(join(dir, 'bot.sqlite'));
+  bot = await startBot(env);
+});
+
+afterAll(async () => {
+  await bot?.stop();
+  await slack?.close();
+  await sandbox?.close();
+});
+
+describe('many workspaces: installing', () => {
+  it('installs two workspaces through Add to Slack, each welcomed with its own token', async () => {
+    await install(WORKSPACES.one);
+    await install(WORKSPACES.two);
+    const exchanges = slack.calls.filter((c) => c.method === 'oauth.v2.access');
+    expect(exchanges.map((c) => c.args.code)).toEqual(['code-one', 'code-two']);
+    for (const w of Object.values(WORKSPACES)) {
+      const dm = slack.messages.find((m) => m.channel === w.installer);
+      expect(dm?.text).toContain('Thanks for installing');
+      const call = slack.calls.find((c) => c.method === 'chat.postMessage' && c.args.channel === w.installer);
+      expect(call?.token).toBe(w.token);
+    }
+    expect(
+      JSON.stringify(slack.messages.find((m) => m.channel === WORKSPACES.one.installer)?.blocks),
+    ).toContain('Home');
+  });
+
+  it('refuses a forged state, a state without its cookie and a replayed one: nothing installed, no code exchanged', async () => {
+    const before = slack.calls.filter((c) => c.method === 'oauth.v2.access').length;
+    offerCode({ ...WORKSPACES.one, code: 'code-forged' });
+    const { state, cookie } = await startInstall();
+    const forged = await redirect({ code: 'code-forged', state: `${state.slice(0, -4)}AAAA` }, cookie);
+    const noCookie = await redirect({ code: 'code-forged', state });
+    for (const response of [forged, noCookie]) {
+      expect(response.status).toBe(400);
+      const page = await response.text();
+      expect(page).toContain('The app was not installed');
+      expect(page).toContain('href="/slack/install"');
+    }
+    expect(slack.calls.filter((c) => c.method === 'oauth.v2.access')).toHaveLength(before);
+
+    // Used once, properly; the same state and cookie again are refused before any exchange.
+    expect((await redirect({ code: 'code-forged', state }, cookie)).status).toBe(200);
+    const replayed = await redirect({ code: 'code-forged', state }, cookie);
+    expect(replayed.status).toBe(400);
+    expect(slack.calls.filter((c) => c.method === 'oauth.v2.access')).toHaveLength(before + 1);
+  });
+
+  it('stores no token in plain text in the SQLite file or its write-ahead log', () => {
+    const path = join(dir, 'bot.sqlite');
+    const bytes = [path, `${path}-wal`]
+      .filter(existsSync)
+      .map((f) => readFileSync(f).toString('latin1'))
+      .join('');
+    expect(bytes).toContain('T0ONE');
+    for (const w of Object.values(WORKSPACES)) expect(bytes).not.toContain(w.token);
+  });
+});
+
+describe('many workspaces: before a payment account is connected', () => {
+  it('answers /balance privately in each workspace, naming its own installer, calling no payment service', async () => {
+    const [one, two] = await Promise.all([
+      balanceFrom(WORKSPACES.one, 'U0MEMBER'),
+      balanceFrom(WORKSPACES.two, 'U0MEMBER'),
+    ]);
+    expect(one.reply.response_type).toBe('ephemeral');
+    expect(JSON.stringify(one.reply)).toContain('not connected yet');
+    expect(JSON.stringify(one.reply)).toContain(`<@${WORKSPACES.one.installer}>`);
+    expect(JSON.stringify(one.reply)).not.toContain(WORKSPACES.two.installer);
+    expect(JSON.stringify(two.reply)).toContain(`<@${WORKSPACES.two.installer}>`);
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('publishes a Home tab saying so, with the workspace’s own token', async () => {
+    const response = await event(WORKSPACES.two, {
+      type: 'app_home_opened',
+      user: 'U0MEMBER',
+      channel: 'D0',
+      tab: 'home',
+    });
+    expect(response.status).toBe(200);
+    const publish = await slack.waitForCall('views.publish');
+    expect(publish.token).toBe(WORKSPACES.two.token);
+    expect(JSON.stringify(publish.args.view)).toContain('not connected yet');
+  });
+
+  it('gives a workspace that never installed the app Bolt’s authorization failure, logged without secrets', async () => {
+    const stranger = { ...WORKSPACES.one, team: 'T0STRANGER' };
+    const before = slack.calls.length;
+    await refusedBalance(stranger);
+    await until(
+      () => bot.output.some((l) => l.includes('no installation for T0STRANGER')),
+      'the authorization failure',
+    );
+    expect(slack.calls.slice(before).filter((c) => c.method !== 'auth.test')).toEqual([]);
+  });
+});
+
+describe('many workspaces: uninstalling', () => {
+  it('tokens_revoked and app_uninstalled, in either order and twice, end one workspace and leave the other', async () => {
+    const revoked = { type: 'tokens_revoked', tokens: { bot: ['U0BOTONE'] } };
+    expect((await event(WORKSPACES.one, revoked)).status).toBe(200);
+    expect((await event(WORKSPACES.one, revoked)).status).toBe(200);
+    expect((await event(WORKSPACES.one, { type: 'app_uninstalled' })).status).toBe(200);
+    expect((await event(WORKSPACES.one, { type: 'app_uninstalled' })).status).toBe(200);
+    await until(() => bot.output.some((l) => l.includes('uninstalled')), 'the uninstall');
+
+    const before = slack.calls.length;
+    await refusedBalance(WORKSPACES.one);
+    await until(() => bot.output.some((l) => l.includes('no installation for T0ONE')), 'the refusal');
+    expect(slack.calls.slice(before).some((c) => c.token === WORKSPACES.one.token)).toBe(false);
+    expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('not connected yet');
+  });
+
+  it('never wrote a token, the client secret or the encryption key to its output', () => {
+    const output = bot.output.join('\n');
+    for (const secret of [
+      CLIENT.secret,
+      CLIENT.state,
+      KEY,
+      SECRETS.signingSecret,
+      ...Object.values(WORKSPACES).map((w) => w.token),
+    ])
+      expect(output).not.toContain(secret);
+  });
+});
+
+describe('many workspaces: ENCRYPTION_KEY', () => {
+  it('refuses to start with another key, by name, changing nothing; the right key starts again', async () => {
+    await bot.stop();
+    const path = join(dir, 'bot.sqlite');
+    const wrong = await startBot(manyEnv(path, { ENCRYPTION_KEY: randomBytes(32).toString('base64') }), {
+      expectExit: true,
+    });
+    expect(await wrong.exited).toBe(1);
+    expect(wrong.output.join('\n')).toMatch(
+      /ENCRYPTION_KEY \(key [0-9a-f]{8}\) does not open the secrets in the store/,
+    );
+
+    const rotated = randomBytes(32).toString('base64');
+    bot = await startBot(manyEnv(path, { ENCRYPTION_KEY: rotated, ENCRYPTION_KEY_PREVIOUS: KEY }));
+    await bot.stop();
+    // Every secret was sealed again: the new key alone opens them.
+    bot = await startBot(manyEnv(path, { ENCRYPTION_KEY: rotated }));
+    expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('not connected yet');
+  });
+});
