@@ -55,6 +55,7 @@ const pools = {
   close: () => Promise.all([pool.close(), backgroundPool.close()]),
   destroy: () => Promise.all([pool.destroy(), backgroundPool.destroy()]),
 };
+const userAgent = `${pkg.name}/${pkg.version} (+Slack bot; node ${process.version})`;
 let store: Store | undefined;
 
 let bot: Bot | undefined;
@@ -84,8 +85,23 @@ try {
     // Many workspaces: no token or key of its own; each installation's are in the store.
     const sealer = createSealer(setup.config.encryption);
     await prepareSealing(store, sealer, Date.now());
+    const metrics = createMetrics();
+    // One breaker and one pool for the service's origin, whichever workspace's key asks.
+    const breaker = new CircuitBreaker();
+    const paymentsFor = (apiKey: string, options: { timeoutMs: number }) =>
+      createPaymentsClient({
+        baseUrl: config.payments.apiUrl,
+        apiKey,
+        dispatcher: pool,
+        timeoutMs: Math.min(options.timeoutMs, config.payments.timeoutMs),
+        concurrency: config.payments.concurrency,
+        breaker,
+        userAgent,
+        logger,
+        onCall: (report) => metrics.paymentCall(report),
+      });
     if (!stopping) {
-      bot = createWorkspacesBot(setup.config, { logger, store, sealer, metrics: createMetrics() });
+      bot = createWorkspacesBot(setup.config, { logger, store, sealer, metrics, paymentsFor });
       await bot.start();
     }
   } else {
@@ -122,7 +138,7 @@ async function startOne(config: Config, store: Store): Promise<void> {
       concurrency: BACKGROUND_CONNECTIONS,
     },
     breaker,
-    userAgent: `${pkg.name}/${pkg.version} (+Slack bot; node ${process.version})`,
+    userAgent,
     logger,
     onCall: (report) => {
       health.record(report);

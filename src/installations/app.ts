@@ -6,9 +6,11 @@ import { createHttpServer, type Routes } from '../http/server.js';
 import { SlackHttpReceiver } from '../http/slack-receiver.js';
 import { registerAppUninstalled } from '../listeners/workspaces/app-uninstalled.js';
 import { registerNotConnected } from '../listeners/workspaces/not-connected.js';
+import { registerPaymentAccount } from '../listeners/workspaces/payment-account.js';
 import { registerTokensRevoked } from '../listeners/workspaces/tokens-revoked.js';
 import { boltLogger, type Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import type { PaymentsClient } from '../payments/index.js';
 import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
 import { createInstallations, installationId } from '../store/installations.js';
@@ -21,6 +23,8 @@ export interface WorkspacesBotDeps {
   /** Seals and opens the installations' secrets (ENCRYPTION_KEY, already checked against the store). */
   sealer: Sealer;
   metrics: Metrics;
+  /** A payments client for a workspace's key, sharing the service's breaker and connections. */
+  paymentsFor: (apiKey: string, options: { timeoutMs: number }) => PaymentsClient;
   /** Milliseconds since the epoch; the tests move it. */
   clock?: () => number;
 }
@@ -45,11 +49,11 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
   });
   let ready = false;
 
-  /** The installation, resolved once at the edge: its token (refreshed if need be) and who installed it. */
+  /** The installation, resolved once at the edge: its token (refreshed if need be), who installed it, its account. */
   const authorize: Authorize<boolean> = async (source) => {
     const result = await installer.provider.authorize(source);
     const id = installationId(source);
-    return { ...result, installerUserId: id ? await installations.installerOf(id) : undefined };
+    return { ...result, installation: id ? await installations.summaryOf(id) : undefined };
   };
 
   const receiver = new SlackHttpReceiver({
@@ -76,6 +80,7 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
   });
   registerAppUninstalled(app, installations, logger);
   registerTokensRevoked(app, installations, logger);
+  registerPaymentAccount(app, { installations, paymentsFor: deps.paymentsFor, logger, clock });
   registerNotConnected(app, logger);
 
   return {

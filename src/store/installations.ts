@@ -13,8 +13,18 @@ import { type Sealer, SealingError } from './sealing.js';
 export interface Installations extends Required<InstallationStore> {
   /** `tokens_revoked`: the bot token is forgotten; the row stays until `app_uninstalled`. */
   forgetBotToken(id: string): Promise<void>;
-  /** Who installed the app there, for the answers that say who can connect the payment account. */
-  installerOf(id: string): Promise<string | undefined>;
+  /** Who installed the app there, and whether its payment account is connected: no secret. */
+  summaryOf(id: string): Promise<InstallationSummary | undefined>;
+  /** Stores the workspace's payment service API key, sealed, replacing any before it. */
+  connectPaymentKey(id: string, apiKey: string, by: string, at: number): Promise<void>;
+  disconnectPaymentKey(id: string, at: number): Promise<void>;
+}
+
+export interface InstallationSummary {
+  id: string;
+  installerUserId: string;
+  /** Who connected the payment account and when; undefined while none is connected. */
+  account: { connectedBy: string; connectedAt: number } | undefined;
 }
 
 type Row = Tables['installations'];
@@ -132,13 +142,55 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       if (id) await db.deleteFrom('installations').where('id', '=', id).execute();
     },
 
-    async installerOf(id) {
+    async summaryOf(id) {
       const row = await db
         .selectFrom('installations')
-        .select('installer_user_id')
+        .select([
+          'installer_user_id',
+          'payment_api_key',
+          'payment_key_connected_by',
+          'payment_key_connected_at',
+        ])
         .where('id', '=', id)
         .executeTakeFirst();
-      return row?.installer_user_id;
+      if (!row) return undefined;
+      const connected = row.payment_api_key !== null && row.payment_key_connected_by !== null;
+      return {
+        id,
+        installerUserId: row.installer_user_id,
+        account: connected
+          ? {
+              connectedBy: row.payment_key_connected_by as string,
+              connectedAt: Number(row.payment_key_connected_at),
+            }
+          : undefined,
+      };
+    },
+
+    async connectPaymentKey(id, apiKey, by, at) {
+      await db
+        .updateTable('installations')
+        .set({
+          payment_api_key: seal(id, 'payment_api_key', apiKey),
+          payment_key_connected_by: by,
+          payment_key_connected_at: at,
+          updated_at: at,
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async disconnectPaymentKey(id, at) {
+      await db
+        .updateTable('installations')
+        .set({
+          payment_api_key: null,
+          payment_key_connected_by: null,
+          payment_key_connected_at: null,
+          updated_at: at,
+        })
+        .where('id', '=', id)
+        .execute();
     },
 
     async forgetBotToken(id) {

@@ -1,6 +1,18 @@
-import type { HomeView } from '@slack/types';
-import { context, fallbackText, header, type Message, section } from './blocks.js';
-import { md, mention } from './mrkdwn.js';
+import type { HomeView, ModalView } from '@slack/types';
+import { actionButton, actions, context, fallbackText, header, type Message, section } from './blocks.js';
+import { md, mention, slackDate } from './mrkdwn.js';
+
+export const ACTION_CONNECT = 'connect_payment_account';
+export const ACTION_DISCONNECT = 'disconnect_payment_account';
+export const VIEW_PAYMENT_ACCOUNT = 'payment_account';
+export const BLOCK_API_KEY = 'api_key';
+export const INPUT_API_KEY = 'api_key';
+
+/** Who connected the workspace's payment account, and when. */
+export interface ConnectedAccount {
+  connectedBy: string;
+  connectedAt: number;
+}
 
 /**
  * What a workspace sees of its installation (many-workspaces mode): the installer's welcome, the
@@ -11,27 +23,88 @@ import { md, mention } from './mrkdwn.js';
 const whoConnects = (installerId: string) =>
   md`${mention(installerId)} (who installed the app) or a workspace admin or owner can connect it from the app’s *Home* tab.`;
 
-/** Every surface, privately, while the workspace has no payment account connected. */
-export function notConnectedMessage(installerId: string): Message {
-  const text = md`:electric_plug: *The payment account is not connected yet*\n${whoConnects(installerId)}`;
+/**
+ * Every surface, privately, in this release of many-workspaces mode: not connected yet and who
+ * can connect it; or connected, with balances and invoices still to come.
+ */
+export function notConnectedMessage(installerId: string, account?: ConnectedAccount): Message {
+  const text = account
+    ? md`:electric_plug: *Balances and invoices are not available in this workspace yet*\nThe payment account was connected by ${mention(account.connectedBy)}; reading it from Slack comes with the next update of the app.`
+    : md`:electric_plug: *The payment account is not connected yet*\n${whoConnects(installerId)}`;
   return { text: fallbackText(text), blocks: [section(text)] };
 }
 
+/** Someone who is neither the installer nor an admin or owner tried to manage the payment account. */
+export function notAllowedToConnectMessage(installerId: string): Message {
+  const text = md`:lock: *Only the person who installed the app (${mention(installerId)}) or a workspace admin or owner can connect or change the payment account.*`;
+  return { text: fallbackText(text), blocks: [section(text)] };
+}
+
+/** The modal that takes the payment service API key; the key is never shown back. */
+export function paymentAccountModal(replacing: boolean): ModalView {
+  return {
+    type: 'modal',
+    callback_id: VIEW_PAYMENT_ACCOUNT,
+    title: { type: 'plain_text', text: replacing ? 'Replace the API key' : 'Connect payment account' },
+    submit: { type: 'plain_text', text: 'Connect' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      section(
+        md`Paste the API key of any active project of your merchant account. The bot checks it with the payment service before keeping it, encrypted; nobody sees it again, in Slack or in the logs.`,
+      ),
+      {
+        type: 'input',
+        block_id: BLOCK_API_KEY,
+        label: { type: 'plain_text', text: 'API key' },
+        element: { type: 'plain_text_input', action_id: INPUT_API_KEY, min_length: 8, max_length: 500 },
+      },
+    ],
+  };
+}
+
+/** What the modal says under the key when the service refused it or could not be asked. */
+export const keyProblems = {
+  rejected:
+    'The payment service rejected this key. Copy it again from your merchant account: any active project’s key works.',
+  notAllowed:
+    'Only the person who installed the app or a workspace admin or owner can connect the payment account.',
+  unavailable: (why: string) =>
+    `The key could not be checked: ${why} Nothing was saved; try again in a minute.`,
+} as const;
+
 /** The installer's direct message right after the install. */
 export function welcomeMessage(installerId: string): Message {
-  const text = md`:wave: Thanks for installing *Crypto Payments*, ${mention(installerId)}.\nIt shows your payment service balance (\`/balance\`) and invoices (\`/invoice <id or link>\`, pasted payment links, *Check payment status* on any message) right in Slack, to the people allowed to see them.`;
+  const text = md`:wave: Thanks for installing *Crypto Payments*, ${mention(installerId)}.\nIt shows your payment service balance (\`/balance\`) and invoices (\`/invoice ${'<id or link>'}\`, pasted payment links, *Check payment status* on any message) right in Slack, to the people allowed to see them.`;
   const next = md`*Next step:* connect your payment account from the app’s *Home* tab (only you and workspace admins or owners can). Until then the bot answers that it is not connected yet.`;
   return { text: fallbackText(text), blocks: [section(text), section(next)] };
 }
 
-/** The App Home while the payment account is not connected. */
-export function notConnectedHome(installerId: string): HomeView {
+/** The App Home: the payment account's state, and for the installer and admins the buttons to manage it. */
+export function workspaceHome(input: {
+  installerId: string;
+  account: ConnectedAccount | undefined;
+  canManage: boolean;
+}): HomeView {
+  const { account, canManage } = input;
+  const state = account
+    ? md`:white_check_mark: Connected by ${mention(account.connectedBy)} on ${slackDate(new Date(account.connectedAt))}. The key is kept encrypted and never shown.`
+    : md`The payment account is not connected yet. ${whoConnects(input.installerId)}`;
+  const buttons = account
+    ? [
+        actions(
+          'payment_account',
+          actionButton('Replace key', ACTION_CONNECT, 'replace'),
+          actionButton('Disconnect', ACTION_DISCONNECT, 'disconnect'),
+        ),
+      ]
+    : [actions('payment_account', actionButton('Connect payment account', ACTION_CONNECT, 'connect'))];
   return {
     type: 'home',
     blocks: [
       header('Payment account'),
-      section(md`The payment account is not connected yet. ${whoConnects(installerId)}`),
-      context(md`Balances, invoices and unfurls work once it is connected.`),
+      section(state),
+      ...(canManage ? buttons : []),
+      context(md`Each workspace connects its own account; no other workspace can read it.`),
     ],
   };
 }

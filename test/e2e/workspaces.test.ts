@@ -221,6 +221,127 @@ describe('many workspaces: before a payment account is connected', () => {
   });
 });
 
+/** A modal's submission, form-encoded as Slack sends it. */
+const submitKey = (w: Workspace, user: string, apiKey: string) => {
+  const payload = {
+    type: 'view_submission',
+    team: { id: w.team, domain: 'two' },
+    user: { id: user, team_id: w.team },
+    api_app_id: 'A0APP',
+    token: 'deprecated-verification-token',
+    trigger_id: '1.2.submit',
+    view: {
+      id: 'V1',
+      type: 'modal',
+      team_id: w.team,
+      callback_id: 'payment_account',
+      private_metadata: '',
+      hash: 'h',
+      state: { values: { api_key: { api_key: { type: 'plain_text_input', value: apiKey } } } },
+    },
+    enterprise: null,
+    is_enterprise_install: false,
+  };
+  return postToBot(
+    `${bot.url}/slack/events`,
+    `payload=${encodeURIComponent(JSON.stringify(payload))}`,
+    SECRETS.signingSecret,
+  );
+};
+
+const homeFor = async (w: Workspace, user: string) => {
+  const before = slack.homeViews.length;
+  await event(w, { type: 'app_home_opened', user, channel: 'D0', tab: 'home' });
+  await until(() => slack.homeViews.slice(before).some((h) => h.userId === user), `the Home tab of ${user}`);
+  return JSON.stringify(slack.homeViews.slice(before).find((h) => h.userId === user)?.view);
+};
+
+describe('many workspaces: connecting the payment account', () => {
+  const two = () => WORKSPACES.two;
+
+  it('shows Connect payment account to the installer and admins only', async () => {
+    slack.people.set('U0TWOBOSS', { is_admin: true });
+    expect(await homeFor(two(), two().installer)).toContain('connect_payment_account');
+    expect(await homeFor(two(), 'U0TWOBOSS')).toContain('connect_payment_account');
+    const member = await homeFor(two(), 'U0MEMBER');
+    expect(member).not.toContain('connect_payment_account');
+    expect(member).toContain('not connected yet');
+  });
+
+  it('/balance connect opens the modal for the installer, and tells a member who can', async () => {
+    const refused = await askBot(bot, slack, (response_url) =>
+      commandBody({
+        command: '/balance',
+        text: 'connect',
+        response_url,
+        team_id: two().team,
+        user_id: 'U0MEMBER',
+      }),
+    );
+    expect(JSON.stringify(refused.reply)).toContain('Only the person who installed the app');
+    expect(slack.modals).toHaveLength(0);
+    await postToBot(
+      `${bot.url}/slack/events`,
+      commandBody({
+        command: '/balance',
+        text: 'connect',
+        response_url: slack.responseUrl(),
+        team_id: two().team,
+        user_id: two().installer,
+      }),
+      SECRETS.signingSecret,
+    );
+    await until(() => slack.modals.length === 1, 'the modal');
+    const [modal] = slack.modals;
+    expect(modal?.token).toBe(two().token);
+    expect(modal?.view).toMatchObject({ callback_id: 'payment_account' });
+    expect(JSON.stringify(modal?.view)).toContain('"block_id":"api_key"');
+  });
+
+  it('shows a rejected key in the modal and keeps nothing', async () => {
+    const response = await submitKey(two(), two().installer, 'not-the-merchants-key-0000');
+    expect(response.json()).toMatchObject({
+      response_action: 'errors',
+      errors: { api_key: expect.stringContaining('rejected this key') },
+    });
+    expect(sandbox.requests.at(-1)?.authorization).toBe('Token not-the-merchants-key-0000');
+    expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('not connected yet');
+  });
+
+  it('refuses a key submitted by a member, asking the service nothing and changing nothing', async () => {
+    const asked = sandbox.requests.length;
+    const response = await submitKey(two(), 'U0MEMBER', sandbox.apiKey);
+    expect(response.json()).toMatchObject({
+      response_action: 'errors',
+      errors: { api_key: expect.stringContaining('Only the person') },
+    });
+    expect(sandbox.requests).toHaveLength(asked);
+    expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('not connected yet');
+  });
+
+  it('keeps a good key sealed, says who connected it and when, and never shows or logs it', async () => {
+    const before = slack.homeViews.length;
+    const response = await submitKey(two(), 'U0TWOBOSS', sandbox.apiKey);
+    expect(response.status).toBe(200);
+    expect(response.body).toBe('');
+    await until(() => slack.homeViews.length > before, 'the Home tab updated');
+    const home = JSON.stringify(slack.homeViews.at(-1)?.view);
+    expect(home).toContain('Connected by <@U0TWOBOSS>');
+    expect(home).toContain('disconnect_payment_account');
+    expect(home).not.toContain(sandbox.apiKey);
+    expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('connected by <@U0TWOBOSS>');
+    // Workspace one is untouched.
+    expect(JSON.stringify((await balanceFrom(WORKSPACES.one)).reply)).toContain('not connected yet');
+    const path = join(dir, 'bot.sqlite');
+    const bytes = [path, `${path}-wal`]
+      .filter(existsSync)
+      .map((f) => readFileSync(f).toString('latin1'))
+      .join('');
+    expect(bytes).not.toContain(sandbox.apiKey);
+    expect(bot.output.join('\n')).not.toContain(sandbox.apiKey);
+  });
+});
+
 describe('many workspaces: uninstalling', () => {
   it('tokens_revoked and app_uninstalled, in either order and twice, end one workspace and leave the other', async () => {
     const revoked = { type: 'tokens_revoked', tokens: { bot: ['U0BOTONE'] } };
@@ -234,19 +355,21 @@ describe('many workspaces: uninstalling', () => {
     await refusedBalance(WORKSPACES.one);
     await until(() => bot.output.some((l) => l.includes('no installation for T0ONE')), 'the refusal');
     expect(slack.calls.slice(before).some((c) => c.token === WORKSPACES.one.token)).toBe(false);
-    expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('not connected yet');
+    expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('connected by <@U0TWOBOSS>');
   });
 
-  it('never wrote a token, the client secret or the encryption key to its output', () => {
+  it('never wrote a token, a payment key, the client secret or the encryption key to its output', () => {
     const output = bot.output.join('\n');
     for (const secret of [
       CLIENT.secret,
       CLIENT.state,
       KEY,
       SECRETS.signingSecret,
+      sandbox.apiKey,
       ...Object.values(WORKSPACES).map((w) => w.token),
     ])
       expect(output).not.toContain(secret);
+    expect(slack.problems).toEqual([]);
   });
 });
 
@@ -267,6 +390,6 @@ describe('many workspaces: ENCRYPTION_KEY', () => {
     await bot.stop();
     // Every secret was sealed again: the new key alone opens them.
     bot = await startBot(manyEnv(path, { ENCRYPTION_KEY: rotated }));
-    expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('not connected yet');
+    expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('connected by <@U0TWOBOSS>');
   });
 });

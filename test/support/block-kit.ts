@@ -110,6 +110,14 @@ function block(value: unknown, where: string, blockIds: Set<string>, actionIds: 
     }
     case 'divider':
       return problems;
+    case 'input': {
+      // Modals only: a label and one plain-text input (the API key).
+      problems.push(...textObject(value.label, `${where}.label`, { plainOnly: true, max: 2000 }));
+      const input = value.element;
+      if (!isObject(input) || input.type !== 'plain_text_input' || typeof input.action_id !== 'string')
+        problems.push(`${where}: unsupported input element`);
+      return problems;
+    }
     default:
       return [...problems, `${where}: unknown block type ${String(value.type)}`];
   }

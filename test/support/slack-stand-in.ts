@@ -81,6 +81,8 @@ export interface SlackStandIn {
    * `authed_user`, …); its `access_token` joins `tokens`. An unknown or used code is `invalid_code`.
    */
   readonly oauthCodes: Map<string, Record<string, unknown>>;
+  /** Modals opened (`views.open`), with the trigger they answered, oldest first. */
+  readonly modals: { triggerId: string; view: Record<string, unknown>; token: string | undefined }[];
   /** Home views published, per user, latest last. */
   readonly homeViews: { userId: string; view: Record<string, unknown> }[];
   /** Custom step results: `functions.completeSuccess` and `functions.completeError` calls. */
@@ -168,6 +170,7 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const tokens = new Map<string, Record<string, unknown>>();
   const oauthCodes = new Map<string, Record<string, unknown>>();
   const homeViews: SlackStandIn['homeViews'] = [];
+  const modals: SlackStandIn['modals'] = [];
   const functionResults: SlackStandIn['functionResults'] = [];
   const rateLimits = new Map<string, { retryAfter: number; count: number }>();
   const answers = new Map<string, { body: Record<string, unknown>; status: number; times: number }>();
@@ -326,6 +329,13 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
           homeViews.push({ userId: String(args.user_id), view });
           return json(200, { ok: true, view: { id: 'V1', ...view } });
         }
+        case 'views.open': {
+          const view = args.view as Record<string, unknown>;
+          problems.push(...blockKitProblems(view, { requireText: false }).map((p) => `views.open: ${p}`));
+          if (view?.type !== 'modal') problems.push('views.open: not a modal');
+          modals.push({ triggerId: String(args.trigger_id), view, token: bearer });
+          return json(200, { ok: true, view: { id: `V${modals.length}`, ...view } });
+        }
         case 'functions.completeSuccess':
         case 'functions.completeError':
           functionResults.push({
@@ -421,6 +431,7 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     people,
     tokens,
     oauthCodes,
+    modals,
     homeViews,
     functionResults,
     rateLimitNext(method, retryAfterSeconds, count = 1) {

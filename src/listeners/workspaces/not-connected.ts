@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, App } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
-import { notConnectedHome, notConnectedMessage } from '../../views/installation.js';
+import { notConnectedMessage } from '../../views/installation.js';
 import {
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
@@ -10,8 +10,12 @@ import {
 import { ACTION_SHARE, SHORTCUT_CHECK_PAYMENT } from '../../views/shortcut.js';
 import { FUNCTION_GET_INVOICE } from '../functions/get-invoice.js';
 
-/** The person who installed the app in the request's workspace, put in the context at authorization. */
-export const installerOf = (context: AllMiddlewareArgs['context']): string => String(context.installerUserId);
+import { installationOf, openPaymentAccountModal, publishHome } from './payment-account.js';
+
+const answerOf = (context: AllMiddlewareArgs['context']) => {
+  const { installerUserId, account } = installationOf(context);
+  return notConnectedMessage(installerUserId, account);
+};
 
 const numbered = (actionId: string) => new RegExp(`^${actionId}(:\\d+)?$`);
 
@@ -21,11 +25,23 @@ const numbered = (actionId: string) => new RegExp(`^${actionId}(:\\d+)?$`);
  * A pasted payment link is left as Slack shows it: an unfurl is seen by the whole channel.
  */
 export function registerNotConnected(app: App, logger: Logger): void {
-  for (const command of ['/balance', '/invoice']) {
-    app.command(command, async ({ ack, context }) => {
-      await ack({ response_type: 'ephemeral', ...notConnectedMessage(installerOf(context)) });
-    });
-  }
+  app.command('/balance', async ({ ack, command, client, context, respond }) => {
+    if (command.text.trim().toLowerCase() !== 'connect') {
+      await ack({ response_type: 'ephemeral', ...answerOf(context) });
+      return;
+    }
+    await ack();
+    await openPaymentAccountModal(
+      client,
+      installationOf(context),
+      command.user_id,
+      command.trigger_id,
+      (message) => respond({ response_type: 'ephemeral', ...message }),
+    );
+  });
+  app.command('/invoice', async ({ ack, context }) => {
+    await ack({ response_type: 'ephemeral', ...answerOf(context) });
+  });
   const buttons = [ACTION_REFRESH, ACTION_WATCH, ACTION_STOP_WATCH, ACTION_SHARE, ACTION_OPEN_PAYMENT_PAGE];
   for (const actionId of buttons) {
     app.action(numbered(actionId), async ({ ack, respond, context }) => {
@@ -33,7 +49,7 @@ export function registerNotConnected(app: App, logger: Logger): void {
       await respond({
         response_type: 'ephemeral',
         replace_original: false,
-        ...notConnectedMessage(installerOf(context)),
+        ...answerOf(context),
       });
     });
   }
@@ -41,12 +57,12 @@ export function registerNotConnected(app: App, logger: Logger): void {
     { callback_id: SHORTCUT_CHECK_PAYMENT, type: 'message_action' },
     async ({ ack, respond, context }) => {
       await ack();
-      await respond({ response_type: 'ephemeral', ...notConnectedMessage(installerOf(context)) });
+      await respond({ response_type: 'ephemeral', ...answerOf(context) });
     },
   );
   app.event('app_home_opened', async ({ event, client, context }) => {
     if (event.tab !== 'home') return;
-    await client.views.publish({ user_id: event.user, view: notConnectedHome(installerOf(context)) });
+    await publishHome(client, installationOf(context), event.user);
   });
   app.event('link_shared', async ({ context }) => {
     logger.debug({ team: context.teamId }, 'link not unfurled: the payment account is not connected');

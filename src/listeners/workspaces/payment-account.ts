@@ -1,0 +1,146 @@
+import type { AllMiddlewareArgs, App, webApi } from '@slack/bolt';
+import type { Logger } from '../../logger.js';
+import { isPaymentError, type PaymentsClient } from '../../payments/index.js';
+import type { InstallationSummary, Installations } from '../../store/installations.js';
+import { errorTitle } from '../../views/errors.js';
+import {
+  ACTION_CONNECT,
+  ACTION_DISCONNECT,
+  BLOCK_API_KEY,
+  INPUT_API_KEY,
+  keyProblems,
+  notAllowedToConnectMessage,
+  paymentAccountModal,
+  VIEW_PAYMENT_ACCOUNT,
+  workspaceHome,
+} from '../../views/installation.js';
+
+/** The request's installation, put in the context at authorization (src/installations/app.ts). */
+export const installationOf = (context: AllMiddlewareArgs['context']): InstallationSummary =>
+  context.installation as InstallationSummary;
+
+export interface PaymentAccountDeps {
+  installations: Installations;
+  /** A payments client for a key, sharing the service's breaker and connections. */
+  paymentsFor: (apiKey: string, options: { timeoutMs: number }) => PaymentsClient;
+  logger: Logger;
+  clock: () => number;
+}
+
+/** The key is checked within Slack's 3 s for answering a modal's submission. */
+const KEY_CHECK_MS = 2000;
+
+/** The installer, or a workspace admin or owner (`users.info`), may connect, replace or disconnect the key. */
+export async function mayManage(
+  client: webApi.WebClient,
+  installation: InstallationSummary,
+  userId: string,
+): Promise<boolean> {
+  if (userId === installation.installerUserId) return true;
+  const { user } = await client.users.info({ user: userId });
+  return user?.is_admin === true || user?.is_owner === true;
+}
+
+export async function publishHome(
+  client: webApi.WebClient,
+  installation: InstallationSummary,
+  userId: string,
+): Promise<void> {
+  const canManage = await mayManage(client, installation, userId);
+  const view = workspaceHome({
+    installerId: installation.installerUserId,
+    account: installation.account,
+    canManage,
+  });
+  await client.views.publish({ user_id: userId, view });
+}
+
+/**
+ * Opens the modal that takes the API key, for the people who may manage it; anyone else is told
+ * privately who can. Used by the Home tab's button and by `/balance connect`.
+ */
+export async function openPaymentAccountModal(
+  client: webApi.WebClient,
+  installation: InstallationSummary,
+  userId: string,
+  triggerId: string,
+  refuse: (message: ReturnType<typeof notAllowedToConnectMessage>) => Promise<unknown>,
+): Promise<void> {
+  if (!(await mayManage(client, installation, userId))) {
+    await refuse(notAllowedToConnectMessage(installation.installerUserId));
+    return;
+  }
+  await client.views.open({
+    trigger_id: triggerId,
+    view: paymentAccountModal(installation.account !== undefined),
+  });
+}
+
+/** Checks a key with `GET /api/v2/balance`: `undefined` when the service accepts it, else what to show under it. */
+async function keyProblem(payments: PaymentsClient): Promise<string | undefined> {
+  try {
+    await payments.getBalance();
+    return undefined;
+  } catch (error) {
+    if (isPaymentError(error) && error.code === 'invalid_api_key') return keyProblems.rejected;
+    return keyProblems.unavailable(`${errorTitle(error)}.`);
+  }
+}
+
+/**
+ * Connect payment account (Home tab): the modal, its submission (checked with the service
+ * before anything is stored, by someone who may), and Disconnect.
+ */
+export function registerPaymentAccount(app: App, deps: PaymentAccountDeps): void {
+  app.action(ACTION_CONNECT, async ({ ack, body, client, context, respond }) => {
+    await ack();
+    if (body.type !== 'block_actions') return;
+    // The button is shown only to those who may use it; a click from the Home tab has no response_url.
+    await openPaymentAccountModal(
+      client,
+      installationOf(context),
+      body.user.id,
+      body.trigger_id,
+      async (message) => {
+        if (body.response_url)
+          await respond({ response_type: 'ephemeral', replace_original: false, ...message });
+        else
+          deps.logger.warn(
+            { user: body.user.id },
+            'payment account button refused: not the installer or an admin',
+          );
+      },
+    );
+  });
+
+  app.action(ACTION_DISCONNECT, async ({ ack, body, client, context }) => {
+    await ack();
+    const installation = installationOf(context);
+    if (!(await mayManage(client, installation, body.user.id))) return;
+    await deps.installations.disconnectPaymentKey(installation.id, deps.clock());
+    deps.logger.info({ installation: installation.id, by: body.user.id }, 'payment account disconnected');
+    await publishHome(client, { ...installation, account: undefined }, body.user.id);
+  });
+
+  app.view(VIEW_PAYMENT_ACCOUNT, async ({ ack, body, view, client, context }) => {
+    const installation = installationOf(context);
+    const userId = body.user.id;
+    const errors = (message: string) =>
+      ack({ response_action: 'errors', errors: { [BLOCK_API_KEY]: message } });
+    if (!(await mayManage(client, installation, userId))) {
+      deps.logger.warn(
+        { installation: installation.id, user: userId },
+        'payment key refused: not the installer or an admin',
+      );
+      return errors(keyProblems.notAllowed);
+    }
+    const apiKey = view.state.values[BLOCK_API_KEY]?.[INPUT_API_KEY]?.value?.trim() ?? '';
+    const problem = await keyProblem(deps.paymentsFor(apiKey, { timeoutMs: KEY_CHECK_MS }));
+    if (problem) return errors(problem);
+    const at = deps.clock();
+    await deps.installations.connectPaymentKey(installation.id, apiKey, userId, at);
+    await ack();
+    deps.logger.info({ installation: installation.id, by: userId }, 'payment account connected');
+    await publishHome(client, { ...installation, account: { connectedBy: userId, connectedAt: at } }, userId);
+  });
+}
