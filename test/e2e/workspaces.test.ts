@@ -308,6 +308,18 @@ describe('many workspaces: connecting the payment account', () => {
     expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('not connected yet');
   });
 
+  it('shows a service that cannot be asked in the modal, within Slack’s 3 s, and keeps nothing', async () => {
+    sandbox.failNext({ kind: 'hang' });
+    const response = await submitKey(two(), two().installer, sandbox.apiKey);
+    expect(response.ms).toBeLessThan(3000);
+    expect(response.json()).toMatchObject({
+      response_action: 'errors',
+      errors: { api_key: expect.stringContaining('could not be checked') },
+    });
+    sandbox.clearFaults();
+    expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('not connected yet');
+  });
+
   it('refuses a key submitted by a member, asking the service nothing and changing nothing', async () => {
     const asked = sandbox.requests.length;
     const response = await submitKey(two(), 'U0MEMBER', sandbox.apiKey);
