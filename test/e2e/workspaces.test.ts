@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { freshDatabase } from '../support/postgres-server.js';
 import { commandBody, eventBody, postToBot } from '../support/slack-requests.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
 import { askBot, type BotProcess, SECRETS, startBot, until } from './harness.js';
@@ -11,7 +13,7 @@ import { askBot, type BotProcess, SECRETS, startBot, until } from './harness.js'
 /**
  * Many workspaces, end to end: the real bot (`node dist/main.js`) with an OAuth client and no bot
  * token, installed by two workspaces through /slack/install → /slack/oauth_redirect on the Slack
- * stand-in, with its installations in a SQLite file.
+ * stand-in, with its installations in SQLite and in PostgreSQL.
  */
 
 const CLIENT = { id: '1111.2222', secret: 'e2e-client-secret-8d7c6b', state: 'e2e-state-secret-5a4b3c' };
@@ -30,10 +32,35 @@ const WORKSPACES: Record<'one' | 'two', Workspace> = {
 let sandbox: Sandbox;
 let slack: SlackStandIn;
 let bot: BotProcess;
-let dir: string;
-let env: Record<string, string>;
+let database: string;
 
-const manyEnv = (database: string, extra: Record<string, string> = {}) => ({
+const stores = {
+  SQLite: async () => `file:${join(mkdtempSync(join(tmpdir(), 'bot-workspaces-')), 'bot.sqlite')}`,
+  PostgreSQL: async () => freshDatabase(inject('postgresUrl')),
+};
+
+/**
+ * Everything the store holds of the installations, as it lies there: the SQLite file's bytes
+ * and its write-ahead log's, or PostgreSQL's rows as text.
+ */
+async function stored(): Promise<string> {
+  if (database.startsWith('file:')) {
+    const path = database.slice('file:'.length);
+    return [path, `${path}-wal`]
+      .filter(existsSync)
+      .map((f) => readFileSync(f).toString('latin1'))
+      .join('');
+  }
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    return JSON.stringify((await client.query('select * from installations')).rows);
+  } finally {
+    await client.end();
+  }
+}
+
+const manyEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
   SLACK_CLIENT_ID: CLIENT.id,
   SLACK_CLIENT_SECRET: CLIENT.secret,
   SLACK_STATE_SECRET: CLIENT.state,
@@ -41,7 +68,7 @@ const manyEnv = (database: string, extra: Record<string, string> = {}) => ({
   ENCRYPTION_KEY: KEY,
   SLACK_API_URL: slack.apiUrl,
   PAYMENT_API_URL: sandbox.url,
-  DATABASE_URL: `file:${database}`,
+  DATABASE_URL: databaseUrl,
   LOG_LEVEL: 'debug',
   ...extra,
 });
@@ -114,294 +141,297 @@ const event = (w: Workspace, payload: Record<string, unknown>) =>
     { contentType: 'application/json' },
   );
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  slack = await startSlackStandIn({
-    teamId: 'T0HOME',
-    botToken: SECRETS.botToken,
-    clientId: CLIENT.id,
-    clientSecret: CLIENT.secret,
-  });
-  dir = mkdtempSync(join(tmpdir(), 'bot-workspaces-'));
-  env = manyEnv(join(dir, 'bot.sqlite'));
-  bot = await startBot(env);
-});
-
-afterAll(async () => {
-  await bot?.stop();
-  await slack?.close();
-  await sandbox?.close();
-});
-
-describe('many workspaces: installing', () => {
-  it('installs two workspaces through Add to Slack, each welcomed with its own token', async () => {
-    await install(WORKSPACES.one);
-    await install(WORKSPACES.two);
-    const exchanges = slack.calls.filter((c) => c.method === 'oauth.v2.access');
-    expect(exchanges.map((c) => c.args.code)).toEqual(['code-one', 'code-two']);
-    for (const w of Object.values(WORKSPACES)) {
-      const dm = slack.messages.find((m) => m.channel === w.installer);
-      expect(dm?.text).toContain('Thanks for installing');
-      const call = slack.calls.find((c) => c.method === 'chat.postMessage' && c.args.channel === w.installer);
-      expect(call?.token).toBe(w.token);
-    }
-    expect(
-      JSON.stringify(slack.messages.find((m) => m.channel === WORKSPACES.one.installer)?.blocks),
-    ).toContain('Home');
-  });
-
-  it('refuses a forged state, a state without its cookie and a replayed one: nothing installed, no code exchanged', async () => {
-    const before = slack.calls.filter((c) => c.method === 'oauth.v2.access').length;
-    offerCode({ ...WORKSPACES.one, code: 'code-forged' });
-    const { state, cookie } = await startInstall();
-    const forged = await redirect({ code: 'code-forged', state: `${state.slice(0, -4)}AAAA` }, cookie);
-    const noCookie = await redirect({ code: 'code-forged', state });
-    for (const response of [forged, noCookie]) {
-      expect(response.status).toBe(400);
-      const page = await response.text();
-      expect(page).toContain('The app was not installed');
-      expect(page).toContain('href="/slack/install"');
-    }
-    expect(slack.calls.filter((c) => c.method === 'oauth.v2.access')).toHaveLength(before);
-
-    // Used once, properly; the same state and cookie again are refused before any exchange.
-    expect((await redirect({ code: 'code-forged', state }, cookie)).status).toBe(200);
-    const replayed = await redirect({ code: 'code-forged', state }, cookie);
-    expect(replayed.status).toBe(400);
-    expect(slack.calls.filter((c) => c.method === 'oauth.v2.access')).toHaveLength(before + 1);
-  });
-
-  it('stores no token in plain text in the SQLite file or its write-ahead log', () => {
-    const path = join(dir, 'bot.sqlite');
-    const bytes = [path, `${path}-wal`]
-      .filter(existsSync)
-      .map((f) => readFileSync(f).toString('latin1'))
-      .join('');
-    expect(bytes).toContain('T0ONE');
-    for (const w of Object.values(WORKSPACES)) expect(bytes).not.toContain(w.token);
-  });
-});
-
-describe('many workspaces: before a payment account is connected', () => {
-  it('answers /balance privately in each workspace, naming its own installer, calling no payment service', async () => {
-    const [one, two] = await Promise.all([
-      balanceFrom(WORKSPACES.one, 'U0MEMBER'),
-      balanceFrom(WORKSPACES.two, 'U0MEMBER'),
-    ]);
-    expect(one.reply.response_type).toBe('ephemeral');
-    expect(JSON.stringify(one.reply)).toContain('not connected yet');
-    expect(JSON.stringify(one.reply)).toContain(`<@${WORKSPACES.one.installer}>`);
-    expect(JSON.stringify(one.reply)).not.toContain(WORKSPACES.two.installer);
-    expect(JSON.stringify(two.reply)).toContain(`<@${WORKSPACES.two.installer}>`);
-    expect(sandbox.requests).toEqual([]);
-  });
-
-  it('publishes a Home tab saying so, with the workspace’s own token', async () => {
-    const response = await event(WORKSPACES.two, {
-      type: 'app_home_opened',
-      user: 'U0MEMBER',
-      channel: 'D0',
-      tab: 'home',
+describe.each(Object.entries(stores))('many workspaces, on %s', (_name, open) => {
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    slack = await startSlackStandIn({
+      teamId: 'T0HOME',
+      botToken: SECRETS.botToken,
+      clientId: CLIENT.id,
+      clientSecret: CLIENT.secret,
     });
-    expect(response.status).toBe(200);
-    const publish = await slack.waitForCall('views.publish');
-    expect(publish.token).toBe(WORKSPACES.two.token);
-    expect(JSON.stringify(publish.args.view)).toContain('not connected yet');
+    database = await open();
+    bot = await startBot(manyEnv(database));
   });
 
-  it('gives a workspace that never installed the app Bolt’s authorization failure, logged without secrets', async () => {
-    const stranger = { ...WORKSPACES.one, team: 'T0STRANGER' };
-    const before = slack.calls.length;
-    await refusedBalance(stranger);
-    await until(
-      () => bot.output.some((l) => l.includes('no installation for T0STRANGER')),
-      'the authorization failure',
-    );
-    expect(slack.calls.slice(before).filter((c) => c.method !== 'auth.test')).toEqual([]);
-  });
-});
-
-/** A modal's submission, form-encoded as Slack sends it. */
-const submitKey = (w: Workspace, user: string, apiKey: string) => {
-  const payload = {
-    type: 'view_submission',
-    team: { id: w.team, domain: 'two' },
-    user: { id: user, team_id: w.team },
-    api_app_id: 'A0APP',
-    token: 'deprecated-verification-token',
-    trigger_id: '1.2.submit',
-    view: {
-      id: 'V1',
-      type: 'modal',
-      team_id: w.team,
-      callback_id: 'payment_account',
-      private_metadata: '',
-      hash: 'h',
-      state: { values: { api_key: { api_key: { type: 'plain_text_input', value: apiKey } } } },
-    },
-    enterprise: null,
-    is_enterprise_install: false,
-  };
-  return postToBot(
-    `${bot.url}/slack/events`,
-    `payload=${encodeURIComponent(JSON.stringify(payload))}`,
-    SECRETS.signingSecret,
-  );
-};
-
-const homeFor = async (w: Workspace, user: string) => {
-  const before = slack.homeViews.length;
-  await event(w, { type: 'app_home_opened', user, channel: 'D0', tab: 'home' });
-  await until(() => slack.homeViews.slice(before).some((h) => h.userId === user), `the Home tab of ${user}`);
-  return JSON.stringify(slack.homeViews.slice(before).find((h) => h.userId === user)?.view);
-};
-
-describe('many workspaces: connecting the payment account', () => {
-  const two = () => WORKSPACES.two;
-
-  it('shows Connect payment account to the installer and admins only', async () => {
-    slack.people.set('U0TWOBOSS', { is_admin: true });
-    expect(await homeFor(two(), two().installer)).toContain('connect_payment_account');
-    expect(await homeFor(two(), 'U0TWOBOSS')).toContain('connect_payment_account');
-    const member = await homeFor(two(), 'U0MEMBER');
-    expect(member).not.toContain('connect_payment_account');
-    expect(member).toContain('not connected yet');
+  afterAll(async () => {
+    await bot?.stop();
+    await slack?.close();
+    await sandbox?.close();
   });
 
-  it('/balance connect opens the modal for the installer, and tells a member who can', async () => {
-    const refused = await askBot(bot, slack, (response_url) =>
-      commandBody({
-        command: '/balance',
-        text: 'connect',
-        response_url,
-        team_id: two().team,
-        user_id: 'U0MEMBER',
-      }),
-    );
-    expect(JSON.stringify(refused.reply)).toContain('Only the person who installed the app');
-    expect(slack.modals).toHaveLength(0);
-    await postToBot(
+  describe('many workspaces: installing', () => {
+    it('installs two workspaces through Add to Slack, each welcomed with its own token', async () => {
+      await install(WORKSPACES.one);
+      await install(WORKSPACES.two);
+      const exchanges = slack.calls.filter((c) => c.method === 'oauth.v2.access');
+      expect(exchanges.map((c) => c.args.code)).toEqual(['code-one', 'code-two']);
+      for (const w of Object.values(WORKSPACES)) {
+        const dm = slack.messages.find((m) => m.channel === w.installer);
+        expect(dm?.text).toContain('Thanks for installing');
+        const call = slack.calls.find(
+          (c) => c.method === 'chat.postMessage' && c.args.channel === w.installer,
+        );
+        expect(call?.token).toBe(w.token);
+      }
+      expect(
+        JSON.stringify(slack.messages.find((m) => m.channel === WORKSPACES.one.installer)?.blocks),
+      ).toContain('Home');
+    });
+
+    it('refuses a forged state, a state without its cookie and a replayed one: nothing installed, no code exchanged', async () => {
+      const before = slack.calls.filter((c) => c.method === 'oauth.v2.access').length;
+      offerCode({ ...WORKSPACES.one, code: 'code-forged' });
+      const { state, cookie } = await startInstall();
+      const forged = await redirect({ code: 'code-forged', state: `${state.slice(0, -4)}AAAA` }, cookie);
+      const noCookie = await redirect({ code: 'code-forged', state });
+      for (const response of [forged, noCookie]) {
+        expect(response.status).toBe(400);
+        const page = await response.text();
+        expect(page).toContain('The app was not installed');
+        expect(page).toContain('href="/slack/install"');
+      }
+      expect(slack.calls.filter((c) => c.method === 'oauth.v2.access')).toHaveLength(before);
+
+      // Used once, properly; the same state and cookie again are refused before any exchange.
+      expect((await redirect({ code: 'code-forged', state }, cookie)).status).toBe(200);
+      const replayed = await redirect({ code: 'code-forged', state }, cookie);
+      expect(replayed.status).toBe(400);
+      expect(slack.calls.filter((c) => c.method === 'oauth.v2.access')).toHaveLength(before + 1);
+    });
+
+    it('stores no token in plain text (SQLite: not in the file, not in its write-ahead log)', async () => {
+      const bytes = await stored();
+      expect(bytes).toContain('T0ONE');
+      for (const w of Object.values(WORKSPACES)) expect(bytes).not.toContain(w.token);
+    });
+  });
+
+  describe('many workspaces: before a payment account is connected', () => {
+    it('answers /balance privately in each workspace, naming its own installer, calling no payment service', async () => {
+      const [one, two] = await Promise.all([
+        balanceFrom(WORKSPACES.one, 'U0MEMBER'),
+        balanceFrom(WORKSPACES.two, 'U0MEMBER'),
+      ]);
+      expect(one.reply.response_type).toBe('ephemeral');
+      expect(JSON.stringify(one.reply)).toContain('not connected yet');
+      expect(JSON.stringify(one.reply)).toContain(`<@${WORKSPACES.one.installer}>`);
+      expect(JSON.stringify(one.reply)).not.toContain(WORKSPACES.two.installer);
+      expect(JSON.stringify(two.reply)).toContain(`<@${WORKSPACES.two.installer}>`);
+      expect(sandbox.requests).toEqual([]);
+    });
+
+    it('publishes a Home tab saying so, with the workspace’s own token', async () => {
+      const response = await event(WORKSPACES.two, {
+        type: 'app_home_opened',
+        user: 'U0MEMBER',
+        channel: 'D0',
+        tab: 'home',
+      });
+      expect(response.status).toBe(200);
+      const publish = await slack.waitForCall('views.publish');
+      expect(publish.token).toBe(WORKSPACES.two.token);
+      expect(JSON.stringify(publish.args.view)).toContain('not connected yet');
+    });
+
+    it('gives a workspace that never installed the app Bolt’s authorization failure, logged without secrets', async () => {
+      const stranger = { ...WORKSPACES.one, team: 'T0STRANGER' };
+      const before = slack.calls.length;
+      await refusedBalance(stranger);
+      await until(
+        () => bot.output.some((l) => l.includes('no installation for T0STRANGER')),
+        'the authorization failure',
+      );
+      expect(slack.calls.slice(before).filter((c) => c.method !== 'auth.test')).toEqual([]);
+    });
+  });
+
+  /** A modal's submission, form-encoded as Slack sends it. */
+  const submitKey = (w: Workspace, user: string, apiKey: string) => {
+    const payload = {
+      type: 'view_submission',
+      team: { id: w.team, domain: 'two' },
+      user: { id: user, team_id: w.team },
+      api_app_id: 'A0APP',
+      token: 'deprecated-verification-token',
+      trigger_id: '1.2.submit',
+      view: {
+        id: 'V1',
+        type: 'modal',
+        team_id: w.team,
+        callback_id: 'payment_account',
+        private_metadata: '',
+        hash: 'h',
+        state: { values: { api_key: { api_key: { type: 'plain_text_input', value: apiKey } } } },
+      },
+      enterprise: null,
+      is_enterprise_install: false,
+    };
+    return postToBot(
       `${bot.url}/slack/events`,
-      commandBody({
-        command: '/balance',
-        text: 'connect',
-        response_url: slack.responseUrl(),
-        team_id: two().team,
-        user_id: two().installer,
-      }),
+      `payload=${encodeURIComponent(JSON.stringify(payload))}`,
       SECRETS.signingSecret,
     );
-    await until(() => slack.modals.length === 1, 'the modal');
-    const [modal] = slack.modals;
-    expect(modal?.token).toBe(two().token);
-    expect(modal?.view).toMatchObject({ callback_id: 'payment_account' });
-    expect(JSON.stringify(modal?.view)).toContain('"block_id":"api_key"');
-  });
+  };
 
-  it('shows a rejected key in the modal and keeps nothing', async () => {
-    const response = await submitKey(two(), two().installer, 'not-the-merchants-key-0000');
-    expect(response.json()).toMatchObject({
-      response_action: 'errors',
-      errors: { api_key: expect.stringContaining('rejected this key') },
-    });
-    expect(sandbox.requests.at(-1)?.authorization).toBe('Token not-the-merchants-key-0000');
-    expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('not connected yet');
-  });
-
-  it('shows a service that cannot be asked in the modal, within Slack’s 3 s, and keeps nothing', async () => {
-    sandbox.failNext({ kind: 'hang' });
-    const response = await submitKey(two(), two().installer, sandbox.apiKey);
-    expect(response.ms).toBeLessThan(3000);
-    expect(response.json()).toMatchObject({
-      response_action: 'errors',
-      errors: { api_key: expect.stringContaining('could not be checked') },
-    });
-    sandbox.clearFaults();
-    expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('not connected yet');
-  });
-
-  it('refuses a key submitted by a member, asking the service nothing and changing nothing', async () => {
-    const asked = sandbox.requests.length;
-    const response = await submitKey(two(), 'U0MEMBER', sandbox.apiKey);
-    expect(response.json()).toMatchObject({
-      response_action: 'errors',
-      errors: { api_key: expect.stringContaining('Only the person') },
-    });
-    expect(sandbox.requests).toHaveLength(asked);
-    expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('not connected yet');
-  });
-
-  it('keeps a good key sealed, says who connected it and when, and never shows or logs it', async () => {
+  const homeFor = async (w: Workspace, user: string) => {
     const before = slack.homeViews.length;
-    const response = await submitKey(two(), 'U0TWOBOSS', sandbox.apiKey);
-    expect(response.status).toBe(200);
-    expect(response.body).toBe('');
-    await until(() => slack.homeViews.length > before, 'the Home tab updated');
-    const home = JSON.stringify(slack.homeViews.at(-1)?.view);
-    expect(home).toContain('Connected by <@U0TWOBOSS>');
-    expect(home).toContain('disconnect_payment_account');
-    expect(home).not.toContain(sandbox.apiKey);
-    expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('connected by <@U0TWOBOSS>');
-    // Workspace one is untouched.
-    expect(JSON.stringify((await balanceFrom(WORKSPACES.one)).reply)).toContain('not connected yet');
-    const path = join(dir, 'bot.sqlite');
-    const bytes = [path, `${path}-wal`]
-      .filter(existsSync)
-      .map((f) => readFileSync(f).toString('latin1'))
-      .join('');
-    expect(bytes).not.toContain(sandbox.apiKey);
-    expect(bot.output.join('\n')).not.toContain(sandbox.apiKey);
-  });
-});
-
-describe('many workspaces: uninstalling', () => {
-  it('tokens_revoked and app_uninstalled, in either order and twice, end one workspace and leave the other', async () => {
-    const revoked = { type: 'tokens_revoked', tokens: { bot: ['U0BOTONE'] } };
-    expect((await event(WORKSPACES.one, revoked)).status).toBe(200);
-    expect((await event(WORKSPACES.one, revoked)).status).toBe(200);
-    expect((await event(WORKSPACES.one, { type: 'app_uninstalled' })).status).toBe(200);
-    expect((await event(WORKSPACES.one, { type: 'app_uninstalled' })).status).toBe(200);
-    await until(() => bot.output.some((l) => l.includes('uninstalled')), 'the uninstall');
-
-    const before = slack.calls.length;
-    await refusedBalance(WORKSPACES.one);
-    await until(() => bot.output.some((l) => l.includes('no installation for T0ONE')), 'the refusal');
-    expect(slack.calls.slice(before).some((c) => c.token === WORKSPACES.one.token)).toBe(false);
-    expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('connected by <@U0TWOBOSS>');
-  });
-
-  it('never wrote a token, a payment key, the client secret or the encryption key to its output', () => {
-    const output = bot.output.join('\n');
-    for (const secret of [
-      CLIENT.secret,
-      CLIENT.state,
-      KEY,
-      SECRETS.signingSecret,
-      sandbox.apiKey,
-      ...Object.values(WORKSPACES).map((w) => w.token),
-    ])
-      expect(output).not.toContain(secret);
-    expect(slack.problems).toEqual([]);
-  });
-});
-
-describe('many workspaces: ENCRYPTION_KEY', () => {
-  it('refuses to start with another key, by name, changing nothing; the right key starts again', async () => {
-    await bot.stop();
-    const path = join(dir, 'bot.sqlite');
-    const wrong = await startBot(manyEnv(path, { ENCRYPTION_KEY: randomBytes(32).toString('base64') }), {
-      expectExit: true,
-    });
-    expect(await wrong.exited).toBe(1);
-    expect(wrong.output.join('\n')).toMatch(
-      /ENCRYPTION_KEY \(key [0-9a-f]{8}\) does not open the secrets in the store/,
+    await event(w, { type: 'app_home_opened', user, channel: 'D0', tab: 'home' });
+    await until(
+      () => slack.homeViews.slice(before).some((h) => h.userId === user),
+      `the Home tab of ${user}`,
     );
+    return JSON.stringify(slack.homeViews.slice(before).find((h) => h.userId === user)?.view);
+  };
 
-    const rotated = randomBytes(32).toString('base64');
-    bot = await startBot(manyEnv(path, { ENCRYPTION_KEY: rotated, ENCRYPTION_KEY_PREVIOUS: KEY }));
-    await bot.stop();
-    // Every secret was sealed again: the new key alone opens them.
-    bot = await startBot(manyEnv(path, { ENCRYPTION_KEY: rotated }));
-    expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('connected by <@U0TWOBOSS>');
+  describe('many workspaces: connecting the payment account', () => {
+    const two = () => WORKSPACES.two;
+
+    it('shows Connect payment account to the installer and admins only', async () => {
+      slack.people.set('U0TWOBOSS', { is_admin: true });
+      expect(await homeFor(two(), two().installer)).toContain('connect_payment_account');
+      expect(await homeFor(two(), 'U0TWOBOSS')).toContain('connect_payment_account');
+      const member = await homeFor(two(), 'U0MEMBER');
+      expect(member).not.toContain('connect_payment_account');
+      expect(member).toContain('not connected yet');
+    });
+
+    it('/balance connect opens the modal for the installer, and tells a member who can', async () => {
+      const refused = await askBot(bot, slack, (response_url) =>
+        commandBody({
+          command: '/balance',
+          text: 'connect',
+          response_url,
+          team_id: two().team,
+          user_id: 'U0MEMBER',
+        }),
+      );
+      expect(JSON.stringify(refused.reply)).toContain('Only the person who installed the app');
+      expect(slack.modals).toHaveLength(0);
+      await postToBot(
+        `${bot.url}/slack/events`,
+        commandBody({
+          command: '/balance',
+          text: 'connect',
+          response_url: slack.responseUrl(),
+          team_id: two().team,
+          user_id: two().installer,
+        }),
+        SECRETS.signingSecret,
+      );
+      await until(() => slack.modals.length === 1, 'the modal');
+      const [modal] = slack.modals;
+      expect(modal?.token).toBe(two().token);
+      expect(modal?.view).toMatchObject({ callback_id: 'payment_account' });
+      expect(JSON.stringify(modal?.view)).toContain('"block_id":"api_key"');
+    });
+
+    it('shows a rejected key in the modal and keeps nothing', async () => {
+      const response = await submitKey(two(), two().installer, 'not-the-merchants-key-0000');
+      expect(response.json()).toMatchObject({
+        response_action: 'errors',
+        errors: { api_key: expect.stringContaining('rejected this key') },
+      });
+      expect(sandbox.requests.at(-1)?.authorization).toBe('Token not-the-merchants-key-0000');
+      expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('not connected yet');
+    });
+
+    it('shows a service that cannot be asked in the modal, within Slack’s 3 s, and keeps nothing', async () => {
+      sandbox.failNext({ kind: 'hang' });
+      const response = await submitKey(two(), two().installer, sandbox.apiKey);
+      expect(response.ms).toBeLessThan(3000);
+      expect(response.json()).toMatchObject({
+        response_action: 'errors',
+        errors: { api_key: expect.stringContaining('could not be checked') },
+      });
+      sandbox.clearFaults();
+      expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('not connected yet');
+    });
+
+    it('refuses a key submitted by a member, asking the service nothing and changing nothing', async () => {
+      const asked = sandbox.requests.length;
+      const response = await submitKey(two(), 'U0MEMBER', sandbox.apiKey);
+      expect(response.json()).toMatchObject({
+        response_action: 'errors',
+        errors: { api_key: expect.stringContaining('Only the person') },
+      });
+      expect(sandbox.requests).toHaveLength(asked);
+      expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('not connected yet');
+    });
+
+    it('keeps a good key sealed, says who connected it and when, and never shows or logs it', async () => {
+      const before = slack.homeViews.length;
+      const response = await submitKey(two(), 'U0TWOBOSS', sandbox.apiKey);
+      expect(response.status).toBe(200);
+      expect(response.body).toBe('');
+      await until(() => slack.homeViews.length > before, 'the Home tab updated');
+      const home = JSON.stringify(slack.homeViews.at(-1)?.view);
+      expect(home).toContain('Connected by <@U0TWOBOSS>');
+      expect(home).toContain('disconnect_payment_account');
+      expect(home).not.toContain(sandbox.apiKey);
+      expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('connected by <@U0TWOBOSS>');
+      // Workspace one is untouched.
+      expect(JSON.stringify((await balanceFrom(WORKSPACES.one)).reply)).toContain('not connected yet');
+      expect(await stored()).not.toContain(sandbox.apiKey);
+      expect(bot.output.join('\n')).not.toContain(sandbox.apiKey);
+    });
+  });
+
+  describe('many workspaces: uninstalling', () => {
+    it('tokens_revoked and app_uninstalled, in either order and twice, end one workspace and leave the other', async () => {
+      const revoked = { type: 'tokens_revoked', tokens: { bot: ['U0BOTONE'] } };
+      expect((await event(WORKSPACES.one, revoked)).status).toBe(200);
+      expect((await event(WORKSPACES.one, revoked)).status).toBe(200);
+      expect((await event(WORKSPACES.one, { type: 'app_uninstalled' })).status).toBe(200);
+      expect((await event(WORKSPACES.one, { type: 'app_uninstalled' })).status).toBe(200);
+      await until(() => bot.output.some((l) => l.includes('uninstalled')), 'the uninstall');
+
+      const before = slack.calls.length;
+      await refusedBalance(WORKSPACES.one);
+      await until(() => bot.output.some((l) => l.includes('no installation for T0ONE')), 'the refusal');
+      expect(slack.calls.slice(before).some((c) => c.token === WORKSPACES.one.token)).toBe(false);
+      expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain(
+        'connected by <@U0TWOBOSS>',
+      );
+    });
+
+    it('never wrote a token, a payment key, the client secret or the encryption key to its output', () => {
+      const output = bot.output.join('\n');
+      for (const secret of [
+        CLIENT.secret,
+        CLIENT.state,
+        KEY,
+        SECRETS.signingSecret,
+        sandbox.apiKey,
+        ...Object.values(WORKSPACES).map((w) => w.token),
+      ])
+        expect(output).not.toContain(secret);
+      expect(slack.problems).toEqual([]);
+    });
+  });
+
+  describe('many workspaces: ENCRYPTION_KEY', () => {
+    it('refuses to start with another key, by name, changing nothing; the right key starts again', async () => {
+      await bot.stop();
+      const wrong = await startBot(
+        manyEnv(database, { ENCRYPTION_KEY: randomBytes(32).toString('base64') }),
+        {
+          expectExit: true,
+        },
+      );
+      expect(await wrong.exited).toBe(1);
+      expect(wrong.output.join('\n')).toMatch(
+        /ENCRYPTION_KEY \(key [0-9a-f]{8}\) does not open the secrets in the store/,
+      );
+
+      const rotated = randomBytes(32).toString('base64');
+      bot = await startBot(manyEnv(database, { ENCRYPTION_KEY: rotated, ENCRYPTION_KEY_PREVIOUS: KEY }));
+      await bot.stop();
+      // Every secret was sealed again: the new key alone opens them.
+      bot = await startBot(manyEnv(database, { ENCRYPTION_KEY: rotated }));
+      expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain(
+        'connected by <@U0TWOBOSS>',
+      );
+    });
   });
 });
