@@ -73,8 +73,9 @@ const manyEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-function offerCode(w: Workspace): void {
+function offerCode(w: Workspace, rotation: Record<string, unknown> = {}): void {
   slack.oauthCodes.set(w.code, {
+    ...rotation,
     access_token: w.token,
     scope: 'commands,chat:write,users:read',
     bot_user_id: `U0BOT${w.team.slice(3)}`,
@@ -179,6 +180,38 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (_name, open) =>
       ).toContain('Home');
     });
 
+    it('refreshes a rotating token before it expires, keeps the new one sealed, and calls Slack with it', async () => {
+      const three: Workspace = {
+        team: 'T0THREE',
+        installer: 'U0THREEADMIN',
+        token: 'xoxe.xoxb-three-first-token-5e6f',
+        code: 'code-three',
+      };
+      offerCode(three, { refresh_token: 'xoxe-1-three-first-refresh-7a8b', expires_in: 60 });
+      const { state, cookie } = await startInstall();
+      expect((await redirect({ code: three.code, state }, cookie)).status).toBe(200);
+
+      await event(three, { type: 'app_home_opened', user: three.installer, channel: 'D0', tab: 'home' });
+      await until(() => slack.calls.some((c) => c.args.grant_type === 'refresh_token'), 'the refresh');
+      await until(
+        () => slack.calls.some((c) => c.method === 'views.publish' && c.args.user_id === three.installer),
+        'the Home tab',
+      );
+      const publish = slack.calls.find(
+        (c) => c.method === 'views.publish' && c.args.user_id === three.installer,
+      );
+      expect(publish?.token).toMatch(/^xoxe\.xoxb-rotated-/);
+      const text = await stored();
+      expect(text).toContain('T0THREE');
+      for (const secret of [publish?.token ?? '', 'xoxe-1-three-first-refresh-7a8b', three.token])
+        expect(text).not.toContain(secret);
+
+      // The refreshed token is the one kept: the next request needs no refresh.
+      const refreshes = slack.calls.filter((c) => c.args.grant_type === 'refresh_token').length;
+      expect(JSON.stringify((await balanceFrom(three)).reply)).toContain('not connected yet');
+      expect(slack.calls.filter((c) => c.args.grant_type === 'refresh_token')).toHaveLength(refreshes);
+    });
+
     it('refuses a forged state, a state without its cookie and a replayed one: nothing installed, no code exchanged', async () => {
       const before = slack.calls.filter((c) => c.method === 'oauth.v2.access').length;
       offerCode({ ...WORKSPACES.one, code: 'code-forged' });
@@ -229,9 +262,12 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (_name, open) =>
         tab: 'home',
       });
       expect(response.status).toBe(200);
-      const publish = await slack.waitForCall('views.publish');
-      expect(publish.token).toBe(WORKSPACES.two.token);
-      expect(JSON.stringify(publish.args.view)).toContain('not connected yet');
+      const isMembers = (c: (typeof slack.calls)[number]) =>
+        c.method === 'views.publish' && c.args.user_id === 'U0MEMBER';
+      await until(() => slack.calls.some(isMembers), 'the member’s Home tab');
+      const publish = slack.calls.find(isMembers);
+      expect(publish?.token).toBe(WORKSPACES.two.token);
+      expect(JSON.stringify(publish?.args.view)).toContain('not connected yet');
     });
 
     it('gives a workspace that never installed the app Bolt’s authorization failure, logged without secrets', async () => {

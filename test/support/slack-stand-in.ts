@@ -79,6 +79,8 @@ export interface SlackStandIn {
   /**
    * OAuth codes `oauth.v2.access` exchanges, each once, for this answer (`team`, `access_token`,
    * `authed_user`, …); its `access_token` joins `tokens`. An unknown or used code is `invalid_code`.
+   * With a `refresh_token` (token rotation), `grant_type=refresh_token` exchanges it, once, for a
+   * new token and refresh token.
    */
   readonly oauthCodes: Map<string, Record<string, unknown>>;
   /** Modals opened (`views.open`), with the trigger they answered, oldest first. */
@@ -169,6 +171,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const people = new Map<string, Record<string, unknown>>();
   const tokens = new Map<string, Record<string, unknown>>();
   const oauthCodes = new Map<string, Record<string, unknown>>();
+  const refreshTokens = new Map<string, Record<string, unknown>>();
+  let rotations = 0;
   const homeViews: SlackStandIn['homeViews'] = [];
   const modals: SlackStandIn['modals'] = [];
   const functionResults: SlackStandIn['functionResults'] = [];
@@ -215,20 +219,40 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
       }
       switch (method) {
         case 'oauth.v2.access': {
-          const exchanged = oauthCodes.get(String(args.code));
           if (args.client_id !== options.clientId || args.client_secret !== options.clientSecret)
             return json(200, { ok: false, error: 'invalid_client_id' });
+          if (args.grant_type === 'refresh_token') {
+            // Token rotation: a refresh token is good once, for a new token and a new refresh token.
+            const identity = refreshTokens.get(String(args.refresh_token));
+            if (!identity) return json(200, { ok: false, error: 'invalid_refresh_token' });
+            refreshTokens.delete(String(args.refresh_token));
+            rotations += 1;
+            const token = `xoxe.xoxb-rotated-${rotations}-${randomUUID()}`;
+            const refresh = `xoxe-1-refresh-${rotations}-${randomUUID()}`;
+            tokens.set(token, identity);
+            refreshTokens.set(refresh, identity);
+            return json(200, {
+              ok: true,
+              token_type: 'bot',
+              access_token: token,
+              refresh_token: refresh,
+              expires_in: 43_200,
+            });
+          }
+          const exchanged = oauthCodes.get(String(args.code));
           if (!exchanged) return json(200, { ok: false, error: 'invalid_code' });
           oauthCodes.delete(String(args.code));
           const team = exchanged.team as { id: string } | null;
           const enterprise = exchanged.enterprise as { id: string } | null;
-          tokens.set(String(exchanged.access_token), {
+          const identity = {
             team_id: team?.id ?? enterprise?.id,
             enterprise_id: enterprise?.id,
             is_enterprise_install: exchanged.is_enterprise_install === true,
             user_id: exchanged.bot_user_id,
             bot_id: `B${String(exchanged.bot_user_id).slice(1)}`,
-          });
+          };
+          tokens.set(String(exchanged.access_token), identity);
+          if (exchanged.refresh_token) refreshTokens.set(String(exchanged.refresh_token), identity);
           return json(200, { ok: true, token_type: 'bot', app_id: 'A0APP', ...exchanged });
         }
         case 'auth.test':
