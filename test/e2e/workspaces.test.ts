@@ -212,6 +212,13 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (_name, open) =>
       expect(slack.calls.filter((c) => c.args.grant_type === 'refresh_token')).toHaveLength(refreshes);
     });
 
+    it('answers the operator’s routes as in one-workspace mode', async () => {
+      expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
+      const metrics = await fetch(`${bot.url}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('slackbot_');
+    });
+
     it('refuses a forged state, a state without its cookie and a replayed one: nothing installed, no code exchanged', async () => {
       const before = slack.calls.filter((c) => c.method === 'oauth.v2.access').length;
       offerCode({ ...WORKSPACES.one, code: 'code-forged' });
