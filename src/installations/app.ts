@@ -13,7 +13,7 @@ import type { Metrics } from '../metrics.js';
 import type { PaymentsClient } from '../payments/index.js';
 import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
-import { createInstallations, installationId } from '../store/installations.js';
+import { createInstallations, installationId, NoInstallationError } from '../store/installations.js';
 import type { Sealer } from '../store/sealing.js';
 import { createInstaller } from './oauth.js';
 
@@ -53,7 +53,11 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
   const authorize: Authorize<boolean> = async (source) => {
     const result = await installer.provider.authorize(source);
     const id = installationId(source);
-    return { ...result, installation: id ? await installations.summaryOf(id) : undefined };
+    const installation = id ? await installations.summaryOf(id) : undefined;
+    // Uninstalled since the token was read: nothing is answered for it.
+    if (!installation)
+      throw new NoInstallationError(`no installation for ${id ?? 'a request without a workspace'}`);
+    return { ...result, installation };
   };
 
   const receiver = new SlackHttpReceiver({

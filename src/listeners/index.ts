@@ -30,7 +30,7 @@ import { createCheckPaymentShortcut } from './shortcuts/check-payment.js';
 import { acknowledgeUnknown, type KnownRequests } from './unknown.js';
 
 /** An action id alone, or with the `:<n>` suffix that tells a message's numbered buttons apart. */
-const numbered = (actionId: string) => new RegExp(`^${actionId}(:\\d+)?$`);
+export const numbered = (actionId: string) => new RegExp(`^${actionId}(:\\d+)?$`);
 
 /**
  * The one place that maps Slack's commands, actions, shortcuts, events and workflow steps to

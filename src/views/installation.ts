@@ -34,6 +34,13 @@ export function notConnectedMessage(installerId: string, account?: ConnectedAcco
   return { text: fallbackText(text), blocks: [section(text)] };
 }
 
+/** The Workflow Builder step's one-line failure, for the workflow's author. */
+export function stepUnavailable(connected: boolean): string {
+  return connected
+    ? 'Invoices are not available in this workspace yet: reading the connected payment account comes with the next update of the app'
+    : 'The payment account is not connected yet: the installer or a workspace admin connects it from the app’s Home tab';
+}
+
 /** Someone who is neither the installer nor an admin or owner tried to manage the payment account. */
 export function notAllowedToConnectMessage(installerId: string): Message {
   const text = md`:lock: *Only the person who installed the app (${mention(installerId)}) or a workspace admin or owner can connect or change the payment account.*`;

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, App } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
-import { notConnectedMessage } from '../../views/installation.js';
+import { notConnectedMessage, stepUnavailable } from '../../views/installation.js';
 import {
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
@@ -9,7 +9,7 @@ import {
 } from '../../views/invoice.js';
 import { ACTION_SHARE, SHORTCUT_CHECK_PAYMENT } from '../../views/shortcut.js';
 import { FUNCTION_GET_INVOICE } from '../functions/get-invoice.js';
-
+import { numbered } from '../index.js';
 import { installationOf, openPaymentAccountModal, publishHome } from './payment-account.js';
 
 const answerOf = (context: AllMiddlewareArgs['context']) => {
@@ -17,12 +17,11 @@ const answerOf = (context: AllMiddlewareArgs['context']) => {
   return notConnectedMessage(installerUserId, account);
 };
 
-const numbered = (actionId: string) => new RegExp(`^${actionId}(:\\d+)?$`);
-
 /**
- * Many workspaces, before a workspace has connected its payment account: every surface answers
- * privately that it is not connected yet and who can connect it, and calls no payment service.
- * A pasted payment link is left as Slack shows it: an unfurl is seen by the whole channel.
+ * Many workspaces, in this release: every surface answers privately that the payment account is
+ * not connected yet and who can connect it (or, once it is, that reading it from Slack is still
+ * to come), and calls no payment service. `/balance connect` opens the modal that connects it. A
+ * pasted payment link is left as Slack shows it: an unfurl is seen by the whole channel.
  */
 export function registerNotConnected(app: App, logger: Logger): void {
   app.command('/balance', async ({ ack, command, client, context, respond }) => {
@@ -42,7 +41,9 @@ export function registerNotConnected(app: App, logger: Logger): void {
   app.command('/invoice', async ({ ack, context }) => {
     await ack({ response_type: 'ephemeral', ...answerOf(context) });
   });
-  const buttons = [ACTION_REFRESH, ACTION_WATCH, ACTION_STOP_WATCH, ACTION_SHARE, ACTION_OPEN_PAYMENT_PAGE];
+  // The payment page button is a link: Slack opens it; the click only needs its ack.
+  app.action(numbered(ACTION_OPEN_PAYMENT_PAGE), async ({ ack }) => ack());
+  const buttons = [ACTION_REFRESH, ACTION_WATCH, ACTION_STOP_WATCH, ACTION_SHARE];
   for (const actionId of buttons) {
     app.action(numbered(actionId), async ({ ack, respond, context }) => {
       await ack();
@@ -67,7 +68,7 @@ export function registerNotConnected(app: App, logger: Logger): void {
   app.event('link_shared', async ({ context }) => {
     logger.debug({ team: context.teamId }, 'link not unfurled: the payment account is not connected');
   });
-  app.function(FUNCTION_GET_INVOICE, async ({ fail }) => {
-    await fail({ error: 'The payment account is not connected yet: connect it from the app’s Home tab' });
+  app.function(FUNCTION_GET_INVOICE, async ({ fail, context }) => {
+    await fail({ error: stepUnavailable(installationOf(context).account !== undefined) });
   });
 }
