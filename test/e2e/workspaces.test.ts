@@ -73,9 +73,9 @@ const manyEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-function offerCode(w: Workspace, rotation: Record<string, unknown> = {}): void {
+/** What oauth.v2.access answers for the workspace's code; `extra` adds token rotation or makes it organisation-wide. */
+function offerCode(w: Workspace, extra: Record<string, unknown> = {}): void {
   slack.oauthCodes.set(w.code, {
-    ...rotation,
     access_token: w.token,
     scope: 'commands,chat:write,users:read',
     bot_user_id: `U0BOT${w.team.slice(3)}`,
@@ -83,6 +83,7 @@ function offerCode(w: Workspace, rotation: Record<string, unknown> = {}): void {
     enterprise: null,
     is_enterprise_install: false,
     authed_user: { id: w.installer },
+    ...extra,
   });
 }
 
@@ -210,6 +211,32 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (_name, open) =>
       const refreshes = slack.calls.filter((c) => c.args.grant_type === 'refresh_token').length;
       expect(JSON.stringify((await balanceFrom(three)).reply)).toContain('not connected yet');
       expect(slack.calls.filter((c) => c.args.grant_type === 'refresh_token')).toHaveLength(refreshes);
+    });
+
+    it('stores an organisation-wide install under the organisation and serves each of its workspaces', async () => {
+      const org: Workspace = {
+        team: 'E0GRID',
+        installer: 'U0ORGADMIN',
+        token: 'xoxb-org-e2e-secret-token-9f0a',
+        code: 'code-org',
+      };
+      offerCode(org, { team: null, enterprise: { id: 'E0GRID', name: 'Grid' }, is_enterprise_install: true });
+      const { state, cookie } = await startInstall();
+      expect((await redirect({ code: org.code, state }, cookie)).status).toBe(200);
+      const { reply } = await askBot(bot, slack, (response_url) =>
+        commandBody({
+          command: '/invoice',
+          text: 'x',
+          response_url,
+          team_id: 'T0GRIDWS',
+          enterprise_id: 'E0GRID',
+          is_enterprise_install: 'true',
+          user_id: 'U0SOMEONE',
+        }),
+      );
+      expect(JSON.stringify(reply)).toContain('<@U0ORGADMIN>');
+      expect(await stored()).toContain('E0GRID');
+      expect(await stored()).not.toContain(org.token);
     });
 
     it('answers the operator’s routes as in one-workspace mode', async () => {

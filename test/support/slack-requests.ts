@@ -36,6 +36,9 @@ export interface CommandFields {
   team_id?: string;
   user_id?: string;
   channel_id?: string;
+  /** An organisation's id, and `'true'` when the app is installed for the whole organisation. */
+  enterprise_id?: string;
+  is_enterprise_install?: 'true' | 'false';
 }
 
 export function commandBody(fields: CommandFields): string {
