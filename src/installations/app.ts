@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { App, type Authorize } from '@slack/bolt';
+import { App, type Authorize, type AuthorizeResult } from '@slack/bolt';
 import { type Bot, slackClientOptions } from '../app.js';
 import type { ManyWorkspacesConfig } from '../config.js';
 import { createHttpServer, type Routes } from '../http/server.js';
@@ -13,9 +13,17 @@ import type { Metrics } from '../metrics.js';
 import type { PaymentsClient } from '../payments/index.js';
 import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
-import { createInstallations, installationId, NoInstallationError } from '../store/installations.js';
+import {
+  createInstallations,
+  installationId,
+  NoInstallationError,
+  refreshingAlone,
+} from '../store/installations.js';
 import type { Sealer } from '../store/sealing.js';
 import { createInstaller } from './oauth.js';
+
+/** `@slack/oauth` refreshes a rotating token that expires within two hours. */
+const ROTATION_WINDOW_MS = 2 * 60 * 60_000;
 
 export interface WorkspacesBotDeps {
   logger: Logger;
@@ -49,14 +57,31 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
   });
   let ready = false;
 
+  // Refreshes under way in this process, by installation: concurrent requests share one.
+  const refreshes = new Map<string, Promise<AuthorizeResult>>();
+  const refreshOnce = (id: string, source: Parameters<Authorize<boolean>>[0]) => {
+    let refresh = refreshes.get(id);
+    if (!refresh) {
+      refresh = refreshingAlone(deps.store, id, () => installer.provider.authorize(source)).finally(() =>
+        refreshes.delete(id),
+      );
+      refreshes.set(id, refresh);
+    }
+    return refresh;
+  };
+
   /** The installation, resolved once at the edge: its token (refreshed if need be), who installed it, its account. */
   const authorize: Authorize<boolean> = async (source) => {
-    const result = await installer.provider.authorize(source);
     const id = installationId(source);
     const installation = id ? await installations.summaryOf(id) : undefined;
-    // Uninstalled since the token was read: nothing is answered for it.
-    if (!installation)
+    if (!id || !installation)
       throw new NoInstallationError(`no installation for ${id ?? 'a request without a workspace'}`);
+    const expiresSoon =
+      installation.tokenExpiresAt !== undefined && installation.tokenExpiresAt - clock() < ROTATION_WINDOW_MS;
+    // A copy each: Bolt fills in the request's own team and user on the result it is given.
+    const result = {
+      ...(await (expiresSoon ? refreshOnce(id, source) : installer.provider.authorize(source))),
+    };
     return { ...result, installation };
   };
 

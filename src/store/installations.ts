@@ -1,5 +1,5 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Store } from './database.js';
 import type { Tables } from './schema.js';
 import { type Sealer, SealingError } from './sealing.js';
@@ -25,6 +25,8 @@ export interface InstallationSummary {
   installerUserId: string;
   /** Who connected the payment account and when; undefined while none is connected. */
   account: { connectedBy: string; connectedAt: number } | undefined;
+  /** When the bot token expires (milliseconds since the epoch), with token rotation. */
+  tokenExpiresAt: number | undefined;
 }
 
 type Row = Tables['installations'];
@@ -150,6 +152,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
           'payment_api_key',
           'payment_key_connected_by',
           'payment_key_connected_at',
+          'bot_token_expires_at',
         ])
         .where('id', '=', id)
         .executeTakeFirst();
@@ -164,6 +167,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
               connectedAt: Number(row.payment_key_connected_at),
             }
           : undefined,
+        tokenExpiresAt: row.bot_token_expires_at === null ? undefined : Number(row.bot_token_expires_at),
       };
     },
 
@@ -201,6 +205,22 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
         .execute();
     },
   };
+}
+
+/**
+ * Runs `work` (a token refresh) while no other instance refreshes the same installation's token:
+ * Slack hands out two tokens to two refreshes of one refresh token, and one of them is invalid
+ * (node-slack-sdk #2504). On PostgreSQL a transaction-scoped advisory lock on the installation;
+ * a SQLite store is one process, whose caller refreshes each installation once at a time.
+ */
+export async function refreshingAlone<T>(store: Store, id: string, work: () => Promise<T>): Promise<T> {
+  if (store.dialect !== 'postgres') return work();
+  return store.transaction(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`installation:${id}:refresh`}, 0))`.execute(
+      trx,
+    );
+    return work();
+  });
 }
 
 const CANARY_KEY = 'sealing_canary';

@@ -112,8 +112,8 @@ async function install(w: Workspace): Promise<void> {
   expect(await done.text()).toContain('Crypto Payments is installed');
 }
 
-const balanceFrom = (w: Workspace, user: string = w.installer) =>
-  askBot(bot, slack, (response_url) =>
+const balanceFrom = (w: Workspace, user: string = w.installer, at: BotProcess = bot) =>
+  askBot(at, slack, (response_url) =>
     commandBody({ command: '/balance', text: '', response_url, team_id: w.team, user_id: user }),
   );
 
@@ -143,7 +143,7 @@ const event = (w: Workspace, payload: Record<string, unknown>) =>
     { contentType: 'application/json' },
   );
 
-describe.each(Object.entries(stores))('many workspaces, on %s', (_name, open) => {
+describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => {
   beforeAll(async () => {
     sandbox = await startSandbox();
     slack = await startSlackStandIn({
@@ -237,6 +237,31 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (_name, open) =>
       expect(JSON.stringify(reply)).toContain('<@U0ORGADMIN>');
       expect(await stored()).toContain('E0GRID');
       expect(await stored()).not.toContain(org.token);
+    });
+
+    it('refreshes a rotating token once however many requests need it at the same moment, on every instance', async () => {
+      const four: Workspace = {
+        team: 'T0FOUR',
+        installer: 'U0FOURADMIN',
+        token: 'xoxe.xoxb-four-first-token-1c2d',
+        code: 'code-four',
+      };
+      const firstRefresh = 'xoxe-1-four-first-refresh-3e4f';
+      offerCode(four, { refresh_token: firstRefresh, expires_in: 60 });
+      const { state, cookie } = await startInstall();
+      expect((await redirect({ code: four.code, state }, cookie)).status).toBe(200);
+      // PostgreSQL: a second instance on the same database asks at the same moment.
+      const second = name === 'PostgreSQL' ? await startBot(manyEnv(database)) : undefined;
+      try {
+        const instances = second ? [bot, second] : [bot];
+        const replies = await Promise.all(
+          instances.flatMap((at) => Array.from({ length: 4 }, () => balanceFrom(four, four.installer, at))),
+        );
+        for (const { reply } of replies) expect(JSON.stringify(reply)).toContain('not connected yet');
+        expect(slack.calls.filter((c) => c.args.refresh_token === firstRefresh)).toHaveLength(1);
+      } finally {
+        await second?.stop();
+      }
     });
 
     it('answers the operator’s routes as in one-workspace mode', async () => {
