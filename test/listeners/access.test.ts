@@ -7,7 +7,8 @@ import { createWatchInvoiceAction } from '../../src/listeners/actions/watch-invo
 import { createBalanceCommand } from '../../src/listeners/commands/balance.js';
 import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
 import type { ListenerDeps } from '../../src/listeners/deps.js';
-import { createAppHomeOpened, type HomeClient } from '../../src/listeners/events/app-home-opened.js';
+import { createAppHomeOpened } from '../../src/listeners/events/app-home-opened.js';
+import type { HomeClient } from '../../src/listeners/home.js';
 import { actionListener, commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';

@@ -9,8 +9,9 @@ import { createStopWatchAction } from '../../src/listeners/actions/stop-watch.js
 import { createWatchInvoiceAction } from '../../src/listeners/actions/watch-invoice.js';
 import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
 import type { ListenerDeps } from '../../src/listeners/deps.js';
-import { createAppHomeOpened, type HomeClient } from '../../src/listeners/events/app-home-opened.js';
+import { createAppHomeOpened } from '../../src/listeners/events/app-home-opened.js';
 import { createLinkSharedEvent } from '../../src/listeners/events/link-shared.js';
+import type { HomeClient } from '../../src/listeners/home.js';
 import { createCheckPaymentShortcut } from '../../src/listeners/shortcuts/check-payment.js';
 import { actionListener, commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
