@@ -1,4 +1,5 @@
 import type { webApi } from '@slack/bolt';
+import type { Refusal, Who } from '../access.js';
 import type { BalanceEntry } from '../payments/index.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import { type HomeBalance, homeView } from '../views/home.js';
@@ -20,12 +21,26 @@ const HOME_BALANCE_WAIT_MS = 2000;
 export async function publishHome(deps: ListenerDeps, client: HomeClient, userId: string): Promise<Tracked> {
   // The event names the workspace the app is installed in, never the person's own: Slack's
   // directory tells theirs (docs/slack.md#app-home). The App Home is in no channel.
-  const who = await deps.access.whoIs(userId);
-  const here = { who, where: { channelId: undefined } };
-  const [balanceRefused, feedsRefused] = await Promise.all([
-    deps.access.refusal({ ...here, what: 'read_balance' }),
-    deps.access.refusal({ ...here, what: 'read_feeds' }),
-  ]);
+  let who: Who;
+  let balanceRefused: Refusal | undefined;
+  let feedsRefused: Refusal | undefined;
+  try {
+    who = await deps.access.whoIs(userId);
+    const here = { who, where: { channelId: undefined } };
+    [balanceRefused, feedsRefused] = await Promise.all([
+      deps.access.refusal({ ...here, what: 'read_balance' }),
+      deps.access.refusal({ ...here, what: 'read_feeds' }),
+    ]);
+  } catch (error) {
+    // Slack would not say who this is (users.info failing, or the users:read scope missing until
+    // the app is reinstalled): the Home still opens, without the merchant's financial data.
+    deps.logger.warn(
+      { err: error },
+      'could not look the person up with users.info: their App Home shows no balance and no feeds',
+    );
+    who = { userId, teamId: undefined };
+    balanceRefused = feedsRefused = 'other_workspace';
+  }
   const balance = async (): Promise<HomeBalance> => {
     if (balanceRefused)
       return { kind: 'refused', refusal: balanceRefused, allowedChannels: deps.access.allowedChannels };

@@ -104,6 +104,21 @@ describe('§2 the App Home asks the person’s own team, not the event’s', () 
     expect(env.sandbox.requests).toEqual([]);
   });
 
+  it('still opens, with no balance and no feeds, when Slack will not say who the person is (users.info failing)', async () => {
+    const logs = captureLogs();
+    const text = await openHome('U0MEMBER', { directoryFails: true, logger: logs.logger });
+    expect(text).toContain('The balance is only for members of this workspace.');
+    expect(text).not.toContain('BTC');
+    expect(text).not.toContain('Payments feeds');
+    expect(env.sandbox.requests).toEqual([]);
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'could not look the person up with users.info: their App Home shows no balance and no feeds',
+      }),
+    );
+  });
+
   it('shows someone Slack does not know no balance either', async () => {
     const text = await openHome('U0GONE', { people: { U0GONE: undefined } });
     expect(text).toContain('The balance is only for members of this workspace.');

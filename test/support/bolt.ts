@@ -224,6 +224,8 @@ export interface DepsOptions {
   policy?: Partial<AccessPolicy>;
   /** What Slack's directory (users.info) says of these people; anyone else is a member of HOME_TEAM. */
   people?: Readonly<Record<string, Membership | undefined>>;
+  /** users.info fails for everyone (Slack down, or the users:read scope missing before a reinstall). */
+  directoryFails?: boolean;
   logger?: Logger;
   settings?: Partial<WatchSettings>;
   /** Milliseconds since the epoch; NOW by default. */
@@ -265,9 +267,10 @@ export function listenerDeps(
   const state = serviceState(store, logger, () => breaker.state());
   const policy: AccessPolicy = { home: { teamId: HOME_TEAM, enterpriseId: undefined }, ...opts.policy };
   const people = opts.people ?? {};
-  const access = createAccess(policy, async (userId) =>
-    Object.hasOwn(people, userId) ? people[userId] : { teamId: HOME_TEAM, enterpriseId: undefined },
-  );
+  const access = createAccess(policy, async (userId) => {
+    if (opts.directoryFails) throw new Error('An API error occurred: missing_scope');
+    return Object.hasOwn(people, userId) ? people[userId] : { teamId: HOME_TEAM, enterpriseId: undefined };
+  });
   const watches = createWatches({
     store,
     payments,
