@@ -133,6 +133,31 @@ describe('SQLite is for one process', () => {
   });
 });
 
+describe('the refusal names the holder its note names, and no one its note does not', () => {
+  const NOTE = { pid: 4242, host: 'bot-7f9c', started: '2026-11-24T10:00:00.000Z' };
+  it.each<[string, unknown, string]>([
+    ['a whole note', NOTE, 'process 4242 on bot-7f9c (started 2026-11-24T10:00:00.000Z; see NOTE)'],
+    ['no start time', { pid: 4242, host: 'bot-7f9c' }, 'another process'],
+    ['no host', { pid: 4242, started: NOTE.started }, 'another process'],
+    ['a pid that is not a whole number', { ...NOTE, pid: '4242' }, 'another process'],
+    ['not JSON', 'garbage', 'another process'],
+  ])('%s', async (_label, note, who) => {
+    const { path, lock } = fresh();
+    const other = await heldElsewhere(path);
+    try {
+      writeFileSync(lock, typeof note === 'string' ? note : JSON.stringify(note));
+      const error = (await openStore({ kind: 'sqlite', path }).catch((e: unknown) => e)) as Error;
+      expect(error.message).toContain(`is in use by ${who.replace('NOTE', lock)}. SQLite is for one process`);
+      expect(error.cause).toMatchObject({ name: 'LockHeldError', cause: { code: 'SQLITE_BUSY' } });
+      expect((error.cause as Error).message).toBe(`${lock}: the file is held by another process`);
+      // Refused, it leaves the holder's note as it was.
+      expect(readFileSync(lock, 'utf8')).toBe(typeof note === 'string' ? note : JSON.stringify(note));
+    } finally {
+      await other.kill();
+    }
+  });
+});
+
 describe('opening a SQLite store after a crash', () => {
   it('releases every lease left in the file, in every table that has them: their holder is gone', async () => {
     const { path } = fresh();
