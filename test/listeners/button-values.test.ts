@@ -106,6 +106,26 @@ describe.each(Object.entries(BUTTONS))('%s with a value the bot did not write', 
   });
 });
 
+describe('parseButtonValue', () => {
+  const WATCH = '0c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e';
+  it.each<[ButtonValueKind, string]>([
+    ['placed', `${DEMO_INVOICE_IDS.open} 1700000000.000100 more`],
+    ['placed', `${DEMO_INVOICE_IDS.open} not-a-ts`],
+    ['watch', `x${WATCH}`],
+    ['watch', `${WATCH}x`],
+  ])('refuses a %s value with anything around what the bot writes: %j', (kind, value) => {
+    expect(parseButtonValue(kind, value)).toBeUndefined();
+  });
+
+  it('reads what the bot writes', () => {
+    expect(parseButtonValue('watch', WATCH)).toBe(WATCH);
+    expect(parseButtonValue('placed', `${DEMO_INVOICE_IDS.open} 1700000000.000100`)).toEqual({
+      id: DEMO_INVOICE_IDS.open,
+      threadTs: '1700000000.000100',
+    });
+  });
+});
+
 describe('the values the bot writes', () => {
   /** Every button value in a message or view, with its action id. */
   const buttonsIn = (message: unknown): { actionId: string; value: string }[] => {
