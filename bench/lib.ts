@@ -1,8 +1,13 @@
 /** What both benchmark scenarios share: the sandbox on its own thread, load generation, /proc readings. */
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { Pool } from 'undici';
+import { Pool, request } from 'undici';
 import { type BotProcess, botEnv, HOME_TEAM, SECRETS, startBot } from '../test/e2e/harness.js';
 import { commandBody, signatureHeaders } from '../test/support/slack-requests.js';
 import { type SlackStandIn, startSlackStandIn } from '../test/support/slack-stand-in.js';
@@ -181,6 +186,9 @@ export function mixer(ids: readonly string[]) {
   };
 }
 
+/** BENCH_NODE_ARGS: options for the bot's `node` (never the baseline's), to weigh V8 settings. */
+const botNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 export async function startTarget(
   name: string,
   sandbox: Sandbox,
@@ -192,10 +200,14 @@ export async function startTarget(
     { ...botEnv(sandbox, slack.apiUrl), LOG_LEVEL: 'info', ...env },
     {
       ...(script ? { script } : {}),
-      nodeArgs:
-        process.env.BENCH_CPU_PROF && !script
-          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-          : [],
+      nodeArgs: script
+        ? []
+        : [
+            ...botNodeArgs,
+            ...(process.env.BENCH_CPU_PROF
+              ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+              : []),
+          ],
     },
   );
   return new Target(name, bot, slack);
@@ -209,4 +221,121 @@ export function handlerMs(target: Target, n: number) {
     .slice(-n)
     .map((l) => Number(l.ms));
   return ms.length === 0 ? undefined : { p50: round(percentile(ms, 0.5)), p99: round(percentile(ms, 0.99)) };
+}
+
+/** A port nothing listens on now, for a process that must be told its port before it starts. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Whether `GET /healthz` answers 200 now; false while nothing listens or it answers 503. */
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const response = await request(url, { reset: true });
+    await response.body.dump();
+    return response.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+const MAIN = new URL('../dist/main.js', import.meta.url).pathname;
+
+/**
+ * From spawning `node <script>` (the bot's dist/main.js when none is given) to its first 200 from
+ * `GET /healthz`, polled every 5 ms: how long a deploy or a restart keeps it away (`ms`), and
+ * the CPU the process used until then (`cpuMs`, steadier than `ms` on a busy machine).
+ * `cwd` holds the bot's SQLite store (./data): a new directory starts on an empty store.
+ */
+export async function readyMs(
+  env: Record<string, string>,
+  cwd: string,
+  script?: string,
+): Promise<{ ms: number; cpuMs: number }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/healthz`;
+  const started = performance.now();
+  const child = spawn(process.execPath, script ? [script] : [...botNodeArgs, MAIN], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
+    stdio: 'ignore',
+  });
+  const exited = once(child, 'exit');
+  try {
+    for (;;) {
+      if (await healthy(url)) return { ms: performance.now() - started, cpuMs: cpuMs(child.pid) };
+      if (child.exitCode !== null)
+        throw new Error(`${script ?? MAIN} exited with ${child.exitCode} at start`);
+      if (performance.now() - started > 20_000)
+        throw new Error(`${script ?? MAIN} was not ready within 20 s`);
+      await sleep(5);
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+export interface ReadyResult {
+  bot: { emptyStore: Spread; restart: Spread };
+  baseline: Spread;
+}
+/** Spawn to ready over the runs, in ms: median and range, and the median CPU used until then. */
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+  cpuMs: number;
+}
+const spread = (runs: { ms: number; cpuMs: number }[]): Spread => {
+  const ms = runs.map((r) => r.ms);
+  return {
+    median: round(percentile(ms, 0.5), 0),
+    min: round(Math.min(...ms), 0),
+    max: round(Math.max(...ms), 0),
+    cpuMs: round(
+      percentile(
+        runs.map((r) => r.cpuMs),
+        0.5,
+      ),
+      0,
+    ),
+  };
+};
+
+/**
+ * Spawn to ready, `runs` times each, interleaved so that both see the same load on the machine:
+ * the bot on an empty store (its migrations run), the bot again on that store (a restart), and
+ * the baseline.
+ */
+export async function measureReady(
+  sandbox: Sandbox,
+  runs: number,
+  baselineScript: string,
+): Promise<ReadyResult> {
+  const slack = await startSlackStandIn({ teamId: HOME_TEAM, botToken: SECRETS.botToken });
+  const env = botEnv(sandbox, slack.apiUrl);
+  const emptyStore: { ms: number; cpuMs: number }[] = [];
+  const restart: { ms: number; cpuMs: number }[] = [];
+  const baseline: { ms: number; cpuMs: number }[] = [];
+  try {
+    for (let i = 0; i < runs; i += 1) {
+      const cwd = mkdtempSync(join(tmpdir(), 'bot-bench-ready-'));
+      try {
+        emptyStore.push(await readyMs(env, cwd));
+        restart.push(await readyMs(env, cwd));
+        baseline.push(await readyMs(env, cwd, baselineScript));
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await slack.close();
+  }
+  return { bot: { emptyStore: spread(emptyStore), restart: spread(restart) }, baseline: spread(baseline) };
 }

@@ -119,7 +119,10 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
       // A full batch means more may be due: look again at once (or, with every slot taken, when
       // one frees up: a finishing item wakes the loop).
       if (claimed > 0 && claimed === free) continue;
-      await pause(job.name, free > 0 ? await untilNextDue(job) : job.idleMs);
+      const wait = free > 0 ? await untilNextDue(job) : job.idleMs;
+      // Work due now that could not be claimed (background paused: the payment service's breaker
+      // open, or its key rejected) is looked for again after a tick, not at once in a spin.
+      await pause(job.name, claimed === 0 && wait === 0 ? job.idleMs : wait);
     }
   }
 

@@ -55,6 +55,12 @@ describe('the organisation', () => {
     ],
     ['a guest of another organisation', GRID, PEOPLE.U0GUEST, false],
     ['a guest whose workspace is in no organisation', ORG_WIDE, PEOPLE.U0LONER, false],
+    [
+      'someone of another workspace in no organisation, when the bot belongs to none either',
+      WORKSPACE,
+      PEOPLE.U0LONER,
+      false,
+    ],
   ])('%s', (_label, home, person, same) => {
     expect(sameOrganisation(home, person as Membership)).toBe(same);
   });
@@ -189,6 +195,23 @@ describe('asking', () => {
     const access = createAccess({ home: GRID }, directory(PEOPLE).lookUp);
     expect(await access.whoIs('W0SISTER')).toEqual({ userId: 'W0SISTER', teamId: 'T0SISTER' });
     expect(await access.whoIs('U0NOBODY')).toEqual({ userId: 'U0NOBODY', teamId: undefined });
+  });
+});
+
+describe('asking without a person', () => {
+  it('refuses the balance to a request that names no one, without a look-up', async () => {
+    const dir = directory({});
+    const access = createAccess({ home: GRID }, async (userId) => {
+      await dir.lookUp(userId);
+      return PEOPLE.U0MEMBER;
+    });
+    const asked = { who: { userId: undefined }, where: { channelId: undefined } };
+    expect(await access.refusal({ ...asked, what: 'read_balance' })).toBe('other_workspace');
+    expect(dir.asked).toEqual([]);
+  });
+
+  it('names no channel where the balance may be read when no channel list is set', () => {
+    expect(createAccess({ home: WORKSPACE }, async () => undefined).allowedChannels).toEqual([]);
   });
 });
 

@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { type Bot, createBot, fetchIdentity } from '../src/app.js';
+import { type Bot, fetchIdentity } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createMetrics } from '../src/metrics.js';
-import { CircuitBreaker, createHealth, createPaymentsClient } from '../src/payments/index.js';
 import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/server.js';
 import { serviceState } from '../src/service-state.js';
 import { openStore, type Store } from '../src/store/database.js';
+import { assembledBot } from './support/assembled-bot.js';
 import { visibleText } from './support/block-kit.js';
 import { captureLogs } from './support/bolt.js';
 import {
@@ -75,28 +74,7 @@ describe('the assembled bot', () => {
   async function assembled(env: Record<string, string> = {}, own = store) {
     const config = configFor(env);
     const logs = captureLogs([BOT_TOKEN, APP_TOKEN, SECRET, sandbox.apiKey]);
-    const breaker = new CircuitBreaker();
-    const metrics = createMetrics();
-    const payments = createPaymentsClient({
-      baseUrl: sandbox.url,
-      apiKey: sandbox.apiKey,
-      dispatcher: pool,
-      userAgent: 'app-test',
-      timeoutMs: 2000,
-      background: { dispatcher: pool, perSecond: 50 },
-      onCall: (report) => metrics.paymentCall(report),
-      breaker,
-    });
-    const identity = await fetchIdentity(config, logs.logger);
-    const bot = createBot(config, {
-      payments,
-      logger: logs.logger,
-      identity,
-      store: own,
-      health: createHealth(breaker),
-      metrics,
-      breaker,
-    });
+    const bot = await assembledBot({ config, store: own, logger: logs.logger, dispatcher: pool });
     return { bot, logs };
   }
 

@@ -182,6 +182,29 @@ describe('scheduler', () => {
     await again.stop();
   });
 
+  it('looks again only once a tick while due work cannot be claimed (background paused), not in a spin', async () => {
+    const { job } = listJob([]);
+    let claims = 0;
+    const paused: Job<Item> = {
+      ...job,
+      idleMs: 50,
+      claim: async () => {
+        claims += 1;
+        return [];
+      },
+      nextDueAt: async (now) => now - 1000,
+    };
+    const scheduler = createScheduler(
+      { logger: captureLogs().logger, inflight: new Inflight(), clock: Date.now },
+      [paused],
+    );
+    scheduler.start();
+    await new Promise((r) => setTimeout(r, 300));
+    await scheduler.stop();
+    expect(claims).toBeGreaterThanOrEqual(2);
+    expect(claims).toBeLessThanOrEqual(8);
+  });
+
   it('keeps running when an item throws: internal_error in the log', async () => {
     const logs = captureLogs();
     const { job } = listJob([]);

@@ -153,7 +153,10 @@ a { color: #1264a3; }
 
 /** The page's script; it carries `slackDateText` itself, so dates read as the tested function writes them. */
 export function pageScript(): string {
+  // Under tsx (npm run dev) esbuild keeps function names by wrapping them in __name(): the page
+  // gets a no-op of its own so the embedded function runs there too.
   return `'use strict';
+const __name = (f) => f;
 const slackDateText = ${slackDateText.toString()};
 const byId = (id) => document.getElementById(id);
 const shown = { version: -1, feed: null, home: null, panel: null };

@@ -11,7 +11,16 @@ export const SLACK_SETTINGS = [
   'SLACK_SIGNING_SECRET',
 ];
 
-/** No Slack setting at all (empty counts as unset, as everywhere) and not production. */
+/**
+ * Started by `npm start` (npm names the script it runs in `npm_lifecycle_event`), not in
+ * production, and no Slack setting at all (empty counts as unset, as everywhere). A bare
+ * `node dist/main.js`, the way a service or a container starts the bot, never runs the demo:
+ * there, missing settings stop the start by name, as a lost secret should.
+ */
 export function wantsDemo(env: NodeJS.ProcessEnv): boolean {
-  return env.NODE_ENV !== 'production' && SLACK_SETTINGS.every((name) => (env[name] ?? '').trim() === '');
+  return (
+    env.npm_lifecycle_event === 'start' &&
+    env.NODE_ENV !== 'production' &&
+    SLACK_SETTINGS.every((name) => (env[name] ?? '').trim() === '')
+  );
 }

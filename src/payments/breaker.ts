@@ -79,7 +79,8 @@ export class CircuitBreaker {
     }
     if (admission.probe) {
       this.#probing = false;
-      this.#open();
+      // Unless a call already under way was answered meanwhile and closed it.
+      if (this.#openedAt !== undefined) this.#open();
       return;
     }
     // A call that was already under way when the breaker opened changes nothing.

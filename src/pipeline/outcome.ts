@@ -4,8 +4,8 @@ import type { PaymentErrorCode } from '../payments/index.js';
 /** Who sees a reply: only the person who asked, or everyone in the conversation. */
 export type Visibility = 'ephemeral' | 'in_channel';
 
-/** How a reply reached Slack, or that it did not. */
-export type Delivery = 'ack' | 'response_url' | 'failed';
+/** How the answer travelled: in the ack, to the response_url, as a republished view (the App Home), or not at all. */
+export type Delivery = 'ack' | 'response_url' | 'view' | 'failed';
 
 /**
  * What the request log records for every piece of work, from one closed set (it is also a

@@ -1,10 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import Database from 'libsql';
-import pg from 'pg';
 import type { DatabaseLocation } from '../config.js';
-import { acquireLock, type FileLock, LockHeldError } from './lock.js';
+import { type FileLock, holdFile, LockHeldError } from './lock.js';
 import { migrationProvider } from './migrations.js';
 import type { Tables } from './schema.js';
 
@@ -38,27 +36,30 @@ export function describeLocation(location: DatabaseLocation): string {
 }
 
 /**
- * SQLite is for one process: the file is locked before it is opened (its directory made first),
- * and a second process is told to use PostgreSQL instead.
+ * SQLite is for one process (src/store/lock.ts): the file is held before it is opened (its
+ * directory made first), and a second process is told to use PostgreSQL instead.
  */
-async function lockSqlite(path: string, where: string): Promise<FileLock> {
+async function holdSqlite(path: string, where: string): Promise<FileLock> {
   try {
-    mkdirSync(dirname(resolve(path)), { recursive: true });
-    return await acquireLock(`${resolve(path)}.lock`);
+    mkdirSync(dirname(path), { recursive: true });
+    return await holdFile(path);
   } catch (error) {
-    if (error instanceof LockHeldError) {
-      const { pid, host, started } = error.holder;
-      const elsewhere = error.elsewhere ? ` If that process is gone, delete ${error.path}.` : '';
-      throw new StoreError(
-        `the ${where} named by DATABASE_URL is in use by process ${pid} on ${host} (started ${started}; lock file ${error.path}). SQLite is for one process; to run several, use PostgreSQL (DATABASE_URL=postgres://…).${elsewhere}`,
-        { cause: error },
-      );
-    }
-    throw cannotOpen(where, error);
+    if (!(error instanceof LockHeldError)) throw cannotOpen(where, error);
+    const { holder, notePath } = error;
+    const who = holder
+      ? `process ${holder.pid} on ${holder.host} (started ${holder.started}; see ${notePath})`
+      : 'another process';
+    throw new StoreError(
+      `the ${where} named by DATABASE_URL is in use by ${who}. SQLite is for one process; to run several, use PostgreSQL (DATABASE_URL=postgres://…).`,
+      { cause: error },
+    );
   }
 }
 
-function sqlite(path: string): Kysely<Tables> {
+async function sqlite(path: string): Promise<Kysely<Tables>> {
+  // Each driver is loaded only by the dialect that uses it: pg's modules are no part of a SQLite
+  // bot's start or memory, nor libsql's native library of a PostgreSQL one.
+  const { default: Database } = await import('libsql');
   const database = new Database(path);
   // WAL lets readers run beside the writer; FULL makes every commit survive a crash of the
   // process or the machine; the busy timeout waits out another writer instead of failing.
@@ -69,7 +70,8 @@ function sqlite(path: string): Kysely<Tables> {
 /** int8 (bigint) columns hold epoch milliseconds and counters: read them as numbers, not strings. */
 const INT8_OID = 20;
 
-function postgres(url: string): Kysely<Tables> {
+async function postgres(url: string): Promise<Kysely<Tables>> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -102,10 +104,10 @@ async function releaseLeases(db: Kysely<Tables>): Promise<void> {
 
 export async function openStore(location: DatabaseLocation): Promise<Store> {
   const where = describeLocation(location);
-  const lock = location.kind === 'sqlite' ? await lockSqlite(location.path, where) : undefined;
+  const lock = location.kind === 'sqlite' ? await holdSqlite(resolve(location.path), where) : undefined;
   let db: Kysely<Tables>;
   try {
-    db = location.kind === 'sqlite' ? sqlite(location.path) : postgres(location.url);
+    db = location.kind === 'sqlite' ? await sqlite(location.path) : await postgres(location.url);
   } catch (error) {
     lock?.release();
     throw cannotOpen(where, error);

@@ -1,125 +1,117 @@
-import { randomUUID } from 'node:crypto';
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * A lock file beside the SQLite file, naming the one process that uses it: a second process
- * stops at start, before it touches the database; a process that starts after its holder died
- * (kill -9, a crash, a power cut) takes it over at once.
+ * SQLite is for one process. The lock is SQLite's own: `<file>-lock`, a small database of its
+ * own held with `locking_mode = EXCLUSIVE` from before the bot reads or migrates anything until
+ * it stops. The kernel drops that lock the moment its process ends, however it ends (kill -9, a
+ * crash, a container replaced on a shared volume, a reboot), so the next start takes over at
+ * once, and a second process is refused at once. (It is not the bot's own database file that is
+ * held so: a connection closed with statements still cached would keep holding it.)
  *
- * The holder is its pid and host and, on Linux, the boot and the process's start time (so a
- * pid given to another process since, pid 1 in a restarted container say, is not taken for the
- * holder); elsewhere a live pid counts as the holder. A holder on another host cannot be
- * checked and counts as alive.
+ * Beside it, `<file>.lock` is a note naming the holder (pid, host, start time), so that a refusal
+ * can say who holds the file. It is a note, not the lock: one left behind by a process that is
+ * gone is simply written over by the next holder.
  */
+
+/** The file is held by another process: `holder` is what its note says, when there is one. */
+export class LockHeldError extends Error {
+  override readonly name = 'LockHeldError';
+  constructor(
+    readonly notePath: string,
+    readonly holder: LockHolder | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(`${notePath}: the file is held by another process`, options);
+  }
+}
+
+export interface FileLock {
+  /** Lets go of the file (and removes the note if it is still this process's); safe to call twice. */
+  release(): void;
+}
+
+/** Holds the SQLite file at `path` for this process, or throws `LockHeldError` at once. */
+export async function holdFile(path: string): Promise<FileLock> {
+  const notePath = `${path}.lock`;
+  const { default: Database } = await import('libsql');
+  const lock = new Database(`${path}-lock`);
+  try {
+    // Without waiting: another holder is not about to let go.
+    lock.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA busy_timeout = 0; BEGIN EXCLUSIVE; COMMIT;');
+  } catch (error) {
+    lock.close();
+    if ((error as { code?: unknown }).code === 'SQLITE_BUSY')
+      throw new LockHeldError(notePath, readHolder(notePath), { cause: error });
+    throw error;
+  }
+  const note = noteHolder(notePath);
+  let held = true;
+  return {
+    release() {
+      if (!held) return;
+      held = false;
+      note.release();
+      lock.close();
+    },
+  };
+}
 
 export interface LockHolder {
   pid: number;
   host: string;
-  /** When the holder started, for people reading the file or the message. */
+  /** When the holder started. */
   started: string;
-  /** Linux: the kernel's boot id. */
-  boot?: string;
-  /** Linux: the holder's start time, in clock ticks since boot. */
-  ticks?: string;
 }
 
-export interface FileLock {
-  /** Removes the lock file if it is still this process's; safe to call twice. */
+/** The note of a holder this process wrote; removed on close, and on exit if nothing closed it. */
+interface HolderNote {
+  /** Removes the note if it is still this process's; safe to call twice. */
   release(): void;
 }
 
-/** The file is locked by a process that is alive, or on another host, where this one cannot tell. */
-export class LockHeldError extends Error {
-  override readonly name = 'LockHeldError';
-  readonly elsewhere: boolean;
-  constructor(
-    readonly path: string,
-    readonly holder: LockHolder,
-  ) {
-    super(`${path} is held by process ${holder.pid} on ${holder.host}`);
-    this.elsewhere = holder.host !== hostname();
-  }
-}
-
-/** A lock file that still cannot be read this long after it was found is left by a crash. */
-const WRITE_GRACE_MS = 100;
-const ATTEMPTS = 5;
-
-/** Locks held by this process, removed on its way out if nothing released them before. */
-const held = new Set<FileLock>();
+/** Notes this process holds, removed on its way out if nothing released them before. */
+const held = new Set<HolderNote>();
 let exitHook = false;
 
-export async function acquireLock(path: string): Promise<FileLock> {
+/** Writes this process's note at `path` (over any note a gone holder left there). */
+function noteHolder(path: string): HolderNote {
   const text = `${JSON.stringify(self())}\n`;
-  let unreadable: string | undefined;
-  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    try {
-      writeFileSync(path, text, { flag: 'wx' });
-      return hold(path, text);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const found = read(path);
-    if (found === undefined) continue; // released meanwhile
-    const holder = parse(found);
-    if (holder && !gone(holder)) throw new LockHeldError(path, holder);
-    if (!holder && found !== unreadable) {
-      // Being written right now, or left half-written: look again shortly.
-      unreadable = found;
-      await sleep(WRITE_GRACE_MS);
-      continue;
-    }
-    takeOver(path, found);
-  }
-  throw new Error(`${path} kept changing while this process tried to take it`);
-}
-
-function hold(path: string, text: string): FileLock {
-  const lock: FileLock = {
+  writeFileSync(path, text);
+  const note: HolderNote = {
     release() {
-      if (!held.delete(lock)) return;
+      if (!held.delete(note)) return;
       if (read(path) === text) unlinkSync(path);
     },
   };
-  held.add(lock);
+  held.add(note);
   if (!exitHook) {
     exitHook = true;
     process.on('exit', () => {
-      for (const l of held) {
+      for (const n of held) {
         try {
-          l.release();
+          n.release();
         } catch {
-          // Best effort: the next start takes over a lock whose holder is gone.
+          // Best effort: the next holder writes over it.
         }
       }
     });
   }
-  return lock;
+  return note;
 }
 
-/**
- * Removes a dead holder's lock file, and only that one: it is moved aside and looked at, and if
- * another process took the lock over in the meantime its file is put back.
- */
-function takeOver(path: string, judged: string): void {
-  const aside = `${path}.${process.pid}-${randomUUID().slice(0, 8)}`;
+/** Who the note at `path` names, if it names anyone. */
+function readHolder(path: string): LockHolder | undefined {
+  const text = read(path);
+  if (text === undefined) return undefined;
   try {
-    renameSync(path, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
+    const value = JSON.parse(text) as Partial<LockHolder>;
+    if (Number.isInteger(value.pid) && typeof value.host === 'string' && typeof value.started === 'string')
+      return value as LockHolder;
+  } catch {
+    // not JSON: nobody named
   }
-  const moved = read(aside);
-  try {
-    if (moved !== undefined && moved !== judged) writeFileSync(path, moved, { flag: 'wx' });
-  } catch (error) {
-    // A third process has made a lock of its own since: the next look finds it.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    unlinkSync(aside);
-  }
+  return undefined;
 }
 
 function read(path: string): string | undefined {
@@ -131,53 +123,10 @@ function read(path: string): string | undefined {
   }
 }
 
-function parse(text: string): LockHolder | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<LockHolder>;
-    if (Number.isInteger(value.pid) && (value.pid ?? 0) > 0 && typeof value.host === 'string')
-      return value as LockHolder;
-  } catch {
-    // not JSON: undefined below
-  }
-  return undefined;
-}
-
 function self(): LockHolder {
   return {
     pid: process.pid,
     host: hostname(),
     started: new Date(Date.now() - process.uptime() * 1000).toISOString(),
-    boot: proc('/proc/sys/kernel/random/boot_id'),
-    ticks: startTicks(process.pid),
   };
-}
-
-/** Whether the holder has certainly exited; one that cannot be checked counts as alive. */
-function gone(holder: LockHolder): boolean {
-  if (holder.host !== hostname()) return false;
-  const boot = proc('/proc/sys/kernel/random/boot_id');
-  if (holder.boot && boot && holder.boot !== boot) return true; // the machine restarted since
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    // EPERM: alive, another user's.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  // The pid is alive: the holder's, or given to another process since (which started later).
-  const ticks = startTicks(holder.pid);
-  return holder.ticks !== undefined && ticks !== undefined && ticks !== holder.ticks;
-}
-
-/** Linux's /proc: field 22 of the process's stat, counted after the name (in parentheses, may hold spaces). */
-function startTicks(pid: number): string | undefined {
-  const stat = proc(`/proc/${pid}/stat`);
-  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-}
-
-function proc(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
 }

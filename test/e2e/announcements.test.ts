@@ -3,13 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBot, fetchIdentity } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createMetrics } from '../../src/metrics.js';
-import { CircuitBreaker, createHealth, createPaymentsClient } from '../../src/payments/index.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { openStore } from '../../src/store/database.js';
+import { assembledBot } from '../support/assembled-bot.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs } from '../support/bolt.js';
 import { commandBody, postToBot } from '../support/slack-requests.js';
@@ -110,27 +108,7 @@ describe('a two-hour Slack outage, on the bot’s own clock', () => {
       WATCH_POLL_SECONDS: '1',
     });
     const { logger } = captureLogs();
-    const breaker = new CircuitBreaker();
-    const metrics = createMetrics();
-    const payments = createPaymentsClient({
-      baseUrl: sandbox.url,
-      apiKey: sandbox.apiKey,
-      dispatcher: pool,
-      userAgent: 'outage-test',
-      timeoutMs: 2000,
-      background: { dispatcher: pool, perSecond: 50 },
-      breaker,
-    });
-    const bot = createBot(config, {
-      payments,
-      logger,
-      identity: await fetchIdentity(config, logger),
-      store,
-      health: createHealth(breaker, () => clock.now),
-      metrics,
-      breaker,
-      clock: () => clock.now,
-    });
+    const bot = await assembledBot({ config, store, logger, dispatcher: pool, clock: () => clock.now });
     const { port } = await bot.start();
     cleanups.push(async () => void (await bot.stop(1000)));
     const scrape = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();

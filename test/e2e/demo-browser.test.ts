@@ -66,7 +66,8 @@ const requested: string[] = [];
 
 beforeAll(async () => {
   const executablePath = ensureChromium();
-  demo = await startDemo({ PORT: '0' });
+  // npm_lifecycle_event is what `npm start` adds to the (otherwise empty) environment.
+  demo = await startDemo({ PORT: '0', npm_lifecycle_event: 'start' });
   profile = mkdtempSync(join(tmpdir(), 'demo-chromium-'));
   context = await chromium.launchPersistentContext(profile, {
     executablePath,
@@ -218,11 +219,14 @@ async function paymentLink(id: string): Promise<string> {
   return link;
 }
 
-describe('with NODE_ENV=production and nothing configured', () => {
-  it('still stops at once, naming the settings it needs, and starts no demo', () => {
+describe('nothing configured, where production runs', () => {
+  it.each([
+    ['npm start with NODE_ENV=production', { npm_lifecycle_event: 'start', NODE_ENV: 'production' }],
+    ['a bare node dist/main.js (a service, a container)', {}],
+  ])('%s still stops at once, naming the settings it needs, and starts no demo', (_label, env) => {
     const run = spawnSync(process.execPath, [MAIN], {
       cwd: scratchDir(),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       encoding: 'utf8',
       timeout: 20_000,
     });

@@ -144,18 +144,19 @@ export async function startStack(
     LOG_LEVEL: 'debug',
     ...opts.env,
   };
-  const bot = await startBot(env);
-  return {
+  const stack: Stack = {
     sandbox,
     slack,
-    bot,
+    bot: await startBot(env),
     env,
     async close() {
-      await bot.stop();
+      // The bot running now: a test that restarted it left the new process here.
+      await stack.bot.stop();
       await slack.close();
       await sandbox.close();
     },
   };
+  return stack;
 }
 
 /**

@@ -7,7 +7,8 @@ import { createWatchInvoiceAction } from '../../src/listeners/actions/watch-invo
 import { createBalanceCommand } from '../../src/listeners/commands/balance.js';
 import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
 import type { ListenerDeps } from '../../src/listeners/deps.js';
-import { createAppHomeOpened, type HomeClient } from '../../src/listeners/events/app-home-opened.js';
+import { createAppHomeOpened } from '../../src/listeners/events/app-home-opened.js';
+import type { HomeClient } from '../../src/listeners/home.js';
 import { actionListener, commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
@@ -101,6 +102,21 @@ describe('§2 the App Home asks the person’s own team, not the event’s', () 
     expect(text).not.toContain('BTC');
     expect(text).not.toContain('Payments feeds');
     expect(env.sandbox.requests).toEqual([]);
+  });
+
+  it('still opens, with no balance and no feeds, when Slack will not say who the person is (users.info failing)', async () => {
+    const logs = captureLogs();
+    const text = await openHome('U0MEMBER', { directoryFails: true, logger: logs.logger });
+    expect(text).toContain('The balance is only for members of this workspace.');
+    expect(text).not.toContain('BTC');
+    expect(text).not.toContain('Payments feeds');
+    expect(env.sandbox.requests).toEqual([]);
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'could not look the person up with users.info: their App Home shows no balance and no feeds',
+      }),
+    );
   });
 
   it('shows someone Slack does not know no balance either', async () => {

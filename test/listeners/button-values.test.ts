@@ -9,8 +9,9 @@ import { createStopWatchAction } from '../../src/listeners/actions/stop-watch.js
 import { createWatchInvoiceAction } from '../../src/listeners/actions/watch-invoice.js';
 import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
 import type { ListenerDeps } from '../../src/listeners/deps.js';
-import { createAppHomeOpened, type HomeClient } from '../../src/listeners/events/app-home-opened.js';
+import { createAppHomeOpened } from '../../src/listeners/events/app-home-opened.js';
 import { createLinkSharedEvent } from '../../src/listeners/events/link-shared.js';
+import type { HomeClient } from '../../src/listeners/home.js';
 import { createCheckPaymentShortcut } from '../../src/listeners/shortcuts/check-payment.js';
 import { actionListener, commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
@@ -102,6 +103,26 @@ describe.each(Object.entries(BUTTONS))('%s with a value the bot did not write', 
       expect(outcome).toBe('stale_button');
       expect(logs.raw.join('')).not.toContain(marker);
     }
+  });
+});
+
+describe('parseButtonValue', () => {
+  const WATCH = '0c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e';
+  it.each<[ButtonValueKind, string]>([
+    ['placed', `${DEMO_INVOICE_IDS.open} 1700000000.000100 more`],
+    ['placed', `${DEMO_INVOICE_IDS.open} not-a-ts`],
+    ['watch', `x${WATCH}`],
+    ['watch', `${WATCH}x`],
+  ])('refuses a %s value with anything around what the bot writes: %j', (kind, value) => {
+    expect(parseButtonValue(kind, value)).toBeUndefined();
+  });
+
+  it('reads what the bot writes', () => {
+    expect(parseButtonValue('watch', WATCH)).toBe(WATCH);
+    expect(parseButtonValue('placed', `${DEMO_INVOICE_IDS.open} 1700000000.000100`)).toEqual({
+      id: DEMO_INVOICE_IDS.open,
+      threadTs: '1700000000.000100',
+    });
   });
 });
 

@@ -232,6 +232,30 @@ describe('buttons: one outcome per answer', () => {
     expect(second.line).toMatchObject({ outcome: 'not_watched' });
   });
 
+  it('Stop in the App Home (no response_url) ends the watch and publishes the Home again without it', async () => {
+    await command('/invoice', `watch ${OPEN}`, { user_id: 'U0CLICKER' });
+    const [watch] = await env.deps().watches.list('C0SUPPORT');
+    const { deps, line } = logged();
+    const { args, rec } = buttonArgs(watch?.id ?? '', { actionId: 'stop_watch:0' });
+    const home = args.body as {
+      channel?: unknown;
+      container: unknown;
+      message?: unknown;
+      response_url?: unknown;
+    };
+    home.channel = undefined;
+    home.message = undefined;
+    home.response_url = undefined;
+    home.container = { type: 'view', view_id: 'V0HOME' };
+    await actionListener(deps, 'stop_watch', createStopWatchAction(deps))(args);
+    expect(line('action stop_watch')).toMatchObject({ outcome: 'ok', delivery: 'view' });
+    expect(await env.deps().watches.list('C0SUPPORT')).toEqual([]);
+    expect(rec.responses).toEqual([]);
+    expect(rec.published).toHaveLength(1);
+    expect(rec.published[0]?.user_id).toBe('U0CLICKER');
+    expect(JSON.stringify(rec.published[0]?.view)).not.toContain('stop_watch');
+  });
+
   it('Share in thread: ok; not_in_channel where the bot is not; stale_button without a channel', async () => {
     expect((await click('share_invoice', createShareInvoiceAction, watchValue)).line).toMatchObject({
       outcome: 'ok',

@@ -1,8 +1,9 @@
 import type { BlockAction, ButtonAction, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { createShareInvoiceAction } from '../../src/listeners/actions/share-invoice.js';
-import { createAppHomeOpened, type HomeClient } from '../../src/listeners/events/app-home-opened.js';
+import { createAppHomeOpened } from '../../src/listeners/events/app-home-opened.js';
 import { createGetInvoiceStep, type StepArgs } from '../../src/listeners/functions/get-invoice.js';
+import type { HomeClient } from '../../src/listeners/home.js';
 import { createCheckPaymentShortcut } from '../../src/listeners/shortcuts/check-payment.js';
 import { enqueue } from '../../src/outbox.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';

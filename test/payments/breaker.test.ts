@@ -106,6 +106,19 @@ describe('the circuit breaker', () => {
     expect(b.state()).toBe('closed');
   });
 
+  it('stays closed when its probe fails after a call already under way was answered', () => {
+    const { b, call, advance, changes } = breaker(2, 1000);
+    const early = b.admit();
+    call('not_answered');
+    call('not_answered');
+    advance(1000);
+    const probe = b.admit();
+    if (early) b.record(early, 'answered');
+    if (probe) b.record(probe, 'not_answered');
+    expect(b.state()).toBe('closed');
+    expect(changes).toEqual(['open', 'closed']);
+  });
+
   it('stops telling a listener that unsubscribed', () => {
     const b = new CircuitBreaker({ threshold: 1, now: () => 0 });
     const seen: BreakerState[] = [];

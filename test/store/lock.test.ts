@@ -1,12 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store, StoreError } from '../../src/store/database.js';
-import { acquireLock } from '../../src/store/lock.js';
 
-/** SQLite is for one process: the lock file beside the database, and what a start does with leases. */
+/** SQLite is for one process: SQLite's own lock, the note beside the file, and what a start does with leases. */
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,34 +32,81 @@ async function open(path: string): Promise<Store> {
 const holder = (lock: string) => JSON.parse(readFileSync(lock, 'utf8')) as Record<string, unknown>;
 /** Linux has no pid above 2^22, other systems fewer still: this one is never alive. */
 const NEVER_A_PID = 2 ** 30;
-const proc = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined);
-const BOOT = proc('/proc/sys/kernel/random/boot_id');
 
-describe('the lock on a SQLite file', () => {
+/** Holds the SQLite file at `path` in another process, as a bot does, until killed; resolves once it holds it. */
+async function heldElsewhere(path: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import Database from 'libsql';
+       const db = new Database(${JSON.stringify(`${path}-lock`)});
+       db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT;');
+       console.log('held');
+       setInterval(() => {}, 1000);`,
+    ],
+    { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((held, failed) => {
+    child.stdout?.once('data', () => held());
+    child.once('exit', (code) => failed(new Error(`the holder exited with ${code}`)));
+  });
+  return {
+    /** kill -9: the kernel lets go of the lock with the process. */
+    async kill() {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    },
+  };
+}
+
+describe('SQLite is for one process', () => {
   it('refuses a second store on the same file, naming the file, the holder and PostgreSQL; the first keeps working', async () => {
     const { path, lock } = fresh();
     const first = await open(path);
     const error = await openStore({ kind: 'sqlite', path }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as Error).message).toBe(
-      `the SQLite file ${path} named by DATABASE_URL is in use by process ${process.pid} on ${hostname()} (started ${holder(lock).started}; lock file ${lock}). SQLite is for one process; to run several, use PostgreSQL (DATABASE_URL=postgres://…).`,
+      `the SQLite file ${path} named by DATABASE_URL is in use by process ${process.pid} on ${hostname()} (started ${holder(lock).started}; see ${lock}). SQLite is for one process; to run several, use PostgreSQL (DATABASE_URL=postgres://…).`,
     );
     expect(await first.db.selectFrom('watches').selectAll().execute()).toEqual([]);
     expect(holder(lock)).toMatchObject({ pid: process.pid, host: hostname() });
   });
 
-  it('stops before touching the database: no file is made, no migration runs', async () => {
+  it('refuses at once while another process holds the file, without waiting or migrating, and starts once it is gone', async () => {
     const { path, lock } = fresh();
-    const held = await acquireLock(lock);
-    try {
-      await expect(openStore({ kind: 'sqlite', path })).rejects.toThrow('SQLite is for one process');
-      expect(existsSync(path)).toBe(false);
-    } finally {
-      held.release();
+    await (await openStore({ kind: 'sqlite', path })).close();
+    const other = await heldElsewhere(path);
+    const before = statSync(path);
+    const started = performance.now();
+    const error = await openStore({ kind: 'sqlite', path }).catch((e: unknown) => e);
+    expect(performance.now() - started).toBeLessThan(1000);
+    // The other process wrote no note: it is named as it can be.
+    expect((error as Error).message).toBe(
+      `the SQLite file ${path} named by DATABASE_URL is in use by another process. SQLite is for one process; to run several, use PostgreSQL (DATABASE_URL=postgres://…).`,
+    );
+    expect(statSync(path).mtimeMs).toBe(before.mtimeMs);
+    expect(existsSync(lock)).toBe(false);
+    await other.kill();
+    await open(path);
+    expect(holder(lock)).toMatchObject({ pid: process.pid });
+  });
+
+  it('writes over a note left by a holder that is gone, whoever and wherever it was', async () => {
+    for (const left of [
+      JSON.stringify({ pid: NEVER_A_PID, host: 'another-container', started: '2026-01-01T00:00:00Z' }),
+      '',
+      '{"pid": 12',
+    ]) {
+      const { path, lock } = fresh();
+      writeFileSync(lock, left);
+      await open(path);
+      expect(holder(lock)).toMatchObject({ pid: process.pid, host: hostname() });
     }
   });
 
-  it('is released by close, so the file can be opened again', async () => {
+  it('removes its note on close, so the file can be opened again', async () => {
     const { path, lock } = fresh();
     const store = await openStore({ kind: 'sqlite', path });
     expect(existsSync(lock)).toBe(true);
@@ -68,83 +116,45 @@ describe('the lock on a SQLite file', () => {
     expect(holder(lock)).toMatchObject({ pid: process.pid });
   });
 
-  it('is released when the file cannot be opened after all', async () => {
+  it('writes no note when the file cannot be opened', async () => {
     const { path, lock } = fresh();
     mkdirSync(path); // a directory where the database should be
     await expect(openStore({ kind: 'sqlite', path })).rejects.toThrow(/^could not open the SQLite file/);
     expect(existsSync(lock)).toBe(false);
   });
 
-  it('takes over a lock whose process is gone', async () => {
-    const { path, lock } = fresh();
-    expect(() => process.kill(NEVER_A_PID, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
-    writeFileSync(
-      lock,
-      JSON.stringify({ pid: NEVER_A_PID, host: hostname(), started: '2026-01-01T00:00:00Z' }),
-    );
-    await open(path);
-    expect(holder(lock)).toMatchObject({ pid: process.pid, host: hostname() });
-  });
-
-  it.runIf(existsSync('/proc/self/stat'))(
-    'takes over a lock whose pid now belongs to a process that started later (a restarted container’s pid 1)',
-    async () => {
-      const { path, lock } = fresh();
-      writeFileSync(
-        lock,
-        JSON.stringify({
-          pid: process.pid,
-          host: hostname(),
-          started: '2026-01-01T00:00:00Z',
-          boot: BOOT,
-          ticks: '1',
-        }),
-      );
-      await open(path);
-      expect(holder(lock)).not.toMatchObject({ ticks: '1' });
-    },
-  );
-
-  it.runIf(BOOT !== undefined)('takes over a lock taken before the machine restarted', async () => {
-    const { path, lock } = fresh();
-    const self = await acquireLock(join(dir, 'self.lock'));
-    const mine = holder(join(dir, 'self.lock'));
-    self.release();
-    writeFileSync(lock, JSON.stringify({ ...mine, boot: '00000000-0000-0000-0000-000000000000' }));
-    await open(path);
-    expect(holder(lock)).toMatchObject({ boot: BOOT });
-  });
-
-  it('takes over a lock file left empty or unreadable (a crash while writing it)', async () => {
-    for (const left of ['', '{"pid": 12']) {
-      const { path, lock } = fresh();
-      writeFileSync(lock, left);
-      await open(path);
-      expect(holder(lock)).toMatchObject({ pid: process.pid });
-    }
-  });
-
-  it('refuses a holder on another host, which it cannot check, saying how to clear the lock', async () => {
-    const { path, lock } = fresh();
-    writeFileSync(
-      lock,
-      JSON.stringify({ pid: NEVER_A_PID, host: 'other-host', started: '2026-01-01T00:00:00Z' }),
-    );
-    const error = await openStore({ kind: 'sqlite', path }).catch((e: unknown) => e);
-    expect((error as Error).message).toContain(
-      `in use by process ${NEVER_A_PID} on other-host (started 2026-01-01T00:00:00Z; lock file ${lock}).`,
-    );
-    expect((error as Error).message).toMatch(/If that process is gone, delete .*bot\.sqlite\.lock\.$/);
-    expect(existsSync(path)).toBe(false);
-  });
-
-  it('leaves a lock alone on close once it is no longer its own', async () => {
+  it('leaves a note alone on close once it is no longer its own', async () => {
     const { path, lock } = fresh();
     const store = await openStore({ kind: 'sqlite', path });
     const other = JSON.stringify({ pid: NEVER_A_PID, host: 'other-host', started: '2026-01-01T00:00:00Z' });
     writeFileSync(lock, other);
     await store.close();
     expect(readFileSync(lock, 'utf8')).toBe(other);
+  });
+});
+
+describe('the refusal names the holder its note names, and no one its note does not', () => {
+  const NOTE = { pid: 4242, host: 'bot-7f9c', started: '2026-11-24T10:00:00.000Z' };
+  it.each<[string, unknown, string]>([
+    ['a whole note', NOTE, 'process 4242 on bot-7f9c (started 2026-11-24T10:00:00.000Z; see NOTE)'],
+    ['no start time', { pid: 4242, host: 'bot-7f9c' }, 'another process'],
+    ['no host', { pid: 4242, started: NOTE.started }, 'another process'],
+    ['a pid that is not a whole number', { ...NOTE, pid: '4242' }, 'another process'],
+    ['not JSON', 'garbage', 'another process'],
+  ])('%s', async (_label, note, who) => {
+    const { path, lock } = fresh();
+    const other = await heldElsewhere(path);
+    try {
+      writeFileSync(lock, typeof note === 'string' ? note : JSON.stringify(note));
+      const error = (await openStore({ kind: 'sqlite', path }).catch((e: unknown) => e)) as Error;
+      expect(error.message).toContain(`is in use by ${who.replace('NOTE', lock)}. SQLite is for one process`);
+      expect(error.cause).toMatchObject({ name: 'LockHeldError', cause: { code: 'SQLITE_BUSY' } });
+      expect((error.cause as Error).message).toBe(`${lock}: the file is held by another process`);
+      // Refused, it leaves the holder's note as it was.
+      expect(readFileSync(lock, 'utf8')).toBe(typeof note === 'string' ? note : JSON.stringify(note));
+    } finally {
+      await other.kill();
+    }
   });
 });
 

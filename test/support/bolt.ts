@@ -4,7 +4,6 @@ import type {
   BlockAction,
   ButtonAction,
   RespondArguments,
-  SlackActionMiddlewareArgs,
   SlackCommandMiddlewareArgs,
   SlackEventMiddlewareArgs,
   SlashCommand,
@@ -14,6 +13,7 @@ import { Pool } from 'undici';
 import { type AccessPolicy, createAccess, type Membership } from '../../src/access.js';
 import { createFeed } from '../../src/feed/service.js';
 import { Inflight } from '../../src/inflight.js';
+import type { ButtonArgs } from '../../src/listeners/actions/click.js';
 import type { ListenerDeps } from '../../src/listeners/deps.js';
 import type { UnfurlClient } from '../../src/listeners/events/link-shared.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -37,6 +37,8 @@ type AckArg = string | RespondArguments | undefined;
 interface Recorder {
   acks: AckArg[];
   responses: RespondArguments[];
+  /** Views published through Bolt's client (a click in the App Home publishes it again). */
+  published: webApi.ViewsPublishArguments[];
   /** Milliseconds from the call to the ack. */
   ackMs?: number;
 }
@@ -62,7 +64,7 @@ export const recordingResponseUrls: ResponseUrlClient = {
 };
 
 function recorder({ failRespond = false, failAck = false }: RecorderOptions = {}) {
-  const rec: Recorder = { acks: [], responses: [] };
+  const rec: Recorder = { acks: [], responses: [], published: [] };
   const started = performance.now();
   const ack = async (response?: AckArg) => {
     rec.ackMs = performance.now() - started;
@@ -129,13 +131,14 @@ export function buttonArgs(value: string, opts: RecorderOptions & { actionId?: s
     api_app_id: 'A0APP',
     token: 'deprecated',
   };
-  const args: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> = {
+  const args: ButtonArgs = {
     action,
     body,
     payload: action,
     ack: () => ack(),
     respond,
     say: async () => ({ ok: true }),
+    client: { views: { publish: async (view) => void rec.published.push(view) } },
   };
   return { args, rec };
 }
@@ -221,6 +224,8 @@ export interface DepsOptions {
   policy?: Partial<AccessPolicy>;
   /** What Slack's directory (users.info) says of these people; anyone else is a member of HOME_TEAM. */
   people?: Readonly<Record<string, Membership | undefined>>;
+  /** users.info fails for everyone (Slack down, or the users:read scope missing before a reinstall). */
+  directoryFails?: boolean;
   logger?: Logger;
   settings?: Partial<WatchSettings>;
   /** Milliseconds since the epoch; NOW by default. */
@@ -262,9 +267,10 @@ export function listenerDeps(
   const state = serviceState(store, logger, () => breaker.state());
   const policy: AccessPolicy = { home: { teamId: HOME_TEAM, enterpriseId: undefined }, ...opts.policy };
   const people = opts.people ?? {};
-  const access = createAccess(policy, async (userId) =>
-    Object.hasOwn(people, userId) ? people[userId] : { teamId: HOME_TEAM, enterpriseId: undefined },
-  );
+  const access = createAccess(policy, async (userId) => {
+    if (opts.directoryFails) throw new Error('An API error occurred: missing_scope');
+    return Object.hasOwn(people, userId) ? people[userId] : { teamId: HOME_TEAM, enterpriseId: undefined };
+  });
   const watches = createWatches({
     store,
     payments,

@@ -6,9 +6,11 @@ import { type Reply, reply, toResponse } from '../../pipeline/reply.js';
 import type { Tracked } from '../../pipeline/tracked.js';
 import { staleButtonMessage } from '../../views/errors.js';
 import type { ListenerDeps } from '../deps.js';
+import { type HomeClient, publishHome } from '../home.js';
 import { type ButtonValue, type ButtonValueKind, parseButtonValue } from './button-value.js';
 
-export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>>;
+/** A click, with the part of Bolt's client a button may use (the App Home is published again through it). */
+export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & { client: HomeClient };
 export type ButtonHandler = (args: ButtonArgs) => Promise<Tracked>;
 export type Click = Pick<ButtonArgs, 'body' | 'action'>;
 
@@ -33,7 +35,7 @@ export interface ButtonSpec<K extends ButtonValueKind> {
 
 /** The container of a clicked message: where it is, and whether only the clicker sees it. */
 export const containerOf = (body: Click['body']) =>
-  body.container as { channel_id?: string; message_ts?: string; is_ephemeral?: boolean };
+  body.container as { type?: string; channel_id?: string; message_ts?: string; is_ephemeral?: boolean };
 
 /** The channel a click came from: its message's, or its container's (an ephemeral message has no `channel`). */
 export const channelOf = (body: Click['body']): string | undefined =>
@@ -49,13 +51,15 @@ export const staleClick = (): ClickAnswer => ({
 
 /**
  * A button answered through the click's own response_url: acknowledged at once (a click's ack
- * carries no message), then answered, then tracked with how the answer travelled. Before the
+ * carries no message), then answered, then tracked with how the answer travelled. A click in
+ * the App Home has no response_url: the person's Home is published again instead, showing what
+ * the click changed. Before the
  * button's own work: a value the bot did not write is answered "that button no longer works",
  * and the access rules are asked what the click would do. Either way the clicked message stays
  * as it was and nothing else is called.
  */
 export function answerClick<K extends ButtonValueKind>(
-  deps: Pick<ListenerDeps, 'logger' | 'responseUrls' | 'access'>,
+  deps: ListenerDeps,
   spec: ButtonSpec<K>,
   answer: (click: Click, value: ButtonValue<K>) => Promise<ClickAnswer>,
 ): ButtonHandler {
@@ -81,9 +85,13 @@ export function answerClick<K extends ButtonValueKind>(
     return { ...rest, result };
   }
 
-  return async ({ ack, body, action }) => {
+  return async ({ ack, body, action, client }) => {
     await acknowledge(ack, deps.logger);
     const { result, response, invoiceId } = await answerOf({ body, action });
+    if (containerOf(body).type === 'view') {
+      await publishHome(deps, client, body.user.id);
+      return { outcome: result.outcome, invoiceId, delivery: 'view' };
+    }
     const message = response ?? { ...toResponse(result), replace_original: false };
     const delivery = await deliver(deps.responseUrls, body.response_url, message, deps.logger);
     return { outcome: result.outcome, invoiceId, delivery };

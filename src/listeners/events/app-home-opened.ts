@@ -1,82 +1,15 @@
-import type { SlackEventMiddlewareArgs, webApi } from '@slack/bolt';
-import type { BalanceEntry } from '../../payments/index.js';
+import type { SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { Tracked } from '../../pipeline/tracked.js';
-import { type HomeBalance, homeView } from '../../views/home.js';
-import { countedCall, type ListenerDeps } from '../deps.js';
+import type { ListenerDeps } from '../deps.js';
+import { type HomeClient, publishHome } from '../home.js';
 
-/** The part of Bolt's WebClient this listener uses. */
-export interface HomeClient {
-  views: { publish(args: webApi.ViewsPublishArguments): Promise<unknown> };
-}
-
-/** How long the home tab waits for the balance before it says it could not read it. */
-export const HOME_BALANCE_WAIT_MS = 2000;
-
-/**
- * The App Home, per person: read what it needs once, in parallel, within a couple of seconds,
- * and publish it; a failing service still gets a view that says so.
- */
+/** The App Home tab opened: the person's home, published afresh. */
 export function createAppHomeOpened(deps: ListenerDeps) {
   return async ({
     event,
     client,
   }: SlackEventMiddlewareArgs<'app_home_opened'> & { client: HomeClient }): Promise<Tracked> => {
     if (event.tab !== 'home') return { outcome: 'ok', quiet: true };
-    // The event names the workspace the app is installed in, never the person's own: Slack's
-    // directory tells theirs (docs/slack.md#app-home). The App Home is in no channel.
-    const who = await deps.access.whoIs(event.user);
-    const here = { who, where: { channelId: undefined } };
-    const [balanceRefused, feedsRefused] = await Promise.all([
-      deps.access.refusal({ ...here, what: 'read_balance' }),
-      deps.access.refusal({ ...here, what: 'read_feeds' }),
-    ]);
-    const balance = async (): Promise<HomeBalance> => {
-      if (balanceRefused)
-        return { kind: 'refused', refusal: balanceRefused, allowedChannels: deps.access.allowedChannels };
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        const entries = await Promise.race([
-          deps.payments.getBalance(),
-          new Promise<readonly BalanceEntry[]>((_resolve, reject) => {
-            timer = setTimeout(
-              () => reject(new Error('the balance took longer than 2 s')),
-              HOME_BALANCE_WAIT_MS,
-            );
-          }),
-        ]);
-        return { kind: 'shown', entries, readAt: deps.clock() };
-      } catch (error) {
-        return { kind: 'failed', error };
-      } finally {
-        clearTimeout(timer);
-      }
-    };
-    const [shownBalance, watches, feeds, keyRejectedSince, backlog] = await Promise.all([
-      balance(),
-      // Someone Slack does not know has started no watch and sees no feed here.
-      who.teamId === undefined ? [] : deps.watches.startedBy(who.teamId, event.user),
-      feedsRefused || who.teamId === undefined ? undefined : deps.feed.list(who.teamId),
-      deps.keyRejectedSince(),
-      deps.outboxBacklog(),
-    ]);
-    const view = homeView({
-      balance: shownBalance,
-      watches,
-      feeds,
-      health: {
-        ...deps.health.snapshot(),
-        keyRejectedSince: keyRejectedSince === undefined ? undefined : new Date(keyRejectedSince),
-      },
-      outbox: {
-        pending: backlog.pending,
-        oldestAt: backlog.oldestAt === undefined ? undefined : new Date(backlog.oldestAt),
-      },
-      now: deps.clock(),
-    });
-    await countedCall(deps, 'views.publish', () => client.views.publish({ user_id: event.user, view }));
-    return {
-      outcome: shownBalance.kind === 'failed' ? 'service_unavailable' : 'ok',
-      counts: { watches: watches.length },
-    };
+    return publishHome(deps, client, event.user);
   };
 }
