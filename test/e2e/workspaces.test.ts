@@ -104,8 +104,9 @@ const redirect = (query: Record<string, string>, cookie?: string) =>
     headers: cookie ? { cookie } : {},
   });
 
-async function install(w: Workspace): Promise<void> {
-  offerCode(w);
+/** Installs `w` through /slack/install and /slack/oauth_redirect; `extra` goes into its oauth.v2.access answer. */
+async function install(w: Workspace, extra: Record<string, unknown> = {}): Promise<void> {
+  offerCode(w, extra);
   const { state, cookie } = await startInstall();
   const done = await redirect({ code: w.code, state }, cookie);
   expect(done.status).toBe(200);
@@ -188,9 +189,7 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
         token: 'xoxe.xoxb-three-first-token-5e6f',
         code: 'code-three',
       };
-      offerCode(three, { refresh_token: 'xoxe-1-three-first-refresh-7a8b', expires_in: 60 });
-      const { state, cookie } = await startInstall();
-      expect((await redirect({ code: three.code, state }, cookie)).status).toBe(200);
+      await install(three, { refresh_token: 'xoxe-1-three-first-refresh-7a8b', expires_in: 60 });
 
       await event(three, { type: 'app_home_opened', user: three.installer, channel: 'D0', tab: 'home' });
       await until(() => slack.calls.some((c) => c.args.grant_type === 'refresh_token'), 'the refresh');
@@ -220,9 +219,11 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
         token: 'xoxb-org-e2e-secret-token-9f0a',
         code: 'code-org',
       };
-      offerCode(org, { team: null, enterprise: { id: 'E0GRID', name: 'Grid' }, is_enterprise_install: true });
-      const { state, cookie } = await startInstall();
-      expect((await redirect({ code: org.code, state }, cookie)).status).toBe(200);
+      await install(org, {
+        team: null,
+        enterprise: { id: 'E0GRID', name: 'Grid' },
+        is_enterprise_install: true,
+      });
       const { reply } = await askBot(bot, slack, (response_url) =>
         commandBody({
           command: '/invoice',
@@ -247,9 +248,7 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
         code: 'code-four',
       };
       const firstRefresh = 'xoxe-1-four-first-refresh-3e4f';
-      offerCode(four, { refresh_token: firstRefresh, expires_in: 60 });
-      const { state, cookie } = await startInstall();
-      expect((await redirect({ code: four.code, state }, cookie)).status).toBe(200);
+      await install(four, { refresh_token: firstRefresh, expires_in: 60 });
       // PostgreSQL: a second instance on the same database asks at the same moment.
       const second = name === 'PostgreSQL' ? await startBot(manyEnv(database)) : undefined;
       try {
