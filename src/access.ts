@@ -37,6 +37,8 @@ interface Rule {
   users: boolean;
   /** Only in the channels in BALANCE_ALLOWED_CHANNELS, when it is set (the App Home is none of them). */
   channels: boolean;
+  /** Needs the bot's background work (watches, the payments feed), which not every installation has. */
+  background: boolean;
 }
 
 /**
@@ -44,13 +46,13 @@ interface Rule {
  * one may read that invoice, so reading asks nothing; changing what a channel is told does.
  */
 export const RULES: Readonly<Record<Action, Rule>> = {
-  read_balance: { organisation: true, users: true, channels: true },
-  start_feed: { organisation: true, users: true, channels: true },
-  read_feeds: { organisation: true, users: true, channels: false },
-  stop_feed: { organisation: true, users: true, channels: false },
-  change_watch: { organisation: true, users: false, channels: false },
-  change_card: { organisation: true, users: false, channels: false },
-  read_invoice: { organisation: false, users: false, channels: false },
+  read_balance: { organisation: true, users: true, channels: true, background: false },
+  start_feed: { organisation: true, users: true, channels: true, background: true },
+  read_feeds: { organisation: true, users: true, channels: false, background: true },
+  stop_feed: { organisation: true, users: true, channels: false, background: true },
+  change_watch: { organisation: true, users: false, channels: false, background: true },
+  change_card: { organisation: true, users: false, channels: false, background: false },
+  read_invoice: { organisation: false, users: false, channels: false, background: false },
 };
 
 /** The workspace and organisation the bot is installed in (`auth.test`, docs/slack.md#install). */
@@ -66,6 +68,11 @@ export interface AccessPolicy {
   allowedUsers?: readonly string[] | undefined;
   /** When set, the balance only in these channel ids. */
   allowedChannels?: readonly string[] | undefined;
+  /**
+   * Whether watches and the payments feed run for this installation: always with one workspace;
+   * not yet for the workspaces of many-workspaces mode.
+   */
+  background?: boolean;
 }
 
 /** Who asks: their user id (none for a workflow step) and, when the request says it, their own team. */
@@ -102,7 +109,9 @@ export type Refusal =
   // The payments feed posts for a channel to read, so it asks more of the channel.
   | 'direct_message'
   | 'shared_channel'
-  | 'public_channel';
+  | 'public_channel'
+  /** Watches and the payments feed, where the installation has no background work. */
+  | 'not_offered';
 
 /** Whether someone of this team and organisation belongs to the bot's organisation. */
 export function sameOrganisation(home: Home, person: Membership): boolean {
@@ -118,6 +127,7 @@ export function refusalFor(
 ): Refusal | undefined {
   const rule = RULES[question.what];
   if (rule.organisation && !ofOrganisation) return 'other_workspace';
+  if (rule.background && policy.background === false) return 'not_offered';
   const { userId } = question.who;
   if (rule.users && policy.allowedUsers && (userId === undefined || !policy.allowedUsers.includes(userId)))
     return 'user_not_allowed';

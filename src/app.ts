@@ -8,7 +8,7 @@ import { createFeed } from './feed/service.js';
 import { createHttpServer, type Routes } from './http/server.js';
 import { SlackHttpReceiver } from './http/slack-receiver.js';
 import { Inflight } from './inflight.js';
-import { registerListeners } from './listeners/index.js';
+import { createHandlers, registerListeners } from './listeners/index.js';
 import { boltLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { outboxBacklog, outboxJob } from './outbox.js';
@@ -16,7 +16,7 @@ import type { CircuitBreaker, Health, PaymentsClient } from './payments/index.js
 import { type BackgroundDeps, createScheduler } from './scheduler.js';
 import { serviceState } from './service-state.js';
 import { createDirectory } from './slack/people.js';
-import { createSlackPoster } from './slack/poster.js';
+import { botPoster } from './slack/poster.js';
 import { createResponseUrlClient } from './slack/response-url.js';
 import type { Store } from './store/database.js';
 import { firstSight } from './store/events.js';
@@ -111,6 +111,29 @@ export async function fetchIdentity(config: Config, logger: Logger): Promise<Sla
   return { teamId, enterpriseId, enterpriseInstall, botUserId: result.user_id, botId: result.bot_id };
 }
 
+/** What every listener gets whatever installation it serves: the request pipeline and the settings. */
+export function sharedListenerDeps(
+  config: Pick<Config, 'invoiceReply' | 'watches'> & { payments: Pick<Config['payments'], 'payUrl'> },
+  deps: { logger: Logger; inflight: Inflight; clock: () => number; metrics: Metrics; store: Store },
+) {
+  const { clock, metrics, store } = deps;
+  return {
+    logger: deps.logger,
+    inflight: deps.inflight,
+    clock: () => new Date(clock()),
+    fastPathMs: FAST_PATH_MS,
+    responseUrls: createResponseUrlClient({
+      timeoutMs: SLACK_HTTP_TIMEOUT_MS,
+      onPost: (result) => metrics.slackCall('response_url', result),
+    }),
+    metrics,
+    invoiceReply: config.invoiceReply,
+    payUrl: config.payments.payUrl,
+    maxWatchDays: config.watches.maxDays,
+    firstSight: (key: string) => firstSight(store, key, clock()),
+  };
+}
+
 export function createBot(config: Config, deps: BotDeps): Bot {
   const { logger } = deps;
   const slackLog = boltLogger(logger);
@@ -156,15 +179,8 @@ export function createBot(config: Config, deps: BotDeps): Bot {
   const inflight = new Inflight();
   const clock = deps.clock ?? Date.now;
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  // The bot's own posts: no retries inside the SDK, a 429 comes back at once for the outbox to wait out.
-  const poster = createSlackPoster(
-    new webApi.WebClient(slack.botToken, {
-      ...clientOptions,
-      logger: slackLog,
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-    }),
-    (method, result) => deps.metrics.slackCall(method, result),
+  const poster = botPoster(slack.botToken, { ...clientOptions, logger: slackLog }, (method, result) =>
+    deps.metrics.slackCall(method, result),
   );
   const state = serviceState(deps.store, logger, () => deps.breaker.state());
   const background: BackgroundDeps = {
@@ -233,19 +249,9 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     if (circuit === 'closed') scheduler.wake();
   });
 
-  registerListeners(app, {
+  const handlers = createHandlers({
+    ...sharedListenerDeps(config, { logger, inflight, clock, metrics: deps.metrics, store: deps.store }),
     payments: deps.payments,
-    logger,
-    inflight,
-    clock: () => new Date(clock()),
-    fastPathMs: FAST_PATH_MS,
-    responseUrls: createResponseUrlClient({
-      timeoutMs: SLACK_HTTP_TIMEOUT_MS,
-      onPost: (result) => deps.metrics.slackCall('response_url', result),
-    }),
-    metrics: deps.metrics,
-    invoiceReply: config.invoiceReply,
-    payUrl: config.payments.payUrl,
     access,
     watches,
     feed,
@@ -253,9 +259,8 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     health: deps.health,
     keyRejectedSince: () => state.keyRejectedSince(),
     outboxBacklog: () => outboxBacklog(deps.store),
-    maxWatchDays: config.watches.maxDays,
-    firstSight: (key) => firstSight(deps.store, key, clock()),
   });
+  registerListeners(app, { logger }, async () => handlers);
 
   let starting: Promise<unknown> | undefined;
 

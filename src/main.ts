@@ -5,6 +5,7 @@ import { type Bot, createBot, fetchIdentity } from './app.js';
 import { type Config, ConfigError, loadSetup, manySecretsOf, type Setup, secretsOf } from './config.js';
 import { wantsDemo } from './demo/wanted.js';
 import { createWorkspacesBot } from './installations/app.js';
+import type { PaymentsFor } from './installations/tenants.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from './payments/index.js';
@@ -88,7 +89,7 @@ try {
     const metrics = createMetrics();
     // One breaker and one pool for the service's origin, whichever workspace's key asks.
     const breaker = new CircuitBreaker();
-    const paymentsFor = (apiKey: string, options: { timeoutMs: number }) =>
+    const paymentsFor: PaymentsFor = (apiKey, options) =>
       createPaymentsClient({
         baseUrl: config.payments.apiUrl,
         apiKey,
@@ -98,10 +99,13 @@ try {
         breaker,
         userAgent,
         logger,
-        onCall: (report) => metrics.paymentCall(report),
+        onCall: (report) => {
+          options.onCall?.(report);
+          metrics.paymentCall(report);
+        },
       });
     if (!stopping) {
-      bot = createWorkspacesBot(setup.config, { logger, store, sealer, metrics, paymentsFor });
+      bot = createWorkspacesBot(setup.config, { logger, store, sealer, metrics, paymentsFor, breaker });
       await bot.start();
     }
   } else {

@@ -118,8 +118,37 @@ describe('the rules', () => {
 
   it('asks the organisation of every action but reading an invoice', () => {
     expect(Object.entries(RULES).filter(([, rule]) => !rule.organisation)).toEqual([
-      ['read_invoice', { organisation: false, users: false, channels: false }],
+      ['read_invoice', { organisation: false, users: false, channels: false, background: false }],
     ]);
+  });
+
+  it('refuses watches and feeds, and only those, where the installation has no background work', () => {
+    const policy = { home: WORKSPACE, background: false };
+    const refused = (Object.keys(RULES) as Action[]).filter(
+      (what) =>
+        refusalFor(
+          policy,
+          { who: { userId: 'U0MEMBER', teamId: 'T0HOME' }, where: { channelId: 'C1' }, what },
+          true,
+        ) === 'not_offered',
+    );
+    expect(refused.sort()).toEqual(['change_watch', 'read_feeds', 'start_feed', 'stop_feed']);
+    // Someone of another organisation is told that first: it is true wherever they ask.
+    expect(
+      refusalFor(
+        policy,
+        { who: { userId: 'U0GUEST' }, where: { channelId: 'C1' }, what: 'change_watch' },
+        false,
+      ),
+    ).toBe('other_workspace');
+    // With background work (one workspace), nothing is refused for it.
+    expect(
+      refusalFor(
+        { home: WORKSPACE },
+        { who: { userId: 'U0MEMBER' }, where: { channelId: 'C1' }, what: 'change_watch' },
+        true,
+      ),
+    ).toBeUndefined();
   });
 });
 

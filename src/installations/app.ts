@@ -1,16 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, type Authorize, type AuthorizeResult } from '@slack/bolt';
-import { type Bot, slackClientOptions } from '../app.js';
+import { type Bot, sharedListenerDeps, slackClientOptions } from '../app.js';
 import type { ManyWorkspacesConfig } from '../config.js';
 import { createHttpServer, type Routes } from '../http/server.js';
 import { SlackHttpReceiver } from '../http/slack-receiver.js';
+import { Inflight } from '../inflight.js';
+import { registerListeners } from '../listeners/index.js';
 import { registerAppUninstalled } from '../listeners/workspaces/app-uninstalled.js';
-import { registerNotConnected } from '../listeners/workspaces/not-connected.js';
-import { registerPaymentAccount } from '../listeners/workspaces/payment-account.js';
+import {
+  connectCommand,
+  publishAccountHome,
+  registerPaymentAccount,
+} from '../listeners/workspaces/payment-account.js';
 import { registerTokensRevoked } from '../listeners/workspaces/tokens-revoked.js';
 import { boltLogger, type Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { PaymentsClient } from '../payments/index.js';
+import type { CircuitBreaker } from '../payments/index.js';
 import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
 import {
@@ -20,7 +25,9 @@ import {
   refreshingAlone,
 } from '../store/installations.js';
 import type { Sealer } from '../store/sealing.js';
+import { ACTION_CONNECT, ACTION_DISCONNECT, VIEW_PAYMENT_ACCOUNT } from '../views/installation.js';
 import { createInstaller } from './oauth.js';
+import { createTenants, type PaymentsFor } from './tenants.js';
 
 /** `@slack/oauth` refreshes a rotating token that expires within two hours. */
 const ROTATION_WINDOW_MS = 2 * 60 * 60_000;
@@ -32,7 +39,9 @@ export interface WorkspacesBotDeps {
   sealer: Sealer;
   metrics: Metrics;
   /** A payments client for a workspace's key, sharing the service's breaker and connections. */
-  paymentsFor: (apiKey: string, options: { timeoutMs: number }) => PaymentsClient;
+  paymentsFor: PaymentsFor;
+  /** The payment service's circuit breaker, the one every installation's client uses. */
+  breaker: CircuitBreaker;
   /** Milliseconds since the epoch; the tests move it. */
   clock?: () => number;
 }
@@ -40,7 +49,8 @@ export interface WorkspacesBotDeps {
 /**
  * The bot serving many workspaces (README → Offer it to many workspaces): installed with "Add to
  * Slack", each request authorized through its workspace's installation (Bolt's `authorize` from
- * the InstallProvider, which refreshes rotating tokens), in HTTP mode only. Background work
+ * the InstallProvider, which refreshes rotating tokens), in HTTP mode only. Each request is
+ * served by its installation's own handlers (src/installations/tenants.ts). Background work
  * (watches, the payments feed) does not run in this mode yet.
  */
 export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: WorkspacesBotDeps): Bot {
@@ -107,10 +117,32 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     // Bolt's authorization failure names the workspace, never a token.
     logger.warn({ err: error }, 'a Slack request was not handled');
   });
-  registerAppUninstalled(app, installations, logger);
-  registerTokensRevoked(app, installations, logger);
-  registerPaymentAccount(app, { installations, paymentsFor: deps.paymentsFor, logger, clock });
-  registerNotConnected(app, logger);
+  const inflight = new Inflight();
+  const tenants = createTenants({
+    shared: sharedListenerDeps(config, { logger, inflight, clock, metrics: deps.metrics, store: deps.store }),
+    installations,
+    paymentsFor: deps.paymentsFor,
+    timeoutMs: config.payments.timeoutMs,
+    breaker: deps.breaker,
+    metrics: deps.metrics,
+    clientOptions: { ...clientOptions, logger: slackLog },
+    connect: connectCommand,
+    publishAccountHome,
+  });
+  registerListeners(app, { logger }, tenants.handlersOf, {
+    actions: [ACTION_CONNECT, ACTION_DISCONNECT],
+    events: ['app_uninstalled', 'tokens_revoked'],
+    views: [VIEW_PAYMENT_ACCOUNT],
+  });
+  registerAppUninstalled(app, installations, logger, tenants.forget);
+  registerTokensRevoked(app, installations, logger, tenants.forget);
+  registerPaymentAccount(app, {
+    installations,
+    paymentsFor: deps.paymentsFor,
+    logger,
+    clock,
+    republish: tenants.publishHome,
+  });
 
   return {
     async start() {
@@ -120,13 +152,14 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
       logger.info({ mode: 'http', tenancy: 'many', port }, 'bot started');
       return { port };
     },
-    async stop() {
+    async stop(graceMs) {
       ready = false;
       const closed = server.close();
       await app.stop();
+      const drained = await inflight.drain(graceMs);
       server.closeAll();
       await closed;
-      return { drained: true };
+      return { drained };
     },
   };
 }

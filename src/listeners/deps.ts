@@ -1,4 +1,5 @@
 import type { SlashCommand } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
 import type { Access, Action, Question } from '../access.js';
 import type { Feed } from '../feed/service.js';
 import type { Metrics, SlackMethod } from '../metrics.js';
@@ -19,8 +20,10 @@ export interface ListenerDeps extends AckRaceDeps {
   payUrl: URL | undefined;
   /** Who may do what, where: every listener asks before it acts. */
   access: Access;
-  watches: Watches;
-  feed: Feed;
+  /** Live invoice watches, as requests use them. */
+  watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy'>;
+  /** The payments feed, as requests use it. */
+  feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list'>;
   /** The bot's own posts (the shortcut's Share in thread). */
   poster: SlackPoster;
   /** The payment service as this instance has seen it, for the App Home. */
@@ -33,6 +36,8 @@ export interface ListenerDeps extends AckRaceDeps {
   maxWatchDays: number;
   /** True the first time a key (an event id) is seen by any instance: Slack retries events. */
   firstSight: (key: string) => Promise<boolean>;
+  /** More of the App Home for this person, after the bot's own (many workspaces: the payment account). */
+  moreHome?: (userId: string) => Promise<KnownBlock[]>;
 }
 
 /** Runs a Web API call made through Bolt's client and counts how it ended. */

@@ -62,13 +62,14 @@ export async function publishHome(deps: ListenerDeps, client: HomeClient, userId
       clearTimeout(timer);
     }
   };
-  const [shownBalance, watches, feeds, keyRejectedSince, backlog] = await Promise.all([
+  const [shownBalance, watches, feeds, keyRejectedSince, backlog, more] = await Promise.all([
     balance(),
     // Someone Slack does not know has started no watch and sees no feed here.
     who.teamId === undefined ? [] : deps.watches.startedBy(who.teamId, userId),
     feedsRefused || who.teamId === undefined ? undefined : deps.feed.list(who.teamId),
     deps.keyRejectedSince(),
     deps.outboxBacklog(),
+    deps.moreHome?.(userId) ?? [],
   ]);
   const view = homeView({
     balance: shownBalance,
@@ -83,6 +84,7 @@ export async function publishHome(deps: ListenerDeps, client: HomeClient, userId
       oldestAt: backlog.oldestAt === undefined ? undefined : new Date(backlog.oldestAt),
     },
     now: deps.clock(),
+    more,
   });
   await countedCall(deps, 'views.publish', () => client.views.publish({ user_id: userId, view }));
   return {

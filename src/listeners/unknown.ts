@@ -8,6 +8,8 @@ export interface KnownRequests {
   actions: (string | RegExp)[];
   events: string[];
   shortcuts: string[];
+  /** Modals' callback ids, for their submissions. */
+  views: string[];
 }
 
 /** Distinct unknown requests warned about; after this many, further ones are only acknowledged. */
@@ -26,6 +28,8 @@ function routeOf(body: Body): { type: string; names: string[] } {
   if (type === 'event_callback')
     return { type: 'event', names: [str((body.event as Body | undefined)?.type)] };
   if (type === 'message_action' || type === 'shortcut') return { type, names: [str(body.callback_id)] };
+  if (type === 'view_submission' || type === 'view_closed')
+    return { type, names: [str((body.view as Body | undefined)?.callback_id)] };
   return { type: type || 'unknown', names: [] };
 }
 
@@ -39,7 +43,9 @@ function isKnown(known: KnownRequests, { type, names }: { type: string; names: s
           ? known.events
           : type === 'message_action'
             ? known.shortcuts
-            : [];
+            : type === 'view_submission' || type === 'view_closed'
+              ? known.views
+              : [];
   return names.some((name) =>
     list.some((known) => (typeof known === 'string' ? known === name : known.test(name))),
   );

@@ -18,6 +18,8 @@ export type Outcome =
   | 'help'
   | 'usage'
   | 'invalid_input'
+  /** Many workspaces: the installation has not connected its payment account yet. */
+  | 'not_connected'
   /** A click whose button value the bot did not write (a stale card, a forged click). */
   | 'stale_button'
   | PaymentErrorCode

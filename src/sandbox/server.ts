@@ -66,6 +66,14 @@ export interface Sandbox {
   removeInvoice(id: string): void;
   /** The invoices as they stand now, after updates and removals. */
   readonly current: readonly WireInvoice[];
+  /**
+   * Another merchant of the service, reached with its own key: its own balance and invoices,
+   * which no other key reads (many-workspaces mode's tests).
+   */
+  addMerchant(
+    apiKey: string,
+    data: { balances: readonly WireBalanceEntry[]; invoices: readonly WireInvoice[] },
+  ): void;
   /** Replaces the balance, as payments and withdrawals would. */
   setBalances(balances: readonly WireBalanceEntry[]): void;
   /** The balance as it stands. */
@@ -89,6 +97,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let faults: Fault[] = [];
   let invoices = new Map<string, WireInvoice>();
   const requests: RecordedRequest[] = [];
+  /** Every merchant by its `Authorization` header: the main one's data changes through the controls. */
+  const merchants = new Map<
+    string,
+    { balances: () => readonly WireBalanceEntry[]; invoices: () => Map<string, WireInvoice> }
+  >([[`Token ${apiKey}`, { balances: () => balances, invoices: () => invoices }]]);
 
   function updateInvoice(id: string, patch: Partial<WireInvoice>): boolean {
     const found = invoices.get(id.toLowerCase());
@@ -164,7 +177,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     // Both calls need the key (docs/payment-api.md#invoice-auth): stricter than the document
     // promises, so a wrong PAYMENT_API_KEY shows up on the first call of either kind.
     const isApi = path === '/api/v2/balance' || path.startsWith('/api/v2/invoice/');
-    if (req.method === 'GET' && isApi && req.headers.authorization !== `Token ${apiKey}`) {
+    const merchant = merchants.get(req.headers.authorization ?? '');
+    if (req.method === 'GET' && isApi && !merchant) {
       return json(res, 401, {
         status: 401,
         name: 'UnauthorizedError',
@@ -172,12 +186,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         details: 'check api key',
       });
     }
-    if (req.method === 'GET' && path === '/api/v2/balance') {
-      return json(res, 200, { status: 'success', result: balances });
+    if (req.method === 'GET' && path === '/api/v2/balance' && merchant) {
+      return json(res, 200, { status: 'success', result: merchant.balances() });
     }
     const invoice = /^\/api\/v2\/invoice\/([^/]+)$/.exec(path);
-    if (req.method === 'GET' && invoice?.[1] !== undefined) {
-      const found = invoices.get(invoice[1].toLowerCase());
+    if (req.method === 'GET' && invoice?.[1] !== undefined && merchant) {
+      const found = merchant.invoices().get(invoice[1].toLowerCase());
       if (!found)
         return json(res, 400, {
           status: 400,
@@ -209,6 +223,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     apiKey,
     invoices: invoiceList,
     requests,
+    addMerchant(key, data) {
+      const own = new Map(data.invoices.map((i) => [i.id.toLowerCase(), i]));
+      merchants.set(`Token ${key}`, { balances: () => data.balances, invoices: () => own });
+    },
     failNext(fault, times = 1) {
       for (let i = 0; i < times; i += 1) faults.push(fault);
     },

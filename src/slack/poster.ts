@@ -116,6 +116,21 @@ export type OnSlackCall = (method: SlackMethod, result: string) => void;
  * A poster over the Web API that never retries by itself: a 429 comes back at once with its
  * Retry-After, so the outbox can wait without holding anything (docs/slack.md#posting).
  */
+/**
+ * The bot's own posts with `token`: no retries inside the SDK, so a 429 comes back at once for
+ * the outbox to wait out.
+ */
+export function botPoster(
+  token: string,
+  options: webApi.WebClientOptions,
+  onCall?: OnSlackCall,
+): SlackPoster {
+  return createSlackPoster(
+    new webApi.WebClient(token, { ...options, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true }),
+    onCall,
+  );
+}
+
 export function createSlackPoster(client: webApi.WebClient, onCall?: OnSlackCall): SlackPoster {
   async function call<T>(method: SlackMethod, work: () => Promise<T>): Promise<T> {
     try {

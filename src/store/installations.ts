@@ -15,6 +15,8 @@ export interface Installations extends Required<InstallationStore> {
   forgetBotToken(id: string): Promise<void>;
   /** Who installed the app there, and whether its payment account is connected: no secret. */
   summaryOf(id: string): Promise<InstallationSummary | undefined>;
+  /** The installation's payment service API key, opened; undefined while none is connected. */
+  paymentKeyOf(id: string): Promise<string | undefined>;
   /** Stores the workspace's payment service API key, sealed, replacing any before it. */
   connectPaymentKey(id: string, apiKey: string, by: string, at: number): Promise<void>;
   disconnectPaymentKey(id: string, at: number): Promise<void>;
@@ -22,6 +24,8 @@ export interface Installations extends Required<InstallationStore> {
 
 export interface InstallationSummary {
   id: string;
+  /** The workspace, or for an organisation-wide install the organisation, whose people it serves. */
+  home: { teamId: string; enterpriseId: string | undefined };
   installerUserId: string;
   /** Who connected the payment account and when; undefined while none is connected. */
   account: { connectedBy: string; connectedAt: number } | undefined;
@@ -148,6 +152,8 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       const row = await db
         .selectFrom('installations')
         .select([
+          'team_id',
+          'enterprise_id',
           'installer_user_id',
           'payment_api_key',
           'payment_key_connected_by',
@@ -158,8 +164,10 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
         .executeTakeFirst();
       if (!row) return undefined;
       const connected = row.payment_api_key !== null && row.payment_key_connected_by !== null;
+      const enterpriseId = row.enterprise_id ?? undefined;
       return {
         id,
+        home: { teamId: row.team_id ?? enterpriseId ?? id, enterpriseId },
         installerUserId: row.installer_user_id,
         account: connected
           ? {
@@ -169,6 +177,11 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
           : undefined,
         tokenExpiresAt: row.bot_token_expires_at === null ? undefined : Number(row.bot_token_expires_at),
       };
+    },
+
+    async paymentKeyOf(id) {
+      const row = await db.selectFrom('installations').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? (await open(row)).payment_api_key : undefined;
     },
 
     async connectPaymentKey(id, apiKey, by, at) {

@@ -117,6 +117,11 @@ function explainRefusal(error: AccessDeniedError): Explanation {
         title: 'You are not allowed to see the balance',
         body: md`Only the people the bot’s admin listed can use \`/balance\`. Ask the admin to add you to \`BALANCE_ALLOWED_USERS\`.`,
       };
+    case 'not_offered':
+      return {
+        title: 'Watches and the payments feed are not available in this workspace yet',
+        body: md`They come with the next update of the app for workspaces that installed it with *Add to Slack*. \`/invoice ${'<id>'}\` and \`/balance\` work meanwhile.`,
+      };
     case 'channel_not_allowed': {
       const where =
         error.allowedChannels.length > 0

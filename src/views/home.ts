@@ -31,6 +31,8 @@ export interface HomeInput {
   /** The bot's own messages waiting for Slack, all instances together. */
   outbox: { pending: number; oldestAt: Date | undefined };
   now: Date;
+  /** More sections, after the payment service's (many workspaces: the payment account). */
+  more?: readonly KnownBlock[];
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -182,6 +184,7 @@ export function homeView(input: HomeInput): HomeView {
     header('Payment service'),
     ...healthBlocks(input.health),
     ...backlogBlocks(input.outbox, input.now),
+    ...(input.more?.length ? [divider(), ...input.more] : []),
     divider(),
     section(md`${HELP}`),
     context(md`Updated ${slackDate(input.now)} · opening this tab reads everything again`),

@@ -1,4 +1,4 @@
-import type { HomeView, ModalView } from '@slack/types';
+import type { HomeView, KnownBlock, ModalView } from '@slack/types';
 import { actionButton, actions, context, fallbackText, header, type Message, section } from './blocks.js';
 import { md, mention, slackDate } from './mrkdwn.js';
 
@@ -23,22 +23,15 @@ export interface ConnectedAccount {
 const whoConnects = (installerId: string) =>
   md`${mention(installerId)} (who installed the app) or a workspace admin or owner can connect it from the app’s *Home* tab.`;
 
-/**
- * Every surface, privately, in this release of many-workspaces mode: not connected yet and who
- * can connect it; or connected, with balances and invoices still to come.
- */
-export function notConnectedMessage(installerId: string, account?: ConnectedAccount): Message {
-  const text = account
-    ? md`:electric_plug: *Balances and invoices are not available in this workspace yet*\nThe payment account was connected by ${mention(account.connectedBy)}; reading it from Slack comes with the next update of the app.`
-    : md`:electric_plug: *The payment account is not connected yet*\n${whoConnects(installerId)}`;
+/** Every surface, privately, until the workspace connects its payment account: who can connect it. */
+export function notConnectedMessage(installerId: string): Message {
+  const text = md`:electric_plug: *The payment account is not connected yet*\n${whoConnects(installerId)}`;
   return { text: fallbackText(text), blocks: [section(text)] };
 }
 
 /** The Workflow Builder step's one-line failure, for the workflow's author. */
-export function stepUnavailable(connected: boolean): string {
-  return connected
-    ? 'Invoices are not available in this workspace yet: reading the connected payment account comes with the next update of the app'
-    : 'The payment account is not connected yet: the installer or a workspace admin connects it from the app’s Home tab';
+export function stepNotConnected(): string {
+  return 'The payment account is not connected yet: the installer or a workspace admin connects it from the app’s Home tab';
 }
 
 /** Someone who is neither the installer nor an admin or owner tried to manage the payment account. */
@@ -86,12 +79,12 @@ export function welcomeMessage(installerId: string): Message {
   return { text: fallbackText(text), blocks: [section(text), section(next)] };
 }
 
-/** The App Home: the payment account's state, and for the installer and admins the buttons to manage it. */
-export function workspaceHome(input: {
+/** The payment account's state, and for the installer and admins the buttons to manage it. */
+export function paymentAccountBlocks(input: {
   installerId: string;
   account: ConnectedAccount | undefined;
   canManage: boolean;
-}): HomeView {
+}): KnownBlock[] {
   const { account, canManage } = input;
   const state = account
     ? md`:white_check_mark: Connected by ${mention(account.connectedBy)} on ${slackDate(new Date(account.connectedAt))}. The key is kept encrypted and never shown.`
@@ -105,15 +98,17 @@ export function workspaceHome(input: {
         ),
       ]
     : [actions('payment_account', actionButton('Connect payment account', ACTION_CONNECT, 'connect'))];
-  return {
-    type: 'home',
-    blocks: [
-      header('Payment account'),
-      section(state),
-      ...(canManage ? buttons : []),
-      context(md`Each workspace connects its own account; no other workspace can read it.`),
-    ],
-  };
+  return [
+    header('Payment account'),
+    section(state),
+    ...(canManage ? buttons : []),
+    context(md`Each workspace connects its own account; no other workspace can read it.`),
+  ];
+}
+
+/** The App Home of a workspace whose payment account is not connected: only the account. */
+export function workspaceHome(input: Parameters<typeof paymentAccountBlocks>[0]): HomeView {
+  return { type: 'home', blocks: paymentAccountBlocks(input) };
 }
 
 const HTML_ENTITIES: Readonly<Record<string, string>> = {

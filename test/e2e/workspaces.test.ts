@@ -4,9 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DEMO_INVOICE_IDS, demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { freshDatabase } from '../support/postgres-server.js';
-import { commandBody, eventBody, postToBot } from '../support/slack-requests.js';
+import {
+  blockActionsBody,
+  commandBody,
+  eventBody,
+  linkSharedBody,
+  messageActionBody,
+  postToBot,
+} from '../support/slack-requests.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
 import { askBot, type BotProcess, SECRETS, startBot, until } from './harness.js';
 
@@ -15,6 +23,37 @@ import { askBot, type BotProcess, SECRETS, startBot, until } from './harness.js'
  * token, installed by two workspaces through /slack/install → /slack/oauth_redirect on the Slack
  * stand-in, with its installations in SQLite and in PostgreSQL.
  */
+
+/** Workspace one's merchant: its own key, balance and invoice, which workspace two never sees. */
+const ONE_KEY = 'merchant-one-e2e-key-6d5c4b3a2910';
+const ONE_INVOICE = 'a1a1a1a1-1111-4aaa-8bbb-0123456789ab';
+const oneInvoice = (payUrl: string): WireInvoice => ({
+  ...(demoInvoices(payUrl)[0] as WireInvoice),
+  id: ONE_INVOICE,
+  amount: num('31.415'),
+  title: 'Espresso machine service',
+  link: `${payUrl}/pay/${ONE_INVOICE}`,
+  shop: { title: 'One Coffee Roasters', successUrl: null, failUrl: null },
+});
+/** What only each merchant's answers contain: its balance's currency, then its invoice's shop. */
+const ONE_MONEY = ['Monero', 'One Coffee Roasters'] as const;
+const TWO_MONEY = ['Bitcoin', 'Acme Hardware Store'] as const;
+
+/** A request body built for the one-workspace tests, moved into workspace `w` (its team, its authorization). */
+function inWorkspace(body: string, w: { team: string }): string {
+  if (body.startsWith('payload=')) {
+    const payload = JSON.parse(decodeURIComponent(body.slice('payload='.length)));
+    payload.team = { id: w.team, domain: w.team.toLowerCase() };
+    payload.user.team_id = w.team;
+    return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  }
+  const json = JSON.parse(body);
+  return JSON.stringify({
+    ...json,
+    team_id: w.team,
+    authorizations: [{ team_id: w.team, is_bot: true, is_enterprise_install: false }],
+  });
+}
 
 const CLIENT = { id: '1111.2222', secret: 'e2e-client-secret-8d7c6b', state: 'e2e-state-secret-5a4b3c' };
 const KEY = randomBytes(32).toString('base64');
@@ -68,6 +107,7 @@ const manyEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
   ENCRYPTION_KEY: KEY,
   SLACK_API_URL: slack.apiUrl,
   PAYMENT_API_URL: sandbox.url,
+  PAYMENT_PAY_URL: sandbox.payUrl,
   DATABASE_URL: databaseUrl,
   LOG_LEVEL: 'debug',
   ...extra,
@@ -463,11 +503,141 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       expect(home).toContain('Connected by <@U0TWOBOSS>');
       expect(home).toContain('disconnect_payment_account');
       expect(home).not.toContain(sandbox.apiKey);
-      expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('connected by <@U0TWOBOSS>');
-      // Workspace one is untouched.
+      // Its balance is read with its key; workspace one is untouched.
+      expect(JSON.stringify((await balanceFrom(two())).reply)).toContain('Bitcoin');
+      expect(sandbox.requests.at(-1)?.authorization).toBe(`Token ${sandbox.apiKey}`);
       expect(JSON.stringify((await balanceFrom(WORKSPACES.one)).reply)).toContain('not connected yet');
       expect(await stored()).not.toContain(sandbox.apiKey);
       expect(bot.output.join('\n')).not.toContain(sandbox.apiKey);
+    });
+  });
+
+  describe('many workspaces: each reads its own money', () => {
+    const one = () => WORKSPACES.one;
+    const two = () => WORKSPACES.two;
+    /** Workspace two's merchant is the sandbox's own (its demo data); one's is another. */
+    const theirs = (w: Workspace) => (w === one() ? ONE_MONEY : TWO_MONEY);
+    const others = (w: Workspace) => (w === one() ? TWO_MONEY : ONE_MONEY);
+    const invoiceOf = (w: Workspace) => (w === one() ? ONE_INVOICE : DEMO_INVOICE_IDS.open);
+    const linkOf = (w: Workspace) => `${sandbox.payUrl}/pay/${invoiceOf(w)}`;
+
+    const command = (w: Workspace, name: '/balance' | '/invoice', text: string) =>
+      askBot(bot, slack, (response_url) =>
+        commandBody({ command: name, text, response_url, team_id: w.team, user_id: w.installer }),
+      );
+    const click = (w: Workspace, invoiceId: string) =>
+      askBot(bot, slack, (responseUrl) =>
+        inWorkspace(
+          blockActionsBody({
+            actionId: 'refresh_invoice',
+            value: invoiceId,
+            responseUrl,
+            user: w.installer,
+            ephemeral: true,
+          }),
+          w,
+        ),
+      );
+    const shortcut = (w: Workspace) =>
+      askBot(bot, slack, (responseUrl) =>
+        inWorkspace(
+          messageActionBody({
+            callbackId: 'check_payment',
+            responseUrl,
+            user: w.installer,
+            message: { ts: '1700000000.000300', text: `${ONE_INVOICE} and ${DEMO_INVOICE_IDS.open}` },
+          }),
+          w,
+        ),
+      );
+    const unfurl = (w: Workspace) =>
+      postToBot(
+        `${bot.url}/slack/events`,
+        inWorkspace(linkSharedBody([linkOf(w)], { eventId: `Ev${w.team}${Math.random()}` }), w),
+        SECRETS.signingSecret,
+        { contentType: 'application/json' },
+      );
+
+    it('connects the second workspace’s own account', async () => {
+      sandbox.addMerchant(ONE_KEY, {
+        balances: [{ id: 'XMR', title: 'Monero', balance: num('77.7777') }],
+        invoices: [oneInvoice(sandbox.payUrl)],
+      });
+      // Slack's directory knows each installer as a member of their own workspace.
+      for (const w of [one(), two()]) slack.people.set(w.installer, { team_id: w.team, is_admin: true });
+      const response = await submitKey(one(), one().installer, ONE_KEY);
+      expect(response.status).toBe(200);
+      expect(response.body).toBe('');
+      expect(await stored()).not.toContain(ONE_KEY);
+    });
+
+    it('answers interleaved commands, clicks, shortcuts, unfurls and Home tabs with each workspace’s own money, token and key', async () => {
+      const asked = sandbox.requests.length;
+      const calls = slack.calls.length;
+      const rounds = [one(), two(), two(), one(), one(), two()];
+      const replies = await Promise.all(
+        rounds.flatMap((w) => [
+          command(w, '/balance', '').then((r) => ({ w, what: 'balance', r: JSON.stringify(r.reply) })),
+          command(w, '/invoice', invoiceOf(w)).then((r) => ({
+            w,
+            what: 'invoice',
+            r: JSON.stringify(r.reply),
+          })),
+          command(w, '/invoice', invoiceOf(w === one() ? two() : one())).then((r) => ({
+            w,
+            what: 'the other’s invoice',
+            r: JSON.stringify(r.reply),
+          })),
+          click(w, invoiceOf(w)).then((r) => ({ w, what: 'refresh', r: JSON.stringify(r.reply) })),
+          shortcut(w).then((r) => ({ w, what: 'shortcut', r: JSON.stringify(r.reply) })),
+        ]),
+      );
+      await Promise.all([unfurl(one()), unfurl(two())]);
+      const homes = {
+        one: await homeFor(one(), one().installer),
+        two: await homeFor(two(), two().installer),
+      };
+      await until(() => slack.calls.filter((c) => c.method === 'chat.unfurl').length >= 2, 'both unfurls');
+
+      for (const { w, what, r } of replies) {
+        for (const mark of others(w)) expect(r, `${what} in ${w.team}`).not.toContain(mark);
+        if (what === 'the other’s invoice') expect(r).toContain('Invoice not found');
+        else if (what !== 'shortcut')
+          expect(r, `${what} in ${w.team}`).toContain(theirs(w)[what === 'balance' ? 0 : 1]);
+      }
+      for (const [w, home] of [
+        [one(), homes.one],
+        [two(), homes.two],
+      ] as const) {
+        expect(home, home).toContain(theirs(w)[0]);
+        for (const mark of others(w)) expect(home).not.toContain(mark);
+        expect(home).toContain('Payment account');
+      }
+      const unfurls = slack.calls.slice(calls).filter((c) => c.method === 'chat.unfurl');
+      for (const w of [one(), two()]) {
+        const own = unfurls.filter((c) => c.token === w.token);
+        expect(own).toHaveLength(1);
+        expect(JSON.stringify(own[0]?.args)).toContain(theirs(w)[1]);
+        for (const mark of others(w)) expect(JSON.stringify(own[0]?.args)).not.toContain(mark);
+      }
+      // Every Web API call was made with a token of the workspace it was about, and no other.
+      const tokens = new Set(slack.calls.slice(calls).map((c) => c.token));
+      expect([...tokens].sort()).toEqual([one().token, two().token].sort());
+      // Every service call carried one of the two keys, and each invoice was asked with its own merchant's key
+      // except when the other workspace asked for it (and was told it does not exist).
+      const made = sandbox.requests.slice(asked);
+      expect(new Set(made.map((q) => q.authorization))).toEqual(
+        new Set([`Token ${ONE_KEY}`, `Token ${sandbox.apiKey}`]),
+      );
+      expect(slack.problems).toEqual([]);
+    });
+
+    it('keeps watches and the payments feed for the next update, saying so privately', async () => {
+      const { reply } = await command(one(), '/invoice', `watch ${ONE_INVOICE}`);
+      expect(reply.response_type).toBe('ephemeral');
+      expect(JSON.stringify(reply)).toContain('not available in this workspace yet');
+      const feed = await command(two(), '/balance', 'subscribe');
+      expect(JSON.stringify(feed.reply)).toContain('not available in this workspace yet');
     });
   });
 
@@ -484,9 +654,7 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       await refusedBalance(WORKSPACES.one);
       await until(() => bot.output.some((l) => l.includes('no installation for T0ONE')), 'the refusal');
       expect(slack.calls.slice(before).some((c) => c.token === WORKSPACES.one.token)).toBe(false);
-      expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain(
-        'connected by <@U0TWOBOSS>',
-      );
+      expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('Bitcoin');
     });
 
     it('never wrote a token, a payment key, the client secret or the encryption key to its output', () => {
@@ -497,6 +665,7 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
         KEY,
         SECRETS.signingSecret,
         sandbox.apiKey,
+        ONE_KEY,
         ...Object.values(WORKSPACES).map((w) => w.token),
       ])
         expect(output).not.toContain(secret);
@@ -523,9 +692,7 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       await bot.stop();
       // Every secret was sealed again: the new key alone opens them.
       bot = await startBot(manyEnv(database, { ENCRYPTION_KEY: rotated }));
-      expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain(
-        'connected by <@U0TWOBOSS>',
-      );
+      expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('Bitcoin');
     });
   });
 });

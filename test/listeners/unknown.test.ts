@@ -7,6 +7,7 @@ const known: KnownRequests = {
   actions: ['refresh_invoice', /^share_invoice(:\d+)?$/],
   events: ['link_shared'],
   shortcuts: ['check_payment'],
+  views: ['payment_account'],
 };
 
 async function run(
@@ -41,6 +42,8 @@ describe('acknowledgeUnknown', () => {
       'a numbered button matched by pattern',
       { type: 'block_actions', actions: [{ action_id: 'share_invoice:2' }] },
     ],
+    ['a registered modal submission', { type: 'view_submission', view: { callback_id: 'payment_account' } }],
+    ['a registered modal closed', { type: 'view_closed', view: { callback_id: 'payment_account' } }],
   ])('lets %s through to the listeners', async (_label, body) => {
     expect(await run(body)).toEqual({ acks: 0, passed: true });
   });
@@ -51,6 +54,11 @@ describe('acknowledgeUnknown', () => {
     ['an unknown message shortcut', { type: 'message_action', callback_id: 'other' }],
     ['a global shortcut', { type: 'shortcut', callback_id: 'check_payment' }],
     ['a modal submission', { type: 'view_submission', view: {} }],
+    ['another modal submission', { type: 'view_submission', view: { callback_id: 'other' } }],
+    [
+      'a modal of a registered name as another kind',
+      { type: 'message_action', callback_id: 'payment_account' },
+    ],
     ['a payload without a type', {}],
     ['block actions without a list of actions', { type: 'block_actions', actions: 'refresh_invoice' }],
     ['a button whose id is not text', { type: 'block_actions', actions: [{ action_id: 7 }, null] }],

@@ -7,7 +7,13 @@ import { type Installations, installationId } from '../../store/installations.js
  * Bolt does not authorize this event and deletes nothing by itself. Idempotent: a repeat, or
  * one after `tokens_revoked`, finds nothing left to delete.
  */
-export function registerAppUninstalled(app: App, installations: Installations, logger: Logger): void {
+export function registerAppUninstalled(
+  app: App,
+  installations: Installations,
+  logger: Logger,
+  /** Drops what this process keeps of the installation in memory (its clients, its caches). */
+  forget: (id: string) => void,
+): void {
   app.event('app_uninstalled', async ({ context }) => {
     const query = {
       teamId: context.teamId,
@@ -15,9 +21,8 @@ export function registerAppUninstalled(app: App, installations: Installations, l
       isEnterpriseInstall: context.isEnterpriseInstall,
     };
     await installations.deleteInstallation(query);
-    logger.info(
-      { installation: installationId(query) },
-      'uninstalled: its tokens and payment key are deleted',
-    );
+    const id = installationId(query);
+    if (id) forget(id);
+    logger.info({ installation: id }, 'uninstalled: its tokens and payment key are deleted');
   });
 }

@@ -1,74 +1,74 @@
-import type { AllMiddlewareArgs, App } from '@slack/bolt';
-import type { Logger } from '../../logger.js';
-import { notConnectedMessage, stepUnavailable } from '../../views/installation.js';
+import type { AckRaceDeps } from '../../pipeline/ack-race.js';
+import { acknowledge, deliver } from '../../pipeline/delivery.js';
 import {
-  ACTION_OPEN_PAYMENT_PAGE,
-  ACTION_REFRESH,
-  ACTION_STOP_WATCH,
-  ACTION_WATCH,
-} from '../../views/invoice.js';
-import { ACTION_SHARE, SHORTCUT_CHECK_PAYMENT } from '../../views/shortcut.js';
+  actionListener,
+  commandListener,
+  eventListener,
+  functionListener,
+  shortcutListener,
+} from '../../pipeline/kinds.js';
+import { reply, toResponse } from '../../pipeline/reply.js';
+import type { Tracked } from '../../pipeline/tracked.js';
+import { notConnectedMessage, stepNotConnected } from '../../views/installation.js';
+import { ACTION_OPEN_PAYMENT_PAGE } from '../../views/invoice.js';
+import { SHORTCUT_CHECK_PAYMENT } from '../../views/shortcut.js';
 import { FUNCTION_GET_INVOICE } from '../functions/get-invoice.js';
-import { numbered } from '../index.js';
-import { installationOf, openPaymentAccountModal, publishHome } from './payment-account.js';
-
-const answerOf = (context: AllMiddlewareArgs['context']) => {
-  const { installerUserId, account } = installationOf(context);
-  return notConnectedMessage(installerUserId, account);
-};
+import { BUTTONS, type ClickArgs, type EventArgs, type Handlers } from '../index.js';
 
 /**
- * Many workspaces, in this release: every surface answers privately that the payment account is
- * not connected yet and who can connect it (or, once it is, that reading it from Slack is still
- * to come), and calls no payment service. `/balance connect` opens the modal that connects it. A
- * pasted payment link is left as Slack shows it: an unfurl is seen by the whole channel.
+ * The handlers of an installation whose payment account is not connected yet: every surface
+ * answers privately that it is not and who can connect it, and calls no payment service. A
+ * pasted payment link is left as Slack shows it (an unfurl is seen by the whole channel); the
+ * App Home shows the payment account, with the button that connects it to those who may.
  */
-export function registerNotConnected(app: App, logger: Logger): void {
-  app.command('/balance', async ({ ack, command, client, context, respond }) => {
-    if (command.text.trim().toLowerCase() !== 'connect') {
-      await ack({ response_type: 'ephemeral', ...answerOf(context) });
-      return;
-    }
-    await ack();
-    await openPaymentAccountModal(
-      client,
-      installationOf(context),
-      command.user_id,
-      command.trigger_id,
-      (message) => respond({ response_type: 'ephemeral', ...message }),
+export function notConnectedHandlers(
+  deps: AckRaceDeps,
+  installerUserId: string,
+  publishHome: (args: EventArgs<'app_home_opened'>) => Promise<void>,
+): Handlers {
+  const message = notConnectedMessage(installerUserId);
+  const answer = reply(message, 'ephemeral', 'not_connected');
+  const command = (name: string) => commandListener(deps, name, async () => answer);
+  /** Told privately through the response_url, the clicked or shortcut's message left as it was. */
+  const tell = async (ack: () => Promise<void>, responseUrl: string | undefined): Promise<Tracked> => {
+    await acknowledge(ack, deps.logger);
+    const delivery = responseUrl
+      ? await deliver(
+          deps.responseUrls,
+          responseUrl,
+          { ...toResponse(answer), replace_original: false },
+          deps.logger,
+        )
+      : undefined;
+    return { outcome: 'not_connected', delivery };
+  };
+  const button = (actionId: string) =>
+    actionListener<ClickArgs>(deps, actionId, ({ ack, body }) =>
+      // The payment page button is a link: Slack opens it; the click only needs its ack.
+      actionId === ACTION_OPEN_PAYMENT_PAGE
+        ? acknowledge(ack, deps.logger).then(() => ({ outcome: 'ok' }))
+        : tell(ack, body.response_url),
     );
-  });
-  app.command('/invoice', async ({ ack, context }) => {
-    await ack({ response_type: 'ephemeral', ...answerOf(context) });
-  });
-  // The payment page button is a link: Slack opens it; the click only needs its ack.
-  app.action(numbered(ACTION_OPEN_PAYMENT_PAGE), async ({ ack }) => ack());
-  const buttons = [ACTION_REFRESH, ACTION_WATCH, ACTION_STOP_WATCH, ACTION_SHARE];
-  for (const actionId of buttons) {
-    app.action(numbered(actionId), async ({ ack, respond, context }) => {
-      await ack();
-      await respond({
-        response_type: 'ephemeral',
-        replace_original: false,
-        ...answerOf(context),
-      });
-    });
-  }
-  app.shortcut(
-    { callback_id: SHORTCUT_CHECK_PAYMENT, type: 'message_action' },
-    async ({ ack, respond, context }) => {
-      await ack();
-      await respond({ response_type: 'ephemeral', ...answerOf(context) });
+  return {
+    command: { '/balance': command('/balance'), '/invoice': command('/invoice') },
+    button: Object.fromEntries(BUTTONS.map((id) => [id, button(id)])) as Handlers['button'],
+    shortcut: shortcutListener(deps, SHORTCUT_CHECK_PAYMENT, ({ ack, shortcut }) =>
+      tell(ack, shortcut.response_url),
+    ),
+    event: {
+      link_shared: eventListener(deps, 'link_shared', async () => ({
+        outcome: 'not_connected',
+        quiet: true,
+      })),
+      app_home_opened: eventListener(deps, 'app_home_opened', async (args: EventArgs<'app_home_opened'>) => {
+        if (args.event.tab !== 'home') return { outcome: 'ok', quiet: true };
+        await publishHome(args);
+        return { outcome: 'not_connected', delivery: 'view' };
+      }),
     },
-  );
-  app.event('app_home_opened', async ({ event, client, context }) => {
-    if (event.tab !== 'home') return;
-    await publishHome(client, installationOf(context), event.user);
-  });
-  app.event('link_shared', async ({ context }) => {
-    logger.debug({ team: context.teamId }, 'link not unfurled: the payment account is not connected');
-  });
-  app.function(FUNCTION_GET_INVOICE, async ({ fail, context }) => {
-    await fail({ error: stepUnavailable(installationOf(context).account !== undefined) });
-  });
+    step: functionListener(deps, FUNCTION_GET_INVOICE, async ({ fail }) => {
+      await fail({ error: stepNotConnected() });
+      return { outcome: 'not_connected' };
+    }),
+  };
 }

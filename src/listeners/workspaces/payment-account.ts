@@ -14,6 +14,7 @@ import {
   VIEW_PAYMENT_ACCOUNT,
   workspaceHome,
 } from '../../views/installation.js';
+import type { CommandArgs } from '../index.js';
 
 /** The request's installation, put in the context at authorization (src/installations/app.ts). */
 export const installationOf = (context: AllMiddlewareArgs['context']): InstallationSummary =>
@@ -25,6 +26,13 @@ export interface PaymentAccountDeps {
   paymentsFor: (apiKey: string, options: { timeoutMs: number }) => PaymentsClient;
   logger: Logger;
   clock: () => number;
+  /** Publishes the person's App Home as their installation shows it now. */
+  republish: (
+    context: AllMiddlewareArgs['context'],
+    installation: InstallationSummary,
+    client: webApi.WebClient,
+    userId: string,
+  ) => Promise<void>;
 }
 
 /** The key is checked within Slack's 3 s for answering a modal's submission. */
@@ -41,7 +49,8 @@ export async function mayManage(
   return user?.is_admin === true || user?.is_owner === true;
 }
 
-export async function publishHome(
+/** The App Home of an installation without a payment account: the account alone. */
+export async function publishAccountHome(
   client: webApi.WebClient,
   installation: InstallationSummary,
   userId: string,
@@ -87,6 +96,18 @@ async function keyProblem(payments: PaymentsClient): Promise<string | undefined>
   }
 }
 
+/** `/balance connect`: the same modal, for the same people; anyone else is told privately who can. */
+export async function connectCommand({ ack, command, client, context, respond }: CommandArgs): Promise<void> {
+  await ack();
+  await openPaymentAccountModal(
+    client,
+    installationOf(context),
+    command.user_id,
+    command.trigger_id,
+    (message) => respond({ response_type: 'ephemeral', ...message }),
+  );
+}
+
 /**
  * Connect payment account (Home tab): the modal, its submission (checked with the service
  * before anything is stored, by someone who may), and Disconnect.
@@ -119,7 +140,7 @@ export function registerPaymentAccount(app: App, deps: PaymentAccountDeps): void
     if (!(await mayManage(client, installation, body.user.id))) return;
     await deps.installations.disconnectPaymentKey(installation.id, deps.clock());
     deps.logger.info({ installation: installation.id, by: body.user.id }, 'payment account disconnected');
-    await publishHome(client, { ...installation, account: undefined }, body.user.id);
+    await deps.republish(context, { ...installation, account: undefined }, client, body.user.id);
   });
 
   app.view(VIEW_PAYMENT_ACCOUNT, async ({ ack, body, view, client, context }) => {
@@ -141,6 +162,7 @@ export function registerPaymentAccount(app: App, deps: PaymentAccountDeps): void
     await deps.installations.connectPaymentKey(installation.id, apiKey, userId, at);
     await ack();
     deps.logger.info({ installation: installation.id, by: userId }, 'payment account connected');
-    await publishHome(client, { ...installation, account: { connectedBy: userId, connectedAt: at } }, userId);
+    const account = { connectedBy: userId, connectedAt: at };
+    await deps.republish(context, { ...installation, account }, client, userId);
   });
 }

@@ -1,0 +1,207 @@
+import { type Context, webApi } from '@slack/bolt';
+import { createAccess } from '../access.js';
+import type { ListenerDeps } from '../listeners/deps.js';
+import { publishHome } from '../listeners/home.js';
+import { type CommandArgs, createHandlers, type Handlers } from '../listeners/index.js';
+import { notConnectedHandlers } from '../listeners/workspaces/not-connected.js';
+import { installationOf, mayManage } from '../listeners/workspaces/payment-account.js';
+import type { Metrics } from '../metrics.js';
+import {
+  type CallReport,
+  type CircuitBreaker,
+  createHealth,
+  type PaymentsClient,
+} from '../payments/index.js';
+import { createDirectory } from '../slack/people.js';
+import { botPoster } from '../slack/poster.js';
+import type { InstallationSummary, Installations } from '../store/installations.js';
+import { paymentAccountBlocks } from '../views/installation.js';
+
+/** A payments client for one key, sharing the service's breaker and connections with every other. */
+export type PaymentsFor = (
+  apiKey: string,
+  options: { timeoutMs: number; onCall?: (report: CallReport) => void },
+) => PaymentsClient;
+
+/** What is the installation's own in `ListenerDeps`; the rest every installation shares. */
+type Own =
+  | 'logger'
+  | 'payments'
+  | 'access'
+  | 'watches'
+  | 'feed'
+  | 'poster'
+  | 'health'
+  | 'keyRejectedSince'
+  | 'outboxBacklog'
+  | 'firstSight'
+  | 'moreHome';
+
+export interface TenantsDeps {
+  /** The request pipeline and settings every installation's listeners share. */
+  shared: Omit<ListenerDeps, Own> & Pick<ListenerDeps, 'logger' | 'firstSight'>;
+  installations: Installations;
+  paymentsFor: PaymentsFor;
+  /** The payment service's deadline for a request's call. */
+  timeoutMs: number;
+  breaker: CircuitBreaker;
+  metrics: Pick<Metrics, 'slackCall'>;
+  /** Web API client options (SLACK_API_URL, deadlines, retries). */
+  clientOptions: webApi.WebClientOptions;
+  /** `/balance connect`: the modal that connects or replaces the key, whether connected or not. */
+  connect: (args: CommandArgs) => Promise<void>;
+  /** The App Home of an installation without a payment account: the account alone. */
+  publishAccountHome: (
+    client: webApi.WebClient,
+    installation: InstallationSummary,
+    userId: string,
+  ) => Promise<void>;
+  /** Installations whose handlers are kept at once; the least recently used goes first. */
+  max?: number;
+}
+
+/** One installation's part: its listeners' deps (when connected) and their handlers. */
+interface Tenant {
+  /** What the tenant was built from: a new key, or a rotated token, builds it again. */
+  version: string;
+  handlers: Handlers;
+  deps: ListenerDeps | undefined;
+}
+
+const NOT_OFFERED = async (): Promise<never> => {
+  throw new Error('watches and the payments feed do not run for this installation');
+};
+
+/**
+ * Watches and the payments feed, for an installation that has none yet: nothing listed, and
+ * nothing started (the access rules refuse first, with `not_offered`).
+ */
+const noBackground: Pick<ListenerDeps, 'watches' | 'feed' | 'keyRejectedSince' | 'outboxBacklog'> = {
+  watches: {
+    start: NOT_OFFERED,
+    stop: NOT_OFFERED,
+    stopInvoice: NOT_OFFERED,
+    list: async () => [],
+    startedBy: async () => [],
+  },
+  feed: { subscribe: NOT_OFFERED, unsubscribe: NOT_OFFERED, list: async () => [] },
+  keyRejectedSince: async () => undefined,
+  outboxBacklog: async () => ({ pending: 0, oldestAt: undefined }),
+};
+
+/**
+ * Many workspaces: each request's installation, resolved once at the edge into its own
+ * `ListenerDeps` — its payments client (its API key, its single-flight, its health), its access
+ * rules (its workspace or organisation, its people), its poster and directory (its bot token),
+ * its log lines tagged with it — and the handlers built on them. Nothing in one installation's
+ * deps can reach another's key, token or answers. The most recently used `max` installations
+ * are kept; a replaced key or a rotated token builds the installation's part again.
+ */
+export function createTenants(deps: TenantsDeps) {
+  const { max = 1000 } = deps;
+  const tenants = new Map<string, Promise<Tenant>>();
+
+  async function build(installation: InstallationSummary, token: string, version: string): Promise<Tenant> {
+    const { id } = installation;
+    const logger = deps.shared.logger.child({ installation: id });
+    const shared = { ...deps.shared, logger };
+    const apiKey = installation.account && (await deps.installations.paymentKeyOf(id));
+    if (!apiKey) {
+      const handlers = notConnectedHandlers(shared, installation.installerUserId, ({ client, event }) =>
+        deps.publishAccountHome(client, installation, event.user),
+      );
+      return { version, handlers: withConnect(handlers), deps: undefined };
+    }
+    const client = new webApi.WebClient(token, deps.clientOptions);
+    const onSlackCall = (method: Parameters<Metrics['slackCall']>[0], result: string) =>
+      deps.metrics.slackCall(method, result);
+    const health = createHealth(deps.breaker);
+    const account = installation.account;
+    const tenantDeps: ListenerDeps = {
+      ...shared,
+      ...noBackground,
+      payments: deps.paymentsFor(apiKey, {
+        timeoutMs: deps.timeoutMs,
+        onCall: (report) => health.record(report),
+      }),
+      access: createAccess(
+        { home: installation.home, background: false },
+        createDirectory(client, { onCall: (result) => onSlackCall('users.info', result) }),
+      ),
+      poster: botPoster(token, deps.clientOptions, onSlackCall),
+      health,
+      firstSight: (key) => deps.shared.firstSight(`${id}:${key}`),
+      moreHome: async (userId) =>
+        paymentAccountBlocks({
+          installerId: installation.installerUserId,
+          account,
+          canManage: await mayManage(client, installation, userId),
+        }),
+    };
+    return { version, deps: tenantDeps, handlers: withConnect(createHandlers(tenantDeps)) };
+  }
+
+  /** `/balance connect` opens the modal, whether the account is connected yet or not. */
+  function withConnect(handlers: Handlers): Handlers {
+    const balance = handlers.command['/balance'];
+    const connect = (args: CommandArgs) =>
+      args.command.text.trim().toLowerCase() === 'connect' ? deps.connect(args) : balance(args);
+    return { ...handlers, command: { ...handlers.command, '/balance': connect } };
+  }
+
+  function tenantOf(installation: InstallationSummary, token: string): Promise<Tenant> {
+    // The token is part of the version: a rotated one builds clients that use it.
+    const version = `${installation.account?.connectedAt ?? 'none'}:${token}`;
+    const { id } = installation;
+    let tenant = tenants.get(id);
+    tenants.delete(id);
+    if (tenant) {
+      const kept = tenant;
+      tenant = kept.then((t) => (t.version === version ? t : build(installation, token, version)));
+    } else {
+      tenant = build(installation, token, version);
+    }
+    tenants.set(id, tenant);
+    // A build that failed (the store, just then) is not kept.
+    tenant.catch(() => {
+      if (tenants.get(id) === tenant) tenants.delete(id);
+    });
+    if (tenants.size > max) tenants.delete(tenants.keys().next().value as string);
+    return tenant;
+  }
+
+  const tokenOf = (context: Context) => {
+    if (!context.botToken) throw new Error('the request was authorized without a bot token');
+    return context.botToken;
+  };
+
+  return {
+    /** The handlers of the request's installation (put in the context by `authorize`). */
+    handlersOf: async (context: Context): Promise<Handlers> =>
+      (await tenantOf(installationOf(context), tokenOf(context))).handlers,
+
+    /** Publishes a person's App Home as their installation shows it now (after connecting, say). */
+    async publishHome(
+      context: Context,
+      installation: InstallationSummary,
+      client: webApi.WebClient,
+      userId: string,
+    ) {
+      const tenant = await tenantOf(installation, tokenOf(context));
+      if (tenant.deps) await publishHome(tenant.deps, client, userId);
+      else await deps.publishAccountHome(client, installation, userId);
+    },
+
+    /** Forgets an installation's part (uninstalled): nothing of it stays in memory. */
+    forget(id: string) {
+      tenants.delete(id);
+    },
+
+    /** How many installations are kept, for the tests. */
+    get size() {
+      return tenants.size;
+    },
+  };
+}
+
+export type Tenants = ReturnType<typeof createTenants>;

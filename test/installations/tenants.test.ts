@@ -1,0 +1,223 @@
+import type { AllMiddlewareArgs, SlashCommand } from '@slack/bolt';
+import { Pool } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Inflight } from '../../src/inflight.js';
+import { createTenants, type PaymentsFor, type TenantsDeps } from '../../src/installations/tenants.js';
+import type { CommandArgs } from '../../src/listeners/index.js';
+import { CircuitBreaker, createPaymentsClient } from '../../src/payments/index.js';
+import { num } from '../../src/sandbox/data.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import type { InstallationSummary, Installations } from '../../src/store/installations.js';
+import { captureLogs, commandArgs, recordingResponseUrls } from '../support/bolt.js';
+
+const OTHER_KEY = 'merchant-other-unit-key-1f2e3d';
+const OTHER = { id: 'XMR', title: 'Monero', balance: num('77.7777') };
+
+let sandbox: Sandbox;
+let pool: Pool;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  sandbox.addMerchant(OTHER_KEY, { balances: [OTHER], invoices: [] });
+  pool = new Pool(sandbox.url);
+});
+afterAll(async () => {
+  await pool.close();
+  await sandbox.close();
+});
+
+const installation = (id: string, connectedAt?: number): InstallationSummary => ({
+  id,
+  home: { teamId: id, enterpriseId: undefined },
+  installerUserId: `U0${id}ADMIN`,
+  account: connectedAt === undefined ? undefined : { connectedBy: `U0${id}ADMIN`, connectedAt },
+  tokenExpiresAt: undefined,
+});
+
+/** Tenants over the sandbox, with each installation's key as `keys` says; records every client made. */
+function tenants(keys: Record<string, string | undefined>, opts: { max?: number } = {}) {
+  const made: string[] = [];
+  const connects: string[] = [];
+  const homes: string[] = [];
+  const logs = captureLogs([sandbox.apiKey, OTHER_KEY]);
+  const paymentsFor: PaymentsFor = (apiKey, options) => {
+    made.push(apiKey);
+    return createPaymentsClient({
+      baseUrl: sandbox.url,
+      apiKey,
+      dispatcher: pool,
+      userAgent: 'test',
+      timeoutMs: options.timeoutMs,
+      breaker: new CircuitBreaker(),
+      ...(options.onCall ? { onCall: options.onCall } : {}),
+    });
+  };
+  let failNextKey = false;
+  const installations = {
+    async paymentKeyOf(id: string) {
+      if (failNextKey) {
+        failNextKey = false;
+        throw new Error('the store is not answering');
+      }
+      return keys[id];
+    },
+  } as unknown as Installations;
+  const deps: TenantsDeps = {
+    shared: {
+      logger: logs.logger,
+      inflight: new Inflight(),
+      clock: () => new Date(),
+      fastPathMs: 1500,
+      responseUrls: recordingResponseUrls,
+      invoiceReply: 'in_channel',
+      payUrl: undefined,
+      maxWatchDays: 7,
+      firstSight: async () => true,
+    },
+    installations,
+    paymentsFor,
+    timeoutMs: 2000,
+    breaker: new CircuitBreaker(),
+    metrics: { slackCall: () => undefined },
+    clientOptions: { slackApiUrl: 'http://127.0.0.1:9/api/' },
+    connect: async (args) => {
+      connects.push(args.command.user_id);
+      await args.ack();
+    },
+    publishAccountHome: async (_client, inst, userId) => {
+      homes.push(`${inst.id}:${userId}`);
+    },
+    ...(opts.max === undefined ? {} : { max: opts.max }),
+  };
+  return {
+    tenants: createTenants(deps),
+    made,
+    connects,
+    homes,
+    logs,
+    failNextKey: () => {
+      failNextKey = true;
+    },
+  };
+}
+
+/** Runs `/balance <text>` through the installation's handlers; resolves with what the person sees. */
+async function balance(
+  t: ReturnType<typeof tenants>['tenants'],
+  inst: InstallationSummary,
+  text = '',
+  token = `xoxb-${inst.id}`,
+) {
+  const { args, rec } = commandArgs({ command: '/balance', text, team_id: inst.id } as Partial<SlashCommand>);
+  const context = { installation: inst, botToken: token } as unknown as AllMiddlewareArgs['context'];
+  const handlers = await t.handlersOf(context);
+  await handlers.command['/balance']({ ...args, context } as unknown as CommandArgs);
+  return JSON.stringify([...rec.acks, ...rec.responses]);
+}
+
+describe('each installation’s own handlers', () => {
+  it('reads each installation’s money with its own key, and only its own', async () => {
+    const t = tenants({ T0ONE: OTHER_KEY, T0TWO: sandbox.apiKey });
+    const [one, two] = await Promise.all([
+      balance(t.tenants, installation('T0ONE', 1)),
+      balance(t.tenants, installation('T0TWO', 1)),
+    ]);
+    expect(one).toContain('Monero');
+    expect(one).not.toContain('Bitcoin');
+    expect(two).toContain('Bitcoin');
+    expect(two).not.toContain('Monero');
+    expect(t.made.sort()).toEqual([OTHER_KEY, sandbox.apiKey].sort());
+  });
+
+  it('builds an installation’s part once, and again for a new key or a rotated token', async () => {
+    const t = tenants({ T0ONE: OTHER_KEY });
+    await Promise.all([
+      balance(t.tenants, installation('T0ONE', 1)),
+      balance(t.tenants, installation('T0ONE', 1)),
+    ]);
+    expect(t.made).toHaveLength(1);
+    await balance(t.tenants, installation('T0ONE', 2));
+    expect(t.made).toHaveLength(2);
+    await balance(t.tenants, installation('T0ONE', 2), '', 'xoxb-rotated');
+    expect(t.made).toHaveLength(3);
+    await balance(t.tenants, installation('T0ONE', 2), '', 'xoxb-rotated');
+    expect(t.made).toHaveLength(3);
+  });
+
+  it('keeps at most `max` installations, dropping the least recently used', async () => {
+    const t = tenants({ A: OTHER_KEY, B: OTHER_KEY, C: OTHER_KEY }, { max: 2 });
+    await balance(t.tenants, installation('A', 1));
+    await balance(t.tenants, installation('B', 1));
+    await balance(t.tenants, installation('A', 1));
+    await balance(t.tenants, installation('C', 1));
+    expect(t.tenants.size).toBe(2);
+    expect(t.made).toHaveLength(3);
+    await balance(t.tenants, installation('A', 1));
+    expect(t.made).toHaveLength(3);
+    await balance(t.tenants, installation('B', 1));
+    expect(t.made).toHaveLength(4);
+  });
+
+  it('forgets an installation at once when told (uninstalled, token revoked)', async () => {
+    const t = tenants({ A: OTHER_KEY });
+    await balance(t.tenants, installation('A', 1));
+    t.tenants.forget('A');
+    expect(t.tenants.size).toBe(0);
+    await balance(t.tenants, installation('A', 1));
+    expect(t.made).toHaveLength(2);
+  });
+
+  it('does not keep a part whose build failed: the next request builds it again', async () => {
+    const t = tenants({ A: OTHER_KEY });
+    t.failNextKey();
+    await expect(balance(t.tenants, installation('A', 1))).rejects.toThrow('the store is not answering');
+    expect(t.tenants.size).toBe(0);
+    expect(await balance(t.tenants, installation('A', 1))).toContain('Monero');
+  });
+
+  it('answers an installation without a payment account that it is not connected, calling no service', async () => {
+    const t = tenants({});
+    const asked = sandbox.requests.length;
+    const answer = await balance(t.tenants, installation('T0NEW'));
+    expect(answer).toContain('not connected yet');
+    expect(answer).toContain('<@U0T0NEWADMIN>');
+    expect(sandbox.requests).toHaveLength(asked);
+    expect(t.made).toEqual([]);
+  });
+
+  it('treats an account whose key is gone (disconnected meanwhile) as not connected', async () => {
+    const t = tenants({ A: undefined });
+    expect(await balance(t.tenants, installation('A', 1))).toContain('not connected yet');
+    expect(t.made).toEqual([]);
+  });
+
+  it('opens the connect modal for `/balance connect`, connected or not', async () => {
+    const t = tenants({ A: OTHER_KEY });
+    await balance(t.tenants, installation('A', 1), ' Connect ');
+    await balance(t.tenants, installation('B'), 'connect');
+    expect(t.connects).toEqual(['U0ASKER', 'U0ASKER']);
+  });
+
+  it('refuses a request authorized without a bot token', async () => {
+    const t = tenants({ A: OTHER_KEY });
+    const context = { installation: installation('A', 1) } as unknown as AllMiddlewareArgs['context'];
+    await expect(t.tenants.handlersOf(context)).rejects.toThrow('without a bot token');
+  });
+
+  it('publishes the account alone as the Home of an installation without a payment account', async () => {
+    const t = tenants({});
+    const context = {
+      installation: installation('B'),
+      botToken: 'xoxb-b',
+    } as unknown as AllMiddlewareArgs['context'];
+    await t.tenants.publishHome(context, installation('B'), {} as never, 'U0SOMEONE');
+    expect(t.homes).toEqual(['B:U0SOMEONE']);
+  });
+
+  it('tags every log line of an installation’s requests with it, and never logs its key', async () => {
+    const t = tenants({ T0ONE: OTHER_KEY });
+    await balance(t.tenants, installation('T0ONE', 1));
+    const line = t.logs.lines.find((l) => l.name === '/balance');
+    expect(line).toMatchObject({ installation: 'T0ONE', outcome: 'ok' });
+    expect(t.logs.raw.join('\n')).not.toContain(OTHER_KEY);
+  });
+});
