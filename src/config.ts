@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Visibility } from './pipeline/outcome.js';
 import { CHANNEL_ID, USER_ID } from './slack-ids.js';
 import { parseEncryptionKey, type SealingKeys } from './store/sealing.js';
 
@@ -11,6 +10,9 @@ import { parseEncryptionKey, type SealingKeys } from './store/sealing.js';
 
 /** How Slack reaches the bot: signed HTTP requests, or a Socket Mode WebSocket the bot opens. */
 export type SlackConnection = { mode: 'http'; signingSecret: string } | { mode: 'socket'; appToken: string };
+
+/** Who sees a reply: only the person who asked, or everyone in the conversation. */
+export type Visibility = 'ephemeral' | 'in_channel';
 
 export interface Config {
   slack: SlackConnection & {

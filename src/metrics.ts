@@ -4,27 +4,13 @@ import type { DropReason, OutboxBacklog } from './outbox.js';
 import type { BreakerState, CallReport } from './payments/index.js';
 import type { Outcome } from './pipeline/outcome.js';
 import type { Kind } from './pipeline/tracked.js';
+import type { SlackMethod } from './slack/calls.js';
 
 /**
  * Prometheus metrics, served at GET /metrics (README → Metrics). Every label value comes from a
  * closed set the code defines (kinds, listener and job names, outcomes, API methods): never an
  * id, a person or free text, so the number of series stays bounded.
  */
-
-/** The Web API methods and posts the bot makes, as a metric label. */
-export type SlackMethod =
-  | 'chat.postMessage'
-  | 'chat.update'
-  | 'chat.delete'
-  | 'chat.unfurl'
-  | 'conversations.info'
-  | 'conversations.history'
-  | 'conversations.replies'
-  | 'views.publish'
-  | 'users.info'
-  | 'functions.completeSuccess'
-  | 'functions.completeError'
-  | 'response_url';
 
 export interface Metrics {
   readonly registry: Registry;

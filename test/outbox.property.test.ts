@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DropReason, enqueue, MAX_BACKOFF_MS, outboxBacklog, outboxJob } from '../src/outbox.js';
-import { type OutgoingMessage, SlackPostError, type SlackPoster } from '../src/slack/poster.js';
+import { SlackPostError } from '../src/slack/calls.js';
+import type { OutgoingMessage, SlackPoster } from '../src/slack/poster.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { captureLogs } from './support/bolt.js';
 

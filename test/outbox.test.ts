@@ -13,7 +13,7 @@ import {
   outboxJob,
   RETRY_FOR_MS,
 } from '../src/outbox.js';
-import { SlackPostError } from '../src/slack/poster.js';
+import { SlackPostError } from '../src/slack/calls.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { captureLogs } from './support/bolt.js';
 import { type RecordingPoster, recordingPoster } from './support/fake-slack.js';

@@ -6,7 +6,7 @@ import { type BalanceEntry, InvalidApiKeyError, isPaymentError } from '../paymen
 import type { Tracked } from '../pipeline/tracked.js';
 import type { BackgroundDeps, Job } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
-import { SlackPostError } from '../slack/poster.js';
+import { SlackPostError } from '../slack/calls.js';
 import type { Tables } from '../store/schema.js';
 import {
   digestMessage,

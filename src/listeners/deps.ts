@@ -1,12 +1,13 @@
 import type { SlashCommand } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { Access, Action, Question } from '../access.js';
+import type { Visibility } from '../config.js';
 import type { Feed } from '../feed/service.js';
-import type { Metrics, SlackMethod } from '../metrics.js';
+import type { Metrics } from '../metrics.js';
 import type { OutboxBacklog } from '../outbox.js';
 import type { Health, PaymentsClient } from '../payments/index.js';
 import type { AckRaceDeps } from '../pipeline/ack-race.js';
-import type { Visibility } from '../pipeline/outcome.js';
+import type { SlackMethod } from '../slack/calls.js';
 import type { SlackPoster } from '../slack/poster.js';
 import type { Watches } from '../watches/service.js';
 

@@ -1,7 +1,7 @@
 import { AccessDeniedError } from '../access.js';
 import type { Logger } from '../logger.js';
 import { type InvoiceId, isPaymentError } from '../payments/index.js';
-import { slackWasBusy } from '../slack/poster.js';
+import { slackWasBusy } from '../slack/calls.js';
 import { errorMessage } from '../views/errors.js';
 import type { Outcome } from './outcome.js';
 import type { Reply } from './reply.js';

@@ -1,9 +1,6 @@
 import type { Refusal } from '../access.js';
 import type { PaymentErrorCode } from '../payments/index.js';
 
-/** Who sees a reply: only the person who asked, or everyone in the conversation. */
-export type Visibility = 'ephemeral' | 'in_channel';
-
 /** How the answer travelled: in the ack, to the response_url, as a republished view (the App Home), or not at all. */
 export type Delivery = 'ack' | 'response_url' | 'view' | 'failed';
 

@@ -1,7 +1,8 @@
 import type { RespondArguments } from '@slack/bolt';
+import type { Visibility } from '../config.js';
 import type { InvoiceId } from '../payments/index.js';
 import type { Message } from '../views/blocks.js';
-import type { Outcome, Visibility } from './outcome.js';
+import type { Outcome } from './outcome.js';
 
 /** What a handler answers a person with, and what the request log records about it. */
 export interface Reply {

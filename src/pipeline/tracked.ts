@@ -1,6 +1,5 @@
 import type { Inflight } from '../inflight.js';
 import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
 import type { Delivery, Outcome } from './outcome.js';
 
 /** The kinds of work the bot does: Slack's requests, and its own scheduled jobs. */
@@ -24,11 +23,16 @@ export interface Tracked {
   quiet?: boolean;
 }
 
+/** Where each piece of work is counted and timed: `Metrics` (src/metrics.ts) is one. */
+export interface RequestMeter {
+  request(kind: Kind, name: string, outcome: Outcome, seconds: number): void;
+}
+
 export interface TrackingDeps {
   logger: Logger;
   inflight: Inflight;
   /** Counts and times every piece of work (src/metrics.ts). */
-  metrics?: Pick<Metrics, 'request'>;
+  metrics?: RequestMeter;
 }
 
 /**

@@ -1,31 +1,6 @@
 import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
-import type { SlackMethod } from '../metrics.js';
-
-/** Why Slack did not take a message, in the few ways the bot acts on (docs/slack.md#posting). */
-export type PostFailure =
-  /** A private channel or DM the bot is not in: ask a person to /invite it. */
-  | 'not_in_channel'
-  /** The message to edit is gone (deleted). */
-  | 'message_not_found'
-  /** Slack asks to wait (`retryAfterMs`). */
-  | 'rate_limited'
-  /** No answer, a 5xx, a time-out: worth another try. */
-  | 'transient'
-  /** Anything else Slack refused (`slackError` says what). */
-  | 'refused';
-
-export class SlackPostError extends Error {
-  override readonly name = 'SlackPostError';
-  constructor(
-    readonly failure: PostFailure,
-    readonly slackError: string | undefined,
-    readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
-  ) {
-    super(`Slack did not take the message: ${slackError ?? failure}`, options);
-  }
-}
+import { type SlackMethod, SlackPostError } from './calls.js';
 
 export interface OutgoingMessage {
   channel: string;
@@ -104,10 +79,6 @@ function failureOf(error: unknown): SlackPostError {
   }
   return new SlackPostError('transient', undefined, undefined, { cause: error });
 }
-
-/** Slack asked to slow down or did not answer: nothing was posted, and a later try may work. */
-export const slackWasBusy = (error: unknown): error is SlackPostError =>
-  error instanceof SlackPostError && (error.failure === 'rate_limited' || error.failure === 'transient');
 
 /** Told of each Web API call and how it ended: `ok` or the failure. */
 export type OnSlackCall = (method: SlackMethod, result: string) => void;

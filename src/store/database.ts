@@ -4,9 +4,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { DatabaseLocation } from '../config.js';
 import { type FileLock, holdFile, LockHeldError } from './lock.js';
 import { migrationProvider } from './migrations.js';
-import type { Tables } from './schema.js';
-
-export type Dialect = 'sqlite' | 'postgres';
+import type { Dialect, Tables } from './schema.js';
 
 /**
  * The store: one set of queries (Kysely) over SQLite or PostgreSQL. Everything the bot must

@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
-import type { Dialect } from './database.js';
+import type { Dialect } from './schema.js';
 
 /**
  * The schema's history, oldest first. A migration never changes once released; a change is a

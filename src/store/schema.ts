@@ -1,5 +1,8 @@
 import type { Generated } from 'kysely';
 
+/** The two databases the store runs on. */
+export type Dialect = 'sqlite' | 'postgres';
+
 /**
  * The bot's tables, the same on SQLite and PostgreSQL. Times are milliseconds since the epoch
  * (`bigint`, read back as numbers); structured values are JSON text.

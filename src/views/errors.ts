@@ -1,6 +1,6 @@
 import { AccessDeniedError, type Action } from '../access.js';
 import { type AnyPaymentError, isPaymentError } from '../payments/index.js';
-import { slackWasBusy } from '../slack/poster.js';
+import { slackWasBusy } from '../slack/calls.js';
 import { fallbackText, type Message, section } from './blocks.js';
 import { channelMention, esc, join, type Mrkdwn, md } from './mrkdwn.js';
 

@@ -13,7 +13,7 @@ import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import type { BackgroundDeps, Job } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
-import { SlackPostError } from '../slack/poster.js';
+import { SlackPostError } from '../slack/calls.js';
 import type { Tables } from '../store/schema.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import {

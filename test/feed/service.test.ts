@@ -5,7 +5,7 @@ import { outboxJob } from '../../src/outbox.js';
 import type { PaymentsClient } from '../../src/payments/index.js';
 import { num } from '../../src/sandbox/data.js';
 import { KEY_PROBE_MS, serviceState } from '../../src/service-state.js';
-import { SlackPostError } from '../../src/slack/poster.js';
+import { SlackPostError } from '../../src/slack/calls.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, HOME_TEAM } from '../support/bolt.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';

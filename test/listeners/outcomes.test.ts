@@ -10,7 +10,7 @@ import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
 import type { ListenerDeps } from '../../src/listeners/deps.js';
 import { actionListener, commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
-import { SlackPostError } from '../../src/slack/poster.js';
+import { SlackPostError } from '../../src/slack/calls.js';
 import { visibleText } from '../support/block-kit.js';
 import { buttonArgs, captureLogs, commandArgs, type DepsOptions } from '../support/bolt.js';
 import { useSandbox } from '../support/use-sandbox.js';

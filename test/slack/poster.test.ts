@@ -1,12 +1,12 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SlackMethod } from '../../src/metrics.js';
+import type { SlackMethod } from '../../src/slack/calls.js';
+import { SlackPostError } from '../../src/slack/calls.js';
 import {
   createSlackPoster,
   FIND_MAX_PAGES,
   FIND_PAGE_SIZE,
   MESSAGE_EVENT_TYPE,
-  SlackPostError,
   type SlackPoster,
 } from '../../src/slack/poster.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';

@@ -1,5 +1,5 @@
+import { SlackPostError } from '../../src/slack/calls.js';
 import type { ConversationFacts, OutgoingMessage, SlackPoster } from '../../src/slack/poster.js';
-import { SlackPostError } from '../../src/slack/poster.js';
 import { blockKitProblems } from './block-kit.js';
 
 /** A message as the fake Slack keeps it. */

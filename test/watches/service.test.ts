@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { outboxJob } from '../../src/outbox.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
-import { SlackPostError } from '../../src/slack/poster.js';
+import { SlackPostError } from '../../src/slack/calls.js';
 import { createWatches, type StartRequest } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, type DepsOptions, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';

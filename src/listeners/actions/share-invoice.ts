@@ -1,6 +1,6 @@
 import { settle } from '../../pipeline/error-policy.js';
 import { reply } from '../../pipeline/reply.js';
-import { SlackPostError } from '../../slack/poster.js';
+import { SlackPostError } from '../../slack/calls.js';
 import { invoiceMessage } from '../../views/invoice.js';
 import { sharedReply } from '../../views/shortcut.js';
 import { watchReplies } from '../../views/watch.js';

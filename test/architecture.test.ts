@@ -1,0 +1,142 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The shape of src/ (docs/architecture.md): one direction, from the edges (main, the HTTP
+ * server, the app's assembly) down to pure views and the payments client. Every import, type
+ * imports too, is read from the files themselves.
+ */
+
+const SRC = new URL('../src/', import.meta.url).pathname;
+
+/**
+ * Layers, lowest first: a module may import from its own layer or a lower one, never a higher.
+ * A file is in the layer of the first entry its path starts with.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['text.ts', 'slack-ids.ts', 'redact.ts', 'inflight.ts'],
+  ['config.ts', 'logger.ts', 'store/sealing.ts'],
+  // The domain: the service's client, the access rules, the store, pure domain values and errors.
+  [
+    'payments/',
+    'access.ts',
+    'store/',
+    'feed/deltas.ts',
+    'feed/schedule.ts',
+    'watches/snapshot.ts',
+    'watches/cadence.ts',
+    'slack/calls.ts',
+    'pipeline/outcome.ts',
+  ],
+  ['views/', 'sandbox/'],
+  ['slack/', 'pipeline/'],
+  ['service-state.ts', 'scheduler.ts', 'outbox.ts'],
+  ['watches/', 'feed/'],
+  ['metrics.ts'],
+  ['listeners/'],
+  ['http/', 'installations/', 'app.ts'],
+  ['main.ts', 'demo/'],
+];
+
+const layerOf = (file: string): number => {
+  const index = LAYERS.findIndex((layer) => layer.some((prefix) => file.startsWith(prefix)));
+  if (index < 0) throw new Error(`${file} is in no layer: add it to LAYERS`);
+  return index;
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every relative import and re-export of each file under src/, type-only ones included. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const path of sources(SRC)) {
+    const text = readFileSync(path, 'utf8');
+    const targets = [
+      ...text.matchAll(/\b(?:import|export)\s[^'";]*?\bfrom\s+'(\.[^']+)'/g),
+      ...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g),
+    ].map((m) => relative(SRC, normalize(join(dirname(path), m[1] as string))).replace(/\.js$/, '.ts'));
+    graph.set(relative(SRC, path), targets);
+  }
+  return graph;
+}
+
+/** The import cycles: strongly connected groups of more than one file (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, next);
+    low.set(file, next);
+    next += 1;
+    stack.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file) as number, low.get(target) as number));
+      } else if (stack.includes(target)) {
+        low.set(file, Math.min(low.get(file) as number, index.get(target) as number));
+      }
+    }
+    if (low.get(file) === index.get(file)) {
+      const group: string[] = [];
+      let member: string | undefined;
+      do {
+        member = stack.pop() as string;
+        group.push(member);
+      } while (member !== file);
+      if (group.length > 1) found.push(group.sort());
+    }
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+describe('the shape of src/', () => {
+  const graph = importGraph();
+
+  it('reads every module and its imports', () => {
+    expect(graph.get('app.ts')).toContain('listeners/index.ts');
+    expect(graph.get('listeners/deps.ts')).toContain('access.ts');
+    expect(graph.size).toBeGreaterThan(80);
+  });
+
+  it('has no import cycle, type imports included', () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('finds a cycle when there is one', () => {
+    const looped = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
+    expect(cycles(looped)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  });
+
+  it('imports only from its own layer or below: nothing runs back up', () => {
+    const upward = [...graph].flatMap(([file, targets]) =>
+      targets.filter((target) => layerOf(target) > layerOf(file)).map((target) => `${file} → ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps views free of Slack’s transport and of the listeners', () => {
+    const views = [...graph].filter(([file]) => file.startsWith('views/'));
+    for (const [file, targets] of views)
+      for (const target of targets)
+        expect(target, file).not.toMatch(
+          /^(listeners|pipeline|http|installations|slack\/(poster|people|response-url))/,
+        );
+  });
+});
