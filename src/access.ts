@@ -37,8 +37,8 @@ interface Rule {
   users: boolean;
   /** Only in the channels in BALANCE_ALLOWED_CHANNELS, when it is set (the App Home is none of them). */
   channels: boolean;
-  /** Needs the bot's background work (watches, the payments feed), which not every installation has. */
-  background: boolean;
+  /** Needs the payments feed, which not every installation has yet. */
+  feed: boolean;
 }
 
 /**
@@ -46,13 +46,13 @@ interface Rule {
  * one may read that invoice, so reading asks nothing; changing what a channel is told does.
  */
 export const RULES: Readonly<Record<Action, Rule>> = {
-  read_balance: { organisation: true, users: true, channels: true, background: false },
-  start_feed: { organisation: true, users: true, channels: true, background: true },
-  read_feeds: { organisation: true, users: true, channels: false, background: true },
-  stop_feed: { organisation: true, users: true, channels: false, background: true },
-  change_watch: { organisation: true, users: false, channels: false, background: true },
-  change_card: { organisation: true, users: false, channels: false, background: false },
-  read_invoice: { organisation: false, users: false, channels: false, background: false },
+  read_balance: { organisation: true, users: true, channels: true, feed: false },
+  start_feed: { organisation: true, users: true, channels: true, feed: true },
+  read_feeds: { organisation: true, users: true, channels: false, feed: true },
+  stop_feed: { organisation: true, users: true, channels: false, feed: true },
+  change_watch: { organisation: true, users: false, channels: false, feed: false },
+  change_card: { organisation: true, users: false, channels: false, feed: false },
+  read_invoice: { organisation: false, users: false, channels: false, feed: false },
 };
 
 /** The workspace and organisation the bot is installed in (`auth.test`, docs/slack.md#install). */
@@ -69,10 +69,10 @@ export interface AccessPolicy {
   /** When set, the balance only in these channel ids. */
   allowedChannels?: readonly string[] | undefined;
   /**
-   * Whether watches and the payments feed run for this installation: always with one workspace;
-   * not yet for the workspaces of many-workspaces mode.
+   * Whether the payments feed runs for this installation: always with one workspace; not yet for
+   * the workspaces of many-workspaces mode.
    */
-  background?: boolean;
+  feed?: boolean;
 }
 
 /** Who asks: their user id (none for a workflow step) and, when the request says it, their own team. */
@@ -110,7 +110,7 @@ export type Refusal =
   | 'direct_message'
   | 'shared_channel'
   | 'public_channel'
-  /** Watches and the payments feed, where the installation has no background work. */
+  /** The payments feed, where the installation has none yet. */
   | 'not_offered';
 
 /** Whether someone of this team and organisation belongs to the bot's organisation. */
@@ -127,7 +127,7 @@ export function refusalFor(
 ): Refusal | undefined {
   const rule = RULES[question.what];
   if (rule.organisation && !ofOrganisation) return 'other_workspace';
-  if (rule.background && policy.background === false) return 'not_offered';
+  if (rule.feed && policy.feed === false) return 'not_offered';
   const { userId } = question.who;
   if (rule.users && policy.allowedUsers && (userId === undefined || !policy.allowedUsers.includes(userId)))
     return 'user_not_allowed';

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { App, SocketModeReceiver, webApi } from '@slack/bolt';
 import { type AccessPolicy, createAccess } from './access.js';
@@ -8,18 +7,20 @@ import { createFeed } from './feed/service.js';
 import { createHttpServer, type Routes } from './http/server.js';
 import { SlackHttpReceiver } from './http/slack-receiver.js';
 import { Inflight } from './inflight.js';
+import { type Bot, lifecycle } from './lifecycle.js';
 import { createHandlers, registerListeners } from './listeners/index.js';
 import { boltLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { outboxBacklog, outboxJob } from './outbox.js';
 import type { CircuitBreaker, Health, PaymentsClient } from './payments/index.js';
-import { type BackgroundDeps, createScheduler } from './scheduler.js';
+import { type BackgroundDeps, createScheduler, type Scheduler } from './scheduler.js';
 import { serviceState } from './service-state.js';
 import { createDirectory } from './slack/people.js';
 import { botPoster } from './slack/poster.js';
 import { createResponseUrlClient } from './slack/response-url.js';
 import type { Store } from './store/database.js';
 import { firstSight } from './store/events.js';
+import { watchQueries } from './watches/queries.js';
 import { createWatches } from './watches/service.js';
 
 /** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
@@ -57,13 +58,6 @@ export interface BotDeps {
   metrics: Metrics;
   /** Milliseconds since the epoch; the tests move it. */
   clock?: () => number;
-}
-
-export interface Bot {
-  /** Starts taking requests; resolves with the HTTP port (Slack's endpoint in HTTP mode, /healthz in both). */
-  start(): Promise<{ port: number }>;
-  /** Stops taking requests, then waits up to `graceMs` for replies in flight. */
-  stop(graceMs: number): Promise<{ drained: boolean }>;
 }
 
 export function slackClientOptions(config: { slack: { apiUrl: string } }) {
@@ -111,6 +105,45 @@ export async function fetchIdentity(config: Config, logger: Logger): Promise<Sla
   return { teamId, enterpriseId, enterpriseInstall, botUserId: result.user_id, botId: result.bot_id };
 }
 
+/** What /metrics reads at each scrape: work in flight, watches, the outbox, the breaker; every installation together. */
+export function readGauges(
+  metrics: Metrics,
+  deps: { inflight: Inflight; store: Store; clock: () => number; breaker: CircuitBreaker },
+): void {
+  const queries = watchQueries(deps.store);
+  metrics.gauges({
+    inflight: () => deps.inflight.size,
+    activeWatches: () => queries.countAllActive(),
+    overdueChecks: () => queries.dueCount(deps.clock() - OVERDUE_MS),
+    outbox: () => outboxBacklog(deps.store),
+    now: deps.clock,
+    breaker: () => deps.breaker.state(),
+  });
+}
+
+/**
+ * Says when the payment service stops and starts answering; background work paused meanwhile
+ * resumes at once, paced by its budget.
+ */
+export function followBreaker(
+  breaker: Pick<CircuitBreaker, 'onChange'>,
+  logger: Logger,
+  scheduler: Pick<Scheduler, 'wake'>,
+): void {
+  breaker.onChange((circuit) => {
+    logger[circuit === 'open' ? 'warn' : 'info'](
+      { breaker: circuit },
+      circuit === 'open'
+        ? 'the payment service is not answering: calls fail at once, watches and feeds pause'
+        : 'the payment service answers again: watches and feeds resume',
+    );
+    if (circuit === 'closed') scheduler.wake();
+  });
+}
+
+/** This instance's name in leases: its host, its process, and a random part. */
+export const instanceName = () => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
 /** What every listener gets whatever installation it serves: the request pipeline and the settings. */
 export function sharedListenerDeps(
   config: Pick<Config, 'invoiceReply' | 'watches'> & { payments: Pick<Config['payments'], 'payUrl'> },
@@ -138,12 +171,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
   const { logger } = deps;
   const slackLog = boltLogger(logger);
   const clientOptions = slackClientOptions(config);
-  let ready = false;
-
-  const healthz = (_req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ok: ready }));
-  };
+  const life = lifecycle();
 
   const { slack } = config;
   const receiver =
@@ -154,7 +182,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
           logger: slackLog,
           installerOptions: { clientOptions },
         });
-  const operatorRoutes: Routes = { 'GET /healthz': healthz, 'GET /metrics': deps.metrics.route };
+  const operatorRoutes: Routes = { 'GET /healthz': life.healthz, 'GET /metrics': deps.metrics.route };
   const routes: Routes =
     receiver instanceof SlackHttpReceiver
       ? { ...operatorRoutes, 'POST /slack/events': receiver.handle }
@@ -178,7 +206,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
 
   const inflight = new Inflight();
   const clock = deps.clock ?? Date.now;
-  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const owner = instanceName();
   const poster = botPoster(slack.botToken, { ...clientOptions, logger: slackLog }, (method, result) =>
     deps.metrics.slackCall(method, result),
   );
@@ -219,7 +247,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
       feed.digestJob(),
       outboxJob({
         store: deps.store,
-        poster,
+        posterOf: async () => poster,
         logger,
         clock,
         owner,
@@ -230,24 +258,8 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     ],
   );
 
-  deps.metrics.gauges({
-    inflight: () => inflight.size,
-    activeWatches: () => watches.queries.countAllActive(),
-    overdueChecks: () => watches.queries.dueCount(clock() - OVERDUE_MS),
-    outbox: () => outboxBacklog(deps.store),
-    now: clock,
-    breaker: () => deps.breaker.state(),
-  });
-  // Background work paused while the service was not answering: it resumes at once, paced by its budget.
-  deps.breaker.onChange((circuit) => {
-    logger[circuit === 'open' ? 'warn' : 'info'](
-      { breaker: circuit },
-      circuit === 'open'
-        ? 'the payment service is not answering: calls fail at once, watches and feeds pause'
-        : 'the payment service answers again: watches and feeds resume',
-    );
-    if (circuit === 'closed') scheduler.wake();
-  });
+  readGauges(deps.metrics, { inflight, store: deps.store, clock, breaker: deps.breaker });
+  followBreaker(deps.breaker, logger, scheduler);
 
   const handlers = createHandlers({
     ...sharedListenerDeps(config, { logger, inflight, clock, metrics: deps.metrics, store: deps.store }),
@@ -262,44 +274,20 @@ export function createBot(config: Config, deps: BotDeps): Bot {
   });
   registerListeners(app, { logger }, async () => handlers);
 
-  let starting: Promise<unknown> | undefined;
-
-  async function start(): Promise<{ port: number }> {
-    const port = await server.listen(config.http.port, config.http.host);
+  return life.bot({
+    server,
+    app,
+    scheduler,
+    inflight,
+    http: config.http,
     // Only Socket Mode's start can fail: it opens the WebSocket with the app-level token.
-    await app.start().catch((error: unknown) => {
-      const fix = 'generate an app-level token with connections:write under Basic Information';
-      throw new Error(startFailure(error, 'apps.connections.open', 'SLACK_APP_TOKEN', fix, slack.apiUrl), {
-        cause: error,
-      });
-    });
-    scheduler.start();
-    ready = true;
-    logger.info({ mode: slack.mode, port, team: deps.identity.teamId }, 'bot started');
-    return { port };
-  }
-
-  return {
-    start() {
-      const started = start();
-      starting = started;
-      return started;
-    },
-
-    async stop(graceMs) {
-      // A stop that comes while starting waits for the start to end, then undoes it.
-      await starting?.catch(() => undefined);
-      ready = false;
-      // Stop taking requests: no new connections (requests being acked still finish), and in
-      // Socket Mode no more envelopes.
-      const closed = server.close();
-      await app.stop();
-      // No more background work is claimed; what runs finishes with the replies in flight.
-      await scheduler.stop();
-      const drained = await inflight.drain(graceMs);
-      server.closeAll();
-      await closed;
-      return { drained };
-    },
-  };
+    startApp: () =>
+      app.start().catch((error: unknown) => {
+        const fix = 'generate an app-level token with connections:write under Basic Information';
+        throw new Error(startFailure(error, 'apps.connections.open', 'SLACK_APP_TOKEN', fix, slack.apiUrl), {
+          cause: error,
+        });
+      }),
+    started: (port) => logger.info({ mode: slack.mode, port, team: deps.identity.teamId }, 'bot started'),
+  });
 }

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import dotenv from 'dotenv';
 import { Pool } from 'undici';
-import { type Bot, createBot, fetchIdentity } from './app.js';
+import { createBot, fetchIdentity } from './app.js';
 import { type Config, ConfigError, loadSetup, manySecretsOf, type Setup, secretsOf } from './config.js';
 import { wantsDemo } from './demo/wanted.js';
 import { createWorkspacesBot } from './installations/app.js';
 import type { PaymentsFor } from './installations/tenants.js';
+import type { Bot } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from './payments/index.js';
@@ -96,6 +97,12 @@ try {
         dispatcher: pool,
         timeoutMs: Math.min(options.timeoutMs, config.payments.timeoutMs),
         concurrency: config.payments.concurrency,
+        // Each key's own background budget (PAYMENT_API_BACKGROUND_RPS), over one shared pool.
+        background: {
+          dispatcher: backgroundPool,
+          perSecond: config.backgroundRps,
+          concurrency: BACKGROUND_CONNECTIONS,
+        },
         breaker,
         userAgent,
         logger,

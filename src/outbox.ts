@@ -63,11 +63,13 @@ export interface OutboxBacklog {
   oldestAt: number | undefined;
 }
 
-export async function outboxBacklog(store: Store): Promise<OutboxBacklog> {
+/** What waits to go out; of one installation when it is named. */
+export async function outboxBacklog(store: Store, installation?: string): Promise<OutboxBacklog> {
   const row = await store.db
     .selectFrom('outbox')
     .select((eb) => [eb.fn.countAll<number>().as('pending'), eb.fn.min<number>('created_at').as('oldest')])
     .where('done_at', 'is', null)
+    .$if(installation !== undefined, (q) => q.where('installation_id', '=', installation as string))
     .executeTakeFirstOrThrow();
   return { pending: Number(row.pending), oldestAt: row.oldest === null ? undefined : Number(row.oldest) };
 }
@@ -77,13 +79,17 @@ export async function enqueue(
   trx: Kysely<Tables>,
   entries: readonly OutgoingEntry[],
   now: number,
+  /** Whose token sends them: '' for the one workspace. */
+  installation = '',
 ): Promise<void> {
   if (entries.length === 0) return;
   await trx
     .insertInto('outbox')
     .values(
       entries.map((e) => ({
-        lane: e.channel,
+        installation_id: installation,
+        // A channel shared by two installations is two lanes: each delivers with its own token.
+        lane: installation ? `${installation}/${e.channel}` : e.channel,
         method: e.ts === undefined ? 'chat.postMessage' : 'chat.update',
         channel: e.channel,
         thread_ts: e.threadTs ?? null,
@@ -101,7 +107,11 @@ export async function enqueue(
 
 export interface OutboxDeps {
   store: Store;
-  poster: SlackPoster;
+  /**
+   * Who sends an installation's messages ('' is the one workspace): its bot token's poster;
+   * undefined while it cannot be served (its token revoked), and its messages wait.
+   */
+  posterOf: (installation: string) => Promise<SlackPoster | undefined>;
   logger: Logger;
   clock: () => number;
   /** This instance's name in leases. */
@@ -131,11 +141,13 @@ const backoffMs = (attempts: number) => Math.min(MAX_BACKOFF_MS, 1000 * 2 ** att
 export const ATTEMPT_WINDOW_MS = 10 * 60_000;
 /** Failures of a look for an earlier attempt that mean Slack will not say, not that the message is refused. */
 const CANNOT_LOOK: ReadonlySet<PostFailure> = new Set(['not_in_channel', 'refused']);
+/** An installation that cannot send now (its token revoked) is tried again this much later. */
+const UNSERVED_RETRY_MS = 60_000;
 /** Delivered messages are kept this long, then deleted. */
 export const KEEP_DONE_MS = 24 * 3_600_000;
 
 export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
-  const { store, poster, logger, clock, owner } = deps;
+  const { store, logger, clock, owner } = deps;
   const leaseMs = deps.leaseMs ?? 30_000;
   const { db } = store;
 
@@ -165,6 +177,7 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
    * read), the message is sent again rather than lost.
    */
   async function postedBefore(
+    poster: SlackPoster,
     row: OutboxRow,
     attemptedAt: number,
     target: { channel: string; threadTs?: string | undefined; messageId: string },
@@ -191,6 +204,15 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
       if (await finish(row, 'dropped: not allowed here any more')) deps.onDropped?.('not_allowed');
       return { outcome: 'dropped' };
     }
+    const poster = await deps.posterOf(row.installation_id);
+    if (!poster) {
+      await fenced(row, {
+        next_attempt_at: clock() + UNSERVED_RETRY_MS,
+        lease_owner: null,
+        lease_until: null,
+      });
+      return { outcome: 'paused' };
+    }
     const message = JSON.parse(row.message) as Message;
     const messageId = `outbox-${row.id}`;
     const target = { channel: row.channel, threadTs: row.thread_ts ?? undefined, ...message, messageId };
@@ -199,7 +221,7 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
       await finish(row, 'sent');
       return { outcome: 'sent' };
     }
-    if (row.attempted_at !== null && (await postedBefore(row, row.attempted_at, target))) {
+    if (row.attempted_at !== null && (await postedBefore(poster, row, row.attempted_at, target))) {
       await finish(row, 'found');
       return { outcome: 'found' };
     }
@@ -238,6 +260,7 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
     concurrency: 4,
     idleMs: 1000,
     dueAt: (row) => row.next_attempt_at,
+    describe: (row) => ({ installation: row.installation_id || undefined, channel: row.channel }),
 
     async claim(now, limit) {
       await db

@@ -1,6 +1,6 @@
 import type { Logger } from './logger.js';
 import type { PaymentsClient } from './payments/index.js';
-import { type Tracked, type TrackingDeps, tracked } from './pipeline/tracked.js';
+import { type Tracked, type TrackingDeps, tracked, type Who } from './pipeline/tracked.js';
 import type { ServiceState } from './service-state.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
@@ -40,6 +40,8 @@ export interface Job<T> {
   nextDueAt?(now: number): Promise<number | undefined>;
   /** When the item was due, for the scheduler's lag. */
   dueAt(item: T): number;
+  /** What the item's log line names beside the job: the installation it belongs to. */
+  describe?(item: T): Who;
   run(item: T): Promise<Tracked>;
 }
 
@@ -91,7 +93,7 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
       deps,
       'job',
       job.name,
-      () => ({}),
+      (item: T) => job.describe?.(item) ?? {},
       (item: T) => job.run(item),
     );
     while (!stopping) {

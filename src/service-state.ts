@@ -30,18 +30,17 @@ export function serviceState(
   logger: Logger,
   /** The payment service's circuit breaker; always closed where none is given. */
   circuit: () => BreakerState = () => 'closed',
+  /** Many workspaces: the installation whose key this is about ('' is the one workspace's). */
+  installation = '',
 ): ServiceState {
   const { db } = store;
+  const rejected = installation ? `${KEY_REJECTED}:${installation}` : KEY_REJECTED;
+  const keyName = installation ? 'the workspace’s payment API key' : 'PAYMENT_API_KEY';
   let lastProbe = Number.NEGATIVE_INFINITY;
 
   const since = async () =>
-    (
-      await db
-        .selectFrom('service_state')
-        .select('updated_at')
-        .where('key', '=', KEY_REJECTED)
-        .executeTakeFirst()
-    )?.updated_at;
+    (await db.selectFrom('service_state').select('updated_at').where('key', '=', rejected).executeTakeFirst())
+      ?.updated_at;
 
   return {
     keyRejectedSince: since,
@@ -49,20 +48,20 @@ export function serviceState(
     async markKeyRejected(now) {
       const result = await db
         .insertInto('service_state')
-        .values({ key: KEY_REJECTED, value: 'rejected', updated_at: now })
+        .values({ key: rejected, value: 'rejected', updated_at: now })
         .onConflict((oc) => oc.column('key').doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) {
         logger.error(
-          'the payment service rejects PAYMENT_API_KEY: watches and feeds are paused until it works again',
+          `the payment service rejects ${keyName}: watches and feeds are paused until it works again`,
         );
       }
     },
 
     async markKeyAccepted() {
-      const result = await db.deleteFrom('service_state').where('key', '=', KEY_REJECTED).executeTakeFirst();
+      const result = await db.deleteFrom('service_state').where('key', '=', rejected).executeTakeFirst();
       if (result.numDeletedRows > 0n)
-        logger.info('the payment service accepts PAYMENT_API_KEY again: watches and feeds resume');
+        logger.info(`the payment service accepts ${keyName} again: watches and feeds resume`);
     },
 
     async claimWithin(now, wanted, claim) {

@@ -118,12 +118,12 @@ describe('the rules', () => {
 
   it('asks the organisation of every action but reading an invoice', () => {
     expect(Object.entries(RULES).filter(([, rule]) => !rule.organisation)).toEqual([
-      ['read_invoice', { organisation: false, users: false, channels: false, background: false }],
+      ['read_invoice', { organisation: false, users: false, channels: false, feed: false }],
     ]);
   });
 
-  it('refuses watches and feeds, and only those, where the installation has no background work', () => {
-    const policy = { home: WORKSPACE, background: false };
+  it('refuses the feed, and only the feed, where the installation has none', () => {
+    const policy = { home: WORKSPACE, feed: false };
     const refused = (Object.keys(RULES) as Action[]).filter(
       (what) =>
         refusalFor(
@@ -132,20 +132,20 @@ describe('the rules', () => {
           true,
         ) === 'not_offered',
     );
-    expect(refused.sort()).toEqual(['change_watch', 'read_feeds', 'start_feed', 'stop_feed']);
+    expect(refused.sort()).toEqual(['read_feeds', 'start_feed', 'stop_feed']);
     // Someone of another organisation is told that first: it is true wherever they ask.
     expect(
       refusalFor(
         policy,
-        { who: { userId: 'U0GUEST' }, where: { channelId: 'C1' }, what: 'change_watch' },
+        { who: { userId: 'U0GUEST' }, where: { channelId: 'C1' }, what: 'start_feed' },
         false,
       ),
     ).toBe('other_workspace');
-    // With background work (one workspace), nothing is refused for it.
+    // With the feed (one workspace), nothing is refused for it.
     expect(
       refusalFor(
         { home: WORKSPACE },
-        { who: { userId: 'U0MEMBER' }, where: { channelId: 'C1' }, what: 'change_watch' },
+        { who: { userId: 'U0MEMBER' }, where: { channelId: 'C1' }, what: 'start_feed' },
         true,
       ),
     ).toBeUndefined();

@@ -35,7 +35,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['watches/', 'feed/'],
   ['metrics.ts'],
   ['listeners/'],
-  ['http/', 'installations/', 'app.ts'],
+  ['http/', 'installations/', 'app.ts', 'lifecycle.ts'],
   ['main.ts', 'demo/'],
 ];
 

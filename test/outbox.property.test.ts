@@ -173,7 +173,7 @@ async function play(script: readonly Step[]) {
     instances += 1;
     return outboxJob({
       store,
-      poster: slack.poster,
+      posterOf: async () => slack.poster,
       logger: captureLogs().logger,
       clock: () => clock.now,
       owner: `instance-${instances}`,

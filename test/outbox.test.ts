@@ -51,7 +51,7 @@ function job(
   const dropped: DropReason[] = [];
   const outbox = outboxJob({
     store,
-    poster,
+    posterOf: async () => poster,
     logger: logs.logger,
     clock: () => clock.now,
     owner,
@@ -363,7 +363,7 @@ describe('the outbox', () => {
     const broken = { ...poster, post: async () => Promise.reject(new TypeError('a bug')) };
     const bugged = outboxJob({
       store,
-      poster: broken,
+      posterOf: async () => broken,
       logger: captureLogs().logger,
       clock: () => clock.now,
       owner: 'a',

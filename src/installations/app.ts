@@ -1,10 +1,10 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, type Authorize, type AuthorizeResult } from '@slack/bolt';
-import { type Bot, sharedListenerDeps, slackClientOptions } from '../app.js';
+import { followBreaker, instanceName, readGauges, sharedListenerDeps, slackClientOptions } from '../app.js';
 import type { ManyWorkspacesConfig } from '../config.js';
 import { createHttpServer, type Routes } from '../http/server.js';
 import { SlackHttpReceiver } from '../http/slack-receiver.js';
 import { Inflight } from '../inflight.js';
+import { type Bot, lifecycle } from '../lifecycle.js';
 import { registerListeners } from '../listeners/index.js';
 import { registerAppUninstalled } from '../listeners/workspaces/app-uninstalled.js';
 import {
@@ -15,17 +15,22 @@ import {
 import { registerTokensRevoked } from '../listeners/workspaces/tokens-revoked.js';
 import { boltLogger, type Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import { outboxJob } from '../outbox.js';
 import type { CircuitBreaker } from '../payments/index.js';
+import { createScheduler } from '../scheduler.js';
+import { serviceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
 import {
   createInstallations,
+  type InstallationSummary,
   installationId,
   NoInstallationError,
   refreshingAlone,
 } from '../store/installations.js';
 import type { Sealer } from '../store/sealing.js';
 import { ACTION_CONNECT, ACTION_DISCONNECT, VIEW_PAYMENT_ACCOUNT } from '../views/installation.js';
+import { watchPollJob } from '../watches/service.js';
 import { createInstaller } from './oauth.js';
 import { createTenants, type PaymentsFor } from './tenants.js';
 
@@ -50,8 +55,8 @@ export interface WorkspacesBotDeps {
  * The bot serving many workspaces (README → Offer it to many workspaces): installed with "Add to
  * Slack", each request authorized through its workspace's installation (Bolt's `authorize` from
  * the InstallProvider, which refreshes rotating tokens), in HTTP mode only. Each request is
- * served by its installation's own handlers (src/installations/tenants.ts). Background work
- * (watches, the payments feed) does not run in this mode yet.
+ * served by its installation's own handlers (src/installations/tenants.ts), and so is each
+ * watch's check and message. The payments feed does not run in this mode yet.
  */
 export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: WorkspacesBotDeps): Bot {
   const { logger } = deps;
@@ -65,7 +70,7 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     clientOptions,
     firstSight: (key) => firstSight(deps.store, key, clock()),
   });
-  let ready = false;
+  const life = lifecycle();
 
   // Refreshes under way in this process, by installation: concurrent requests share one.
   const refreshes = new Map<string, Promise<AuthorizeResult>>();
@@ -80,19 +85,37 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     return refresh;
   };
 
+  /** The installation's authorization (its bot token), refreshed first when it expires soon. */
+  const authorizationOf = async (
+    installation: InstallationSummary,
+    source: Parameters<Authorize<boolean>>[0],
+  ) => {
+    const expiresSoon =
+      installation.tokenExpiresAt !== undefined && installation.tokenExpiresAt - clock() < ROTATION_WINDOW_MS;
+    // A copy each: Bolt fills in the request's own team and user on the result it is given.
+    return {
+      ...(await (expiresSoon ? refreshOnce(installation.id, source) : installer.provider.authorize(source))),
+    };
+  };
+
   /** The installation, resolved once at the edge: its token (refreshed if need be), who installed it, its account. */
   const authorize: Authorize<boolean> = async (source) => {
     const id = installationId(source);
     const installation = id ? await installations.summaryOf(id) : undefined;
     if (!id || !installation)
       throw new NoInstallationError(`no installation for ${id ?? 'a request without a workspace'}`);
-    const expiresSoon =
-      installation.tokenExpiresAt !== undefined && installation.tokenExpiresAt - clock() < ROTATION_WINDOW_MS;
-    // A copy each: Bolt fills in the request's own team and user on the result it is given.
-    const result = {
-      ...(await (expiresSoon ? refreshOnce(id, source) : installer.provider.authorize(source))),
+    return { ...(await authorizationOf(installation, source)), installation };
+  };
+
+  /** Background work's token for an installation, through the same path as requests' (rotation included). */
+  const tokenFor = async (installation: InstallationSummary) => {
+    const { home, enterpriseInstall } = installation;
+    const source = {
+      teamId: enterpriseInstall ? undefined : home.teamId,
+      enterpriseId: home.enterpriseId,
+      isEnterpriseInstall: enterpriseInstall,
     };
-    return { ...result, installation };
+    return (await authorizationOf(installation, source)).botToken;
   };
 
   const receiver = new SlackHttpReceiver({
@@ -100,12 +123,9 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     logger,
     boltLogger: slackLog,
   });
-  const healthz = (_req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ok: ready }));
-  };
+
   const routes: Routes = {
-    'GET /healthz': healthz,
+    'GET /healthz': life.healthz,
     'GET /metrics': deps.metrics.route,
     'POST /slack/events': receiver.handle,
     ...installer.routes,
@@ -118,8 +138,18 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     logger.warn({ err: error }, 'a Slack request was not handled');
   });
   const inflight = new Inflight();
+  const owner = instanceName();
   const tenants = createTenants({
     shared: sharedListenerDeps(config, { logger, inflight, clock, metrics: deps.metrics, store: deps.store }),
+    background: {
+      store: deps.store,
+      owner,
+      settings: config.watches,
+      clock,
+      // Called only once the scheduler below exists.
+      wakeOutbox: () => scheduler.wake('outbox'),
+    },
+    tokenFor,
     installations,
     paymentsFor: deps.paymentsFor,
     timeoutMs: config.payments.timeoutMs,
@@ -144,22 +174,39 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     republish: tenants.publishHome,
   });
 
-  return {
-    async start() {
-      const port = await server.listen(config.http.port, config.http.host);
-      await app.start();
-      ready = true;
-      logger.info({ mode: 'http', tenancy: 'many', port }, 'bot started');
-      return { port };
-    },
-    async stop(graceMs) {
-      ready = false;
-      const closed = server.close();
-      await app.stop();
-      const drained = await inflight.drain(graceMs);
-      server.closeAll();
-      await closed;
-      return { drained };
-    },
-  };
+  // Every installation's watches and messages, from one scheduler: each item is served by its
+  // own installation's key and token; claims are shared fairly between installations.
+  const scheduler = createScheduler(
+    { logger, inflight, clock, metrics: deps.metrics, onLag: deps.metrics.schedulerLag },
+    [
+      watchPollJob({
+        store: deps.store,
+        owner,
+        clock,
+        gate: serviceState(deps.store, logger, () => deps.breaker.state()),
+        watchesOf: tenants.watchesOf,
+      }),
+      outboxJob({
+        store: deps.store,
+        posterOf: tenants.posterOf,
+        logger,
+        clock,
+        owner,
+        onUndeliverable: async (row, error) =>
+          (await tenants.watchesOf(row.installation_id))?.undeliverable(row, error),
+        onDropped: (reason) => deps.metrics.outboxDropped(reason),
+      }),
+    ],
+  );
+  readGauges(deps.metrics, { inflight, store: deps.store, clock, breaker: deps.breaker });
+  followBreaker(deps.breaker, logger, scheduler);
+
+  return life.bot({
+    server,
+    app,
+    scheduler,
+    inflight,
+    http: config.http,
+    started: (port) => logger.info({ mode: 'http', tenancy: 'many', port }, 'bot started'),
+  });
 }

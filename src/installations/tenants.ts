@@ -6,16 +6,20 @@ import { type CommandArgs, createHandlers, type Handlers } from '../listeners/in
 import { notConnectedHandlers } from '../listeners/workspaces/not-connected.js';
 import { installationOf, mayManage } from '../listeners/workspaces/payment-account.js';
 import type { Metrics } from '../metrics.js';
+import { outboxBacklog } from '../outbox.js';
 import {
   type CallReport,
   type CircuitBreaker,
   createHealth,
   type PaymentsClient,
 } from '../payments/index.js';
+import { serviceState } from '../service-state.js';
+import type { SlackMethod } from '../slack/calls.js';
 import { createDirectory } from '../slack/people.js';
-import { botPoster } from '../slack/poster.js';
+import { botPoster, type SlackPoster } from '../slack/poster.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
 import { paymentAccountBlocks } from '../views/installation.js';
+import { createWatches, type WatchDeps, type Watches } from '../watches/service.js';
 
 /** A payments client for one key, sharing the service's breaker and connections with every other. */
 export type PaymentsFor = (
@@ -40,6 +44,10 @@ type Own =
 export interface TenantsDeps {
   /** The request pipeline and settings every installation's listeners share. */
   shared: Omit<ListenerDeps, Own> & Pick<ListenerDeps, 'logger' | 'firstSight'>;
+  /** What every installation's watches share: the store, this instance, the settings. */
+  background: Pick<WatchDeps, 'store' | 'owner' | 'settings' | 'leaseMs' | 'wakeOutbox'> & {
+    clock: () => number;
+  };
   installations: Installations;
   paymentsFor: PaymentsFor;
   /** The payment service's deadline for a request's call. */
@@ -50,6 +58,8 @@ export interface TenantsDeps {
   clientOptions: webApi.WebClientOptions;
   /** `/balance connect`: the modal that connects or replaces the key, whether connected or not. */
   connect: (args: CommandArgs) => Promise<void>;
+  /** The installation's bot token for background work, refreshed if it expires soon; undefined when revoked. */
+  tokenFor: (installation: InstallationSummary) => Promise<string | undefined>;
   /** The App Home of an installation without a payment account: the account alone. */
   publishAccountHome: (
     client: webApi.WebClient,
@@ -60,40 +70,36 @@ export interface TenantsDeps {
   max?: number;
 }
 
-/** One installation's part: its listeners' deps (when connected) and their handlers. */
+/** One installation's part: its listeners' deps and its watches (when connected), and the handlers. */
 interface Tenant {
   /** What the tenant was built from: a new key, or a rotated token, builds it again. */
   version: string;
   handlers: Handlers;
   deps: ListenerDeps | undefined;
+  watches: Watches | undefined;
+  /** Posts as the installation's bot, for its watches' messages. */
+  poster: SlackPoster;
 }
 
 const NOT_OFFERED = async (): Promise<never> => {
-  throw new Error('watches and the payments feed do not run for this installation');
+  throw new Error('the payments feed does not run for this installation');
 };
 
 /**
- * Watches and the payments feed, for an installation that has none yet: nothing listed, and
- * nothing started (the access rules refuse first, with `not_offered`).
+ * The payments feed, for an installation that has none yet: nothing listed, and nothing started
+ * (the access rules refuse first, with `not_offered`).
  */
-const noBackground: Pick<ListenerDeps, 'watches' | 'feed' | 'keyRejectedSince' | 'outboxBacklog'> = {
-  watches: {
-    start: NOT_OFFERED,
-    stop: NOT_OFFERED,
-    stopInvoice: NOT_OFFERED,
-    list: async () => [],
-    startedBy: async () => [],
-  },
-  feed: { subscribe: NOT_OFFERED, unsubscribe: NOT_OFFERED, list: async () => [] },
-  keyRejectedSince: async () => undefined,
-  outboxBacklog: async () => ({ pending: 0, oldestAt: undefined }),
+const noFeed: ListenerDeps['feed'] = {
+  subscribe: NOT_OFFERED,
+  unsubscribe: NOT_OFFERED,
+  list: async () => [],
 };
 
 /**
  * Many workspaces: each request's installation, resolved once at the edge into its own
  * `ListenerDeps` — its payments client (its API key, its single-flight, its health), its access
  * rules (its workspace or organisation, its people), its poster and directory (its bot token),
- * its log lines tagged with it — and the handlers built on them. Nothing in one installation's
+ * its log lines tagged with it, its watches — and the handlers built on them. Nothing in one installation's
  * deps can reach another's key, token or answers. The most recently used `max` installations
  * are kept; a replaced key or a rotated token builds the installation's part again.
  */
@@ -105,31 +111,46 @@ export function createTenants(deps: TenantsDeps) {
     const { id } = installation;
     const logger = deps.shared.logger.child({ installation: id });
     const shared = { ...deps.shared, logger };
+    const onSlackCall = (method: SlackMethod, result: string) => deps.metrics.slackCall(method, result);
+    const poster = botPoster(token, deps.clientOptions, onSlackCall);
     const apiKey = installation.account && (await deps.installations.paymentKeyOf(id));
     if (!apiKey) {
       const handlers = notConnectedHandlers(shared, installation.installerUserId, ({ client, event }) =>
         deps.publishAccountHome(client, installation, event.user),
       );
-      return { version, handlers: withConnect(handlers), deps: undefined };
+      return { version, handlers: withConnect(handlers), deps: undefined, watches: undefined, poster };
     }
     const client = new webApi.WebClient(token, deps.clientOptions);
-    const onSlackCall = (method: Parameters<Metrics['slackCall']>[0], result: string) =>
-      deps.metrics.slackCall(method, result);
     const health = createHealth(deps.breaker);
     const account = installation.account;
+    const payments = deps.paymentsFor(apiKey, {
+      timeoutMs: deps.timeoutMs,
+      onCall: (report) => health.record(report),
+    });
+    const { store, clock } = deps.background;
+    const state = serviceState(store, logger, () => deps.breaker.state(), id);
+    const watches = createWatches({
+      ...deps.background,
+      installation: id,
+      payments,
+      poster,
+      state,
+      logger,
+      clock,
+    });
     const tenantDeps: ListenerDeps = {
       ...shared,
-      ...noBackground,
-      payments: deps.paymentsFor(apiKey, {
-        timeoutMs: deps.timeoutMs,
-        onCall: (report) => health.record(report),
-      }),
+      payments,
       access: createAccess(
-        { home: installation.home, background: false },
+        { home: installation.home, feed: false },
         createDirectory(client, { onCall: (result) => onSlackCall('users.info', result) }),
       ),
-      poster: botPoster(token, deps.clientOptions, onSlackCall),
+      watches,
+      feed: noFeed,
+      poster,
       health,
+      keyRejectedSince: () => state.keyRejectedSince(),
+      outboxBacklog: () => outboxBacklog(store, id),
       firstSight: (key) => deps.shared.firstSight(`${id}:${key}`),
       moreHome: async (userId) =>
         paymentAccountBlocks({
@@ -138,7 +159,7 @@ export function createTenants(deps: TenantsDeps) {
           canManage: await mayManage(client, installation, userId),
         }),
     };
-    return { version, deps: tenantDeps, handlers: withConnect(createHandlers(tenantDeps)) };
+    return { version, deps: tenantDeps, handlers: withConnect(createHandlers(tenantDeps)), watches, poster };
   }
 
   /** `/balance connect` opens the modal, whether the account is connected yet or not. */
@@ -175,6 +196,25 @@ export function createTenants(deps: TenantsDeps) {
     return context.botToken;
   };
 
+  /**
+   * An installation's part for background work, by id, with its token from `deps.tokenFor`
+   * (refreshed as requests' are); undefined when it cannot be served (uninstalled, its token
+   * revoked, the store failing just then: its work waits and is tried again).
+   */
+  async function backgroundOf(id: string): Promise<Tenant | undefined> {
+    try {
+      const installation = await deps.installations.summaryOf(id);
+      const token = installation && (await deps.tokenFor(installation));
+      return installation && token ? await tenantOf(installation, token) : undefined;
+    } catch (error) {
+      deps.shared.logger.warn(
+        { err: error, installation: id },
+        'could not serve an installation’s background work',
+      );
+      return undefined;
+    }
+  }
+
   return {
     /** The handlers of the request's installation (put in the context by `authorize`). */
     handlersOf: async (context: Context): Promise<Handlers> =>
@@ -191,6 +231,12 @@ export function createTenants(deps: TenantsDeps) {
       if (tenant.deps) await publishHome(tenant.deps, client, userId);
       else await deps.publishAccountHome(client, installation, userId);
     },
+
+    /** An installation's watches, for the poll job; undefined while it cannot be served. */
+    watchesOf: async (id: string) => (await backgroundOf(id))?.watches,
+
+    /** An installation's bot, for the outbox; undefined while it cannot be served. */
+    posterOf: async (id: string) => (await backgroundOf(id))?.poster,
 
     /** Forgets an installation's part (uninstalled): nothing of it stays in memory. */
     forget(id: string) {

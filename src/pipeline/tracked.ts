@@ -7,6 +7,8 @@ export type Kind = 'command' | 'action' | 'event' | 'shortcut' | 'function' | 'j
 
 /** Who a request came from and where, as Slack said. */
 export interface Who {
+  /** Many workspaces: the installation the work belongs to. */
+  installation?: string | undefined;
   user?: string | undefined;
   team?: string | undefined;
   channel?: string | undefined;

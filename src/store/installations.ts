@@ -26,6 +26,8 @@ export interface InstallationSummary {
   id: string;
   /** The workspace, or for an organisation-wide install the organisation, whose people it serves. */
   home: { teamId: string; enterpriseId: string | undefined };
+  /** Installed for a whole Enterprise Grid organisation (stored by its enterprise id). */
+  enterpriseInstall: boolean;
   installerUserId: string;
   /** Who connected the payment account and when; undefined while none is connected. */
   account: { connectedBy: string; connectedAt: number } | undefined;
@@ -143,9 +145,19 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       } as Installation<'v2', boolean>;
     },
 
+    /**
+     * Uninstalled: the installation goes with everything that is its own (its tokens and key, its
+     * watches and the invoices they check, its messages not yet sent), in one transaction, so
+     * nothing more is checked or posted for it.
+     */
     async deleteInstallation(query: InstallationQuery<boolean>) {
       const id = installationId(query);
-      if (id) await db.deleteFrom('installations').where('id', '=', id).execute();
+      if (!id) return;
+      await store.transaction(async (trx) => {
+        for (const table of ['watches', 'watched_invoices', 'outbox'] as const)
+          await trx.deleteFrom(table).where('installation_id', '=', id).execute();
+        await trx.deleteFrom('installations').where('id', '=', id).execute();
+      });
     },
 
     async summaryOf(id) {
@@ -154,6 +166,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
         .select([
           'team_id',
           'enterprise_id',
+          'is_enterprise_install',
           'installer_user_id',
           'payment_api_key',
           'payment_key_connected_by',
@@ -168,6 +181,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       return {
         id,
         home: { teamId: row.team_id ?? enterpriseId ?? id, enterpriseId },
+        enterpriseInstall: row.is_enterprise_install === 1,
         installerUserId: row.installer_user_id,
         account: connected
           ? {

@@ -1,4 +1,10 @@
-import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import {
+  type ColumnDefinitionBuilder,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  sql,
+} from 'kysely';
 import type { Dialect } from './schema.js';
 
 /**
@@ -184,6 +190,49 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('payment_key_connected_at', time)
           .addColumn('created_at', time, (c) => c.notNull())
           .addColumn('updated_at', time, (c) => c.notNull())
+          .execute();
+      },
+    },
+    '005_installation_scope': {
+      async up(db) {
+        // Many workspaces: a watch, its invoice's checks and the bot's messages belong to an
+        // installation ('' is the one workspace's). The same invoice id watched in two
+        // installations is two checks with two keys; a channel shared by two is two channels.
+        const scope = (c: ColumnDefinitionBuilder) => c.notNull().defaultTo('');
+        await db.schema.alterTable('watches').addColumn('installation_id', 'text', scope).execute();
+        await db.schema.dropIndex('watches_one_per_channel').execute();
+        await db.schema
+          .createIndex('watches_one_per_channel')
+          .on('watches')
+          .columns(['installation_id', 'channel_id', 'invoice_id'])
+          .unique()
+          .where(sql.ref('state'), '=', 'active')
+          .execute();
+        await db.schema.alterTable('outbox').addColumn('installation_id', 'text', scope).execute();
+
+        await db.schema
+          .createTable('watched_invoices_scoped')
+          .addColumn('installation_id', 'text', scope)
+          .addColumn('invoice_id', 'text', (c) => c.notNull())
+          .addColumn('snapshot', 'text', (c) => c.notNull())
+          .addColumn('watched_since', time, (c) => c.notNull())
+          .addColumn('next_poll_at', time, (c) => c.notNull())
+          .addColumn('failures', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('failing_since', time)
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_until', time)
+          .addPrimaryKeyConstraint('watched_invoices_key', ['installation_id', 'invoice_id'])
+          .execute();
+        await sql`insert into watched_invoices_scoped
+          (invoice_id, snapshot, watched_since, next_poll_at, failures, failing_since, lease_owner, lease_until)
+          select invoice_id, snapshot, watched_since, next_poll_at, failures, failing_since, lease_owner, lease_until
+          from watched_invoices`.execute(db);
+        await db.schema.dropTable('watched_invoices').execute();
+        await db.schema.alterTable('watched_invoices_scoped').renameTo('watched_invoices').execute();
+        await db.schema
+          .createIndex('watched_invoices_due')
+          .on('watched_invoices')
+          .column('next_poll_at')
           .execute();
       },
     },

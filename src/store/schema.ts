@@ -10,6 +10,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Tables {
   /** One row per invoice being polled, however many channels watch it. */
   watched_invoices: {
+    /** The installation whose key checks it: '' for the one workspace (many workspaces: its id). */
+    installation_id: Generated<string>;
     invoice_id: string;
     /** The invoice as last seen (`InvoiceSnapshot` as JSON). */
     snapshot: string;
@@ -26,6 +28,8 @@ export interface Tables {
   /** A channel watching an invoice: its live card, its thread, who started it. */
   watches: {
     id: string;
+    /** The installation it belongs to: '' for the one workspace (many workspaces: its id). */
+    installation_id: Generated<string>;
     team_id: string;
     channel_id: string;
     invoice_id: string;
@@ -47,6 +51,8 @@ export interface Tables {
    */
   outbox: {
     id: Generated<number>;
+    /** The installation whose token sends it: '' for the one workspace (many workspaces: its id). */
+    installation_id: Generated<string>;
     lane: string;
     method: 'chat.postMessage' | 'chat.update';
     channel: string;

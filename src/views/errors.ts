@@ -119,8 +119,8 @@ function explainRefusal(error: AccessDeniedError): Explanation {
       };
     case 'not_offered':
       return {
-        title: 'Watches and the payments feed are not available in this workspace yet',
-        body: md`They come with the next update of the app for workspaces that installed it with *Add to Slack*. \`/invoice ${'<id>'}\` and \`/balance\` work meanwhile.`,
+        title: 'The payments feed is not available in this workspace yet',
+        body: md`It comes with the next update of the app for workspaces that installed it with *Add to Slack*. \`/balance\` and \`/invoice watch\` work meanwhile.`,
       };
     case 'channel_not_allowed': {
       const where =

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Store } from '../store/database.js';
 import type { Tables } from '../store/schema.js';
 import type { EndReason } from '../views/watch.js';
@@ -9,24 +9,35 @@ export type WatchedInvoiceRow = Selectable<Tables['watched_invoices']>;
 /** A watch as listed, with its invoice's last known state when it has been read. */
 export type ListedWatch = WatchRow & { snapshot: string | null };
 
-/** The store's side of watching: every query the watches make, and nothing else. */
-export function watchQueries(store: Store) {
+/**
+ * The store's side of watching: every query the watches make, and nothing else. Each reads and
+ * writes only `installation`'s rows ('' is the one workspace's); claiming due checks, and the
+ * counts for the metrics, are across installations: the scheduler serves them all.
+ */
+export function watchQueries(store: Store, installation = '') {
   const { db } = store;
   const listed = (trx: Kysely<Tables>) =>
     trx
       .selectFrom('watches')
-      .leftJoin('watched_invoices', 'watched_invoices.invoice_id', 'watches.invoice_id')
+      .leftJoin('watched_invoices', (join) =>
+        join
+          .onRef('watched_invoices.invoice_id', '=', 'watches.invoice_id')
+          .onRef('watched_invoices.installation_id', '=', 'watches.installation_id'),
+      )
       .selectAll('watches')
       .select('watched_invoices.snapshot')
+      .where('watches.installation_id', '=', installation)
       .where('watches.state', '=', 'active')
       .orderBy('watches.started_at');
+  const watches = (trx: Kysely<Tables>) =>
+    trx.selectFrom('watches').selectAll().where('installation_id', '=', installation);
+  const invoices = (trx: Kysely<Tables>) =>
+    trx.updateTable('watched_invoices').where('installation_id', '=', installation);
 
   return {
     /** The channel's active watch of an invoice, if any. */
     active: (channelId: string, invoiceId: string) =>
-      db
-        .selectFrom('watches')
-        .selectAll()
+      watches(db)
         .where('channel_id', '=', channelId)
         .where('invoice_id', '=', invoiceId)
         .where('state', '=', 'active')
@@ -36,13 +47,26 @@ export function watchQueries(store: Store) {
       const { n } = await db
         .selectFrom('watches')
         .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('installation_id', '=', installation)
         .where('channel_id', '=', channelId)
         .where('state', '=', 'active')
         .executeTakeFirstOrThrow();
       return Number(n);
     },
 
-    byId: (id: string) => db.selectFrom('watches').selectAll().where('id', '=', id).executeTakeFirst(),
+    /** A watch of this installation by id (a Stop button's value): another installation's is none. */
+    byId: (id: string) => watches(db).where('id', '=', id).executeTakeFirst(),
+
+    /** The invoice as last seen, as JSON, if it is still watched. */
+    lastSnapshot: async (trx: Kysely<Tables>, invoiceId: string) =>
+      (
+        await trx
+          .selectFrom('watched_invoices')
+          .select('snapshot')
+          .where('installation_id', '=', installation)
+          .where('invoice_id', '=', invoiceId)
+          .executeTakeFirst()
+      )?.snapshot,
 
     /** The channel's active watches, oldest first. */
     listInChannel: (channelId: string): Promise<ListedWatch[]> =>
@@ -62,11 +86,20 @@ export function watchQueries(store: Store) {
     },
 
     /** Stores a new watch and, if no other watch polls its invoice yet, the invoice to poll. */
-    async insert(trx: Kysely<Tables>, watch: WatchRow, snapshot: string, nextPollAt: number): Promise<void> {
-      await trx.insertInto('watches').values(watch).execute();
+    async insert(
+      trx: Kysely<Tables>,
+      watch: Omit<WatchRow, 'installation_id'>,
+      snapshot: string,
+      nextPollAt: number,
+    ): Promise<void> {
+      await trx
+        .insertInto('watches')
+        .values({ ...watch, installation_id: installation })
+        .execute();
       await trx
         .insertInto('watched_invoices')
         .values({
+          installation_id: installation,
           invoice_id: watch.invoice_id,
           snapshot,
           watched_since: watch.started_at,
@@ -76,7 +109,7 @@ export function watchQueries(store: Store) {
           lease_owner: null,
           lease_until: null,
         })
-        .onConflict((oc) => oc.column('invoice_id').doNothing())
+        .onConflict((oc) => oc.columns(['installation_id', 'invoice_id']).doNothing())
         .execute();
     },
 
@@ -85,6 +118,7 @@ export function watchQueries(store: Store) {
       const result = await trx
         .updateTable('watches')
         .set({ state: 'ended', ended_at: now, end_reason: reason })
+        .where('installation_id', '=', installation)
         .where('id', '=', id)
         .where('state', '=', 'active')
         .executeTakeFirst();
@@ -92,23 +126,20 @@ export function watchQueries(store: Store) {
     },
 
     activeOfInvoice: (trx: Kysely<Tables>, invoiceId: string) =>
-      trx
-        .selectFrom('watches')
-        .selectAll()
-        .where('invoice_id', '=', invoiceId)
-        .where('state', '=', 'active')
-        .execute(),
+      watches(trx).where('invoice_id', '=', invoiceId).where('state', '=', 'active').execute(),
 
     /** Stops polling an invoice nobody watches any more. */
     async forgetIfUnwatched(trx: Kysely<Tables>, invoiceId: string): Promise<void> {
       await trx
         .deleteFrom('watched_invoices')
+        .where('installation_id', '=', installation)
         .where('invoice_id', '=', invoiceId)
         .where(({ not, exists, selectFrom }) =>
           not(
             exists(
               selectFrom('watches')
                 .select('id')
+                .where('watches.installation_id', '=', installation)
                 .where('watches.invoice_id', '=', invoiceId)
                 .where('watches.state', '=', 'active'),
             ),
@@ -118,32 +149,74 @@ export function watchQueries(store: Store) {
     },
 
     /**
-     * Takes up to `limit` invoices due for a check, the longest overdue first, leased to `owner`
-     * until `now + leaseMs` (RETURNING has no order of its own, so they are sorted here).
+     * Takes up to `limit` invoices due for a check, leased to `owner` until `now + leaseMs`, across
+     * installations and fairly: the installations with the longest overdue checks first, each
+     * given an even share of `limit`, so one installation with thousands of due checks does not
+     * hold back another's single one. Within an installation, the longest overdue first.
      */
-    claimDue: async (
-      owner: string,
-      now: number,
-      limit: number,
-      leaseMs: number,
-    ): Promise<WatchedInvoiceRow[]> =>
-      (
-        await db
-          .updateTable('watched_invoices')
-          .set({ lease_owner: owner, lease_until: now + leaseMs })
-          .where('invoice_id', 'in', (eb) =>
-            eb
-              .selectFrom('watched_invoices as w')
-              .select('w.invoice_id')
-              .where('w.next_poll_at', '<=', now)
-              .where((w) => w.or([w('w.lease_until', 'is', null), w('w.lease_until', '<', now)]))
-              .orderBy('w.next_poll_at')
-              .limit(limit)
-              .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
-          )
-          .returningAll()
-          .execute()
-      ).sort((a, b) => a.next_poll_at - b.next_poll_at),
+    async claimDue(owner: string, now: number, limit: number, leaseMs: number): Promise<WatchedInvoiceRow[]> {
+      /** Due, and leased to nobody (or to somebody whose lease ran out). */
+      const unleased = (w: ExpressionBuilder<Tables, 'watched_invoices'>) =>
+        w.and([
+          w('next_poll_at', '<=', now),
+          w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]),
+        ]);
+      const claimIn = async (installationId: string, room: number) =>
+        // RETURNING has no order of its own.
+        (
+          await db
+            .updateTable('watched_invoices')
+            .set({ lease_owner: owner, lease_until: now + leaseMs })
+            .where('installation_id', '=', installationId)
+            .where('invoice_id', 'in', (eb) =>
+              eb
+                .selectFrom('watched_invoices')
+                .select('invoice_id')
+                .where('installation_id', '=', installationId)
+                .where(unleased)
+                .orderBy('next_poll_at')
+                .limit(room)
+                .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
+            )
+            .returningAll()
+            .execute()
+        ).sort((x, y) => x.next_poll_at - y.next_poll_at);
+      const due = await db
+        .selectFrom('watched_invoices')
+        .select((eb) => ['installation_id', eb.fn.min<number>('next_poll_at').as('due')])
+        .where(unleased)
+        .groupBy('installation_id')
+        .orderBy('due')
+        .limit(limit)
+        .execute();
+      const claimed: WatchedInvoiceRow[] = [];
+      // Even shares, then what an installation with fewer due checks left goes to the others.
+      let open = due.map((d) => d.installation_id);
+      while (open.length > 0 && claimed.length < limit) {
+        const share = Math.ceil((limit - claimed.length) / open.length);
+        const more: string[] = [];
+        for (const installationId of open) {
+          const room = Math.min(share, limit - claimed.length);
+          if (room <= 0) break;
+          const rows = await claimIn(installationId, room);
+          claimed.push(...rows);
+          if (rows.length === room) more.push(installationId);
+        }
+        open = more;
+      }
+      return claimed;
+    },
+
+    /** Gives a claimed check back unmade, to be tried at `nextAt` (its installation cannot be served now). */
+    async postpone(owner: string, row: WatchedInvoiceRow, nextAt: number): Promise<void> {
+      await db
+        .updateTable('watched_invoices')
+        .set({ next_poll_at: nextAt, lease_owner: null, lease_until: null })
+        .where('installation_id', '=', row.installation_id)
+        .where('invoice_id', '=', row.invoice_id)
+        .where('lease_owner', '=', owner)
+        .execute();
+    },
 
     /**
      * Records a check and releases the lease, only while `owner` still holds it: an instance
@@ -156,8 +229,7 @@ export function watchQueries(store: Store) {
       values: Pick<WatchedInvoiceRow, 'next_poll_at' | 'failures'> &
         Partial<Pick<WatchedInvoiceRow, 'snapshot' | 'failing_since'>>,
     ): Promise<boolean> {
-      const result = await trx
-        .updateTable('watched_invoices')
+      const result = await invoices(trx)
         .set({ ...values, lease_owner: null, lease_until: null })
         .where('invoice_id', '=', invoiceId)
         .where('lease_owner', '=', owner)

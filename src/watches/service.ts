@@ -12,8 +12,9 @@ import {
 import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import type { BackgroundDeps, Job } from '../scheduler.js';
-import { KEY_PROBE_MS } from '../service-state.js';
+import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import { SlackPostError } from '../slack/calls.js';
+import type { Store } from '../store/database.js';
 import type { Tables } from '../store/schema.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import {
@@ -36,6 +37,8 @@ export interface WatchSettings {
 
 export interface WatchDeps extends BackgroundDeps {
   settings: WatchSettings;
+  /** The installation whose watches these are: '' (the default) for the one workspace. */
+  installation?: string;
 }
 
 export interface StartRequest {
@@ -94,11 +97,13 @@ function listItem(w: ListedWatch): WatchListItem {
  */
 export function createWatches(deps: WatchDeps) {
   const { store, payments, poster, state, logger, clock, settings, owner } = deps;
-  const leaseMs = deps.leaseMs ?? 30_000;
-  const queries = watchQueries(store);
+  const installation = deps.installation ?? '';
+  const queries = watchQueries(store, installation);
   const graceMs = settings.graceMinutes * 60_000;
+  const send = (trx: Kysely<Tables>, entries: readonly OutgoingEntry[], now: number) =>
+    enqueue(trx, entries, now, installation);
 
-  const liveWatch = (w: WatchRow) => ({
+  const liveWatch = (w: Pick<WatchRow, 'id' | 'watcher_id' | 'started_at'>) => ({
     id: w.id,
     watcherId: w.watcher_id,
     startedAt: new Date(w.started_at),
@@ -134,12 +139,8 @@ export function createWatches(deps: WatchDeps) {
   }
 
   async function lastSeen(trx: Kysely<Tables>, invoiceId: string): Promise<Invoice | undefined> {
-    const row = await trx
-      .selectFrom('watched_invoices')
-      .select('snapshot')
-      .where('invoice_id', '=', invoiceId)
-      .executeTakeFirst();
-    return row ? fromSnapshot(JSON.parse(row.snapshot) as InvoiceSnapshot) : undefined;
+    const snapshot = await queries.lastSnapshot(trx, invoiceId);
+    return snapshot ? fromSnapshot(JSON.parse(snapshot) as InvoiceSnapshot) : undefined;
   }
 
   /** Ends one watch in a transaction, with its messages unless `quiet`. */
@@ -149,7 +150,7 @@ export function createWatches(deps: WatchDeps) {
       const invoice = await lastSeen(trx, w.invoice_id);
       if (!(await queries.end(trx, w.id, reason, now))) return false;
       if (invoice && !QUIET.has(reason))
-        await enqueue(trx, endingMessages(w, invoice, reason, now, { by }), now);
+        await send(trx, endingMessages(w, invoice, reason, now, { by }), now);
       await queries.forgetIfUnwatched(trx, w.invoice_id);
       return true;
     });
@@ -209,7 +210,7 @@ export function createWatches(deps: WatchDeps) {
           failing_since: reading.failingSince,
         });
         if (!completed) throw new LeaseLost();
-        await enqueue(trx, outgoing, now);
+        await send(trx, outgoing, now);
         if (ended === watches.length) await queries.forgetIfUnwatched(trx, row.invoice_id);
         return { diff: diff.length, ended };
       })
@@ -313,7 +314,7 @@ export function createWatches(deps: WatchDeps) {
         await queries.end(trx, w.id, reason, now);
         outgoing.push(...endingMessages(w, invoice, reason, now));
       }
-      await enqueue(trx, outgoing, now);
+      await send(trx, outgoing, now);
       await queries.forgetIfUnwatched(trx, row.invoice_id);
     });
     deps.wakeOutbox?.();
@@ -336,7 +337,7 @@ export function createWatches(deps: WatchDeps) {
       const now = clock();
       // Past its expiry and the grace, a watch would end at its first check: there is nothing to watch.
       if (now >= invoice.timeout.getTime() + graceMs) return { kind: 'expired', invoice };
-      const watch: WatchRow = {
+      const watch: Omit<WatchRow, 'installation_id'> = {
         id: randomUUID(),
         team_id: req.teamId,
         channel_id: req.channelId,
@@ -425,19 +426,55 @@ export function createWatches(deps: WatchDeps) {
         logger.info({ watch: w.id, reason }, 'watch ended: Slack will not take its messages');
     },
 
+    /** One check of a watched invoice this instance claimed (`watchPollJob`). */
+    check,
+
+    /** The poll job when these are the only watches (one workspace). */
     pollJob(): Job<WatchedInvoiceRow> {
-      return {
-        name: 'watch_poll',
-        concurrency: 8,
-        idleMs: 1000,
-        dueAt: (row) => row.next_poll_at,
-        nextDueAt: (now) => queries.nextDueAt(now),
-        claim: (now, limit) =>
-          state.claimWithin(now, limit, (allowed) => queries.claimDue(owner, now, allowed, leaseMs)),
-        run: check,
-      };
+      const watches = { check };
+      return watchPollJob({ ...deps, gate: state, watchesOf: async () => watches });
     },
   };
 }
 
 export type Watches = ReturnType<typeof createWatches>;
+
+export interface WatchPollDeps {
+  store: Store;
+  /** This instance's name in leases. */
+  owner: string;
+  leaseMs?: number;
+  /** Whether background work may claim now, and how much (the breaker; a rejected key). */
+  gate: Pick<ServiceState, 'claimWithin'>;
+  /** The watches of an installation, to check its invoice with its key; undefined when it cannot be served now. */
+  watchesOf: (installation: string) => Promise<Pick<Watches, 'check'> | undefined>;
+  clock: () => number;
+}
+
+/** An installation that cannot be served (its token revoked, say) is looked at again this much later. */
+const UNSERVED_RETRY_MS = 60_000;
+
+/**
+ * The background check of every watched invoice, of every installation: claimed fairly across
+ * installations (`claimDue`), each checked by its own installation's watches.
+ */
+export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
+  const queries = watchQueries(deps.store);
+  const leaseMs = deps.leaseMs ?? 30_000;
+  return {
+    name: 'watch_poll',
+    concurrency: 8,
+    idleMs: 1000,
+    dueAt: (row) => row.next_poll_at,
+    nextDueAt: (now) => queries.nextDueAt(now),
+    claim: (now, limit) =>
+      deps.gate.claimWithin(now, limit, (allowed) => queries.claimDue(deps.owner, now, allowed, leaseMs)),
+    describe: (row) => ({ installation: row.installation_id || undefined }),
+    async run(row) {
+      const watches = await deps.watchesOf(row.installation_id);
+      if (watches) return watches.check(row);
+      await queries.postpone(deps.owner, row, deps.clock() + UNSERVED_RETRY_MS);
+      return { outcome: 'paused', invoiceId: row.invoice_id };
+    },
+  };
+}

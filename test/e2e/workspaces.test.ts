@@ -110,6 +110,7 @@ const manyEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
   PAYMENT_PAY_URL: sandbox.payUrl,
   DATABASE_URL: databaseUrl,
   LOG_LEVEL: 'debug',
+  WATCH_POLL_SECONDS: '1',
   ...extra,
 });
 
@@ -632,17 +633,69 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       expect(slack.problems).toEqual([]);
     });
 
-    it('keeps watches and the payments feed for the next update, saying so privately', async () => {
-      const { reply } = await command(one(), '/invoice', `watch ${ONE_INVOICE}`);
-      expect(reply.response_type).toBe('ephemeral');
-      expect(JSON.stringify(reply)).toContain('not available in this workspace yet');
+    it('keeps the payments feed for the next update, saying so privately', async () => {
       const feed = await command(two(), '/balance', 'subscribe');
-      expect(JSON.stringify(feed.reply)).toContain('not available in this workspace yet');
+      expect(feed.reply.response_type).toBe('ephemeral');
+      expect(JSON.stringify(feed.reply)).toContain('payments feed is not available in this workspace yet');
+    });
+
+    it('watches the same invoice id in two workspaces as two watches, each checked with its key and told with its token', async () => {
+      const shared = 'C0SHARED';
+      // Workspace one's merchant happens to have an invoice of the same id as workspace two's.
+      sandbox.addMerchant(ONE_KEY, {
+        balances: [{ id: 'XMR', title: 'Monero', balance: num('77.7777') }],
+        invoices: [oneInvoice(sandbox.payUrl), { ...oneInvoice(sandbox.payUrl), id: DEMO_INVOICE_IDS.open }],
+      });
+      const watch = (w: Workspace) =>
+        askBot(bot, slack, (response_url) =>
+          commandBody({
+            command: '/invoice',
+            text: `watch ${DEMO_INVOICE_IDS.open}`,
+            response_url,
+            team_id: w.team,
+            user_id: w.installer,
+            channel_id: shared,
+          }),
+        );
+      const [one_, two_] = await Promise.all([watch(one()), watch(two())]);
+      for (const r of [one_, two_]) expect(JSON.stringify(r.reply)).not.toContain('warning');
+      const cards = slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === shared);
+      expect(cards.map((c) => c.token).sort()).toEqual([one().token, two().token].sort());
+      const cardOf = (w: Workspace) => {
+        const call = cards.find((c) => c.token === w.token);
+        return slack.messages.find((m) => m.channel === shared && m.text === call?.args.text && !m.threadTs);
+      };
+      expect(JSON.stringify(cardOf(one())?.blocks)).toContain('One Coffee Roasters');
+      expect(JSON.stringify(cardOf(two())?.blocks)).toContain('Acme Hardware Store');
+
+      // Workspace two's merchant is paid; workspace one's invoice of the same id is not.
+      sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { payStatus: 'paid', status: 'paid' });
+      const twoCard = cardOf(two());
+      await until(
+        () => slack.repliesIn(shared, twoCard?.ts ?? '').length > 0,
+        'the paid notice in workspace two’s thread',
+        20_000,
+      );
+      const notice = slack.calls.find(
+        (c) => c.method === 'chat.postMessage' && c.args.thread_ts === twoCard?.ts,
+      );
+      expect(notice?.token).toBe(two().token);
+      expect(slack.repliesIn(shared, cardOf(one())?.ts ?? '')).toEqual([]);
+      const checks = sandbox.requests.filter((q) => q.path === `/api/v2/invoice/${DEMO_INVOICE_IDS.open}`);
+      expect(new Set(checks.map((q) => q.authorization))).toEqual(
+        new Set([`Token ${ONE_KEY}`, `Token ${sandbox.apiKey}`]),
+      );
     });
   });
 
   describe('many workspaces: uninstalling', () => {
     it('tokens_revoked and app_uninstalled, in either order and twice, end one workspace and leave the other', async () => {
+      // Workspace one's watch is being checked, with its key, until it goes.
+      const mark = sandbox.requests.length;
+      await until(
+        () => sandbox.requests.slice(mark).some((q) => q.authorization === `Token ${ONE_KEY}`),
+        'a check of workspace one’s watch',
+      );
       const revoked = { type: 'tokens_revoked', tokens: { bot: ['U0BOTONE'] } };
       expect((await event(WORKSPACES.one, revoked)).status).toBe(200);
       expect((await event(WORKSPACES.one, revoked)).status).toBe(200);
@@ -653,6 +706,10 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       const before = slack.calls.length;
       await refusedBalance(WORKSPACES.one);
       await until(() => bot.output.some((l) => l.includes('no installation for T0ONE')), 'the refusal');
+      // Its watch is gone with it: no more checks with its key, no post with its token.
+      const asked = sandbox.requests.length;
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(sandbox.requests.slice(asked).filter((q) => q.authorization === `Token ${ONE_KEY}`)).toEqual([]);
       expect(slack.calls.slice(before).some((c) => c.token === WORKSPACES.one.token)).toBe(false);
       expect(JSON.stringify((await balanceFrom(WORKSPACES.two)).reply)).toContain('Bitcoin');
     });

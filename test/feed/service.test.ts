@@ -48,7 +48,7 @@ function instance(
   });
   const outbox = outboxJob({
     store: env.store,
-    poster,
+    posterOf: async () => poster,
     logger: logs.logger,
     clock: () => clock.now,
     owner: name,

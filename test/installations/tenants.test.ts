@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AllMiddlewareArgs, SlashCommand } from '@slack/bolt';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,20 +10,27 @@ import type { CommandArgs } from '../../src/listeners/index.js';
 import { CircuitBreaker, createPaymentsClient } from '../../src/payments/index.js';
 import { num } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { openStore, type Store } from '../../src/store/database.js';
 import type { InstallationSummary, Installations } from '../../src/store/installations.js';
-import { captureLogs, commandArgs, recordingResponseUrls } from '../support/bolt.js';
+import { captureLogs, commandArgs, recordingResponseUrls, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 
 const OTHER_KEY = 'merchant-other-unit-key-1f2e3d';
 const OTHER = { id: 'XMR', title: 'Monero', balance: num('77.7777') };
 
 let sandbox: Sandbox;
 let pool: Pool;
+let store: Store;
 beforeAll(async () => {
+  store = await openStore({
+    kind: 'sqlite',
+    path: join(mkdtempSync(join(tmpdir(), 'tenants-')), 'bot.sqlite'),
+  });
   sandbox = await startSandbox();
   sandbox.addMerchant(OTHER_KEY, { balances: [OTHER], invoices: [] });
   pool = new Pool(sandbox.url);
 });
 afterAll(async () => {
+  await store.close();
   await pool.close();
   await sandbox.close();
 });
@@ -28,6 +38,7 @@ afterAll(async () => {
 const installation = (id: string, connectedAt?: number): InstallationSummary => ({
   id,
   home: { teamId: id, enterpriseId: undefined },
+  enterpriseInstall: false,
   installerUserId: `U0${id}ADMIN`,
   account: connectedAt === undefined ? undefined : { connectedBy: `U0${id}ADMIN`, connectedAt },
   tokenExpiresAt: undefined,
@@ -73,6 +84,8 @@ function tenants(keys: Record<string, string | undefined>, opts: { max?: number 
       maxWatchDays: 7,
       firstSight: async () => true,
     },
+    background: { store, owner: 'test', settings: TEST_WATCH_SETTINGS, clock: Date.now },
+    tokenFor: async (inst) => `xoxb-${inst.id}`,
     installations,
     paymentsFor,
     timeoutMs: 2000,

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
-import { type Bot, createBot, fetchIdentity } from '../../src/app.js';
+import { createBot, fetchIdentity } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
+import type { Bot } from '../../src/lifecycle.js';
 import type { Logger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from '../../src/payments/index.js';

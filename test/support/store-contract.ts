@@ -33,7 +33,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       }
     });
 
-    const watch = (overrides: Partial<WatchRow> = {}): WatchRow => ({
+    const watch = (overrides: Partial<WatchRow> = {}): Omit<WatchRow, 'installation_id'> => ({
       id: `w-${Math.random()}`,
       team_id: 'T1',
       channel_id: 'C1',
@@ -115,6 +115,41 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect((await q.claimDue('c', 151, 10, 100)).map((r) => r.invoice_id)).toEqual(['i-1', 'i-2', 'i-0']);
     });
 
+    it('shares each claim evenly between installations with due checks, the longest overdue first', async () => {
+      // A big installation with 50 checks due long ago, and two small ones with one each.
+      const big = watchQueries(store, 'T0BIG');
+      await store.transaction(async (trx) => {
+        for (let i = 0; i < 50; i += 1)
+          await big.insert(trx, watch({ invoice_id: `b-${i}`, channel_id: `C${i}` }), '{}', i);
+      });
+      await store.transaction((trx) => watchQueries(store, 'T0SMALL').insert(trx, watch(), '{}', 60));
+      await store.transaction((trx) => watchQueries(store, '').insert(trx, watch(), '{}', 70));
+      const claimed = await big.claimDue('a', 100, 8, 1000);
+      const by = (id: string) => claimed.filter((r) => r.installation_id === id).length;
+      expect(claimed).toHaveLength(8);
+      expect([by('T0SMALL'), by('')]).toEqual([1, 1]);
+      // The small ones' single checks are in the first round, beside the big one's share.
+      expect(claimed.slice(0, 5).map((r) => r.invoice_id)).toEqual(['b-0', 'b-1', 'b-2', 'i-1', 'i-1']);
+      expect(claimed.slice(5).map((r) => r.invoice_id)).toEqual(['b-3', 'b-4', 'b-5']);
+      // With one slot, the most overdue installation has it.
+      expect((await big.claimDue('b', 100, 1, 1000)).map((r) => r.invoice_id)).toEqual(['b-6']);
+    });
+
+    it('keeps each installation’s watches its own: the same channel and invoice in two is two watches', async () => {
+      const one = watchQueries(store, 'T0ONE');
+      const two = watchQueries(store, 'T0TWO');
+      const mine = watch();
+      await store.transaction((trx) => one.insert(trx, mine, '{"one":1}', 0));
+      await store.transaction((trx) => two.insert(trx, watch(), '{"two":2}', 0));
+      expect(await one.countActive('C1')).toBe(1);
+      expect(await two.countActive('C1')).toBe(1);
+      expect(await two.byId(mine.id)).toBeUndefined();
+      expect(await store.transaction((trx) => two.end(trx, mine.id, 'stopped', 1))).toBe(false);
+      expect(await one.lastSnapshot(store.db, 'i-1')).toBe('{"one":1}');
+      expect(await two.lastSnapshot(store.db, 'i-1')).toBe('{"two":2}');
+      expect((await one.listInChannel('C1')).map((w) => w.snapshot)).toEqual(['{"one":1}']);
+    });
+
     it('gives each due check to one claimer only, however many claim at once', async () => {
       const q = watchQueries(store);
       await store.transaction(async (trx) => {
@@ -187,9 +222,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           0,
         ),
       );
+      const poster = recordingPoster();
       const job = outboxJob({
         store,
-        poster: recordingPoster(),
+        posterOf: async () => poster,
         logger: captureLogs().logger,
         clock: () => 0,
         owner: 'x',

@@ -1,0 +1,75 @@
+import type { App } from '@slack/bolt';
+import type { HttpServer, RouteHandler } from './http/server.js';
+import type { Inflight } from './inflight.js';
+import type { Scheduler } from './scheduler.js';
+
+export interface Bot {
+  /** Starts taking requests; resolves with the HTTP port (Slack's endpoint in HTTP mode, /healthz in both). */
+  start(): Promise<{ port: number }>;
+  /** Stops taking requests, then waits up to `graceMs` for replies in flight. */
+  stop(graceMs: number): Promise<{ drained: boolean }>;
+}
+
+export interface BotParts {
+  server: HttpServer;
+  app: App;
+  scheduler: Scheduler;
+  inflight: Inflight;
+  http: { port: number; host: string | undefined };
+  /** Starts Bolt (Socket Mode opens its connection here); by default `app.start()`. */
+  startApp?: () => Promise<unknown>;
+  /** Told once everything runs, for the start's log line. */
+  started: (port: number) => void;
+}
+
+/**
+ * Start and stop, the same for both bots: start listens, starts Bolt, then background work;
+ * stop undoes it in that order (no new requests, no new background work), waits for what is in
+ * flight, and a stop that comes while starting waits for the start, then undoes it. `healthz`
+ * answers 200 only while started.
+ */
+export function lifecycle() {
+  let ready = false;
+  const healthz: RouteHandler = (_req, res) => {
+    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: ready }));
+  };
+
+  function bot(parts: BotParts): Bot {
+    const { server, app, scheduler, inflight } = parts;
+    let starting: Promise<unknown> | undefined;
+
+    async function start(): Promise<{ port: number }> {
+      const port = await server.listen(parts.http.port, parts.http.host);
+      await (parts.startApp ?? (() => app.start()))();
+      scheduler.start();
+      ready = true;
+      parts.started(port);
+      return { port };
+    }
+
+    return {
+      start() {
+        const started = start();
+        starting = started;
+        return started;
+      },
+      async stop(graceMs) {
+        await starting?.catch(() => undefined);
+        ready = false;
+        // Stop taking requests: no new connections (requests being acked still finish), and in
+        // Socket Mode no more envelopes.
+        const closed = server.close();
+        await app.stop();
+        // No more background work is claimed; what runs finishes with the replies in flight.
+        await scheduler.stop();
+        const drained = await inflight.drain(graceMs);
+        server.closeAll();
+        await closed;
+        return { drained };
+      },
+    };
+  }
+
+  return { healthz, bot };
+}
