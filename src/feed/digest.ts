@@ -1,0 +1,79 @@
+import type { Tracked } from '../pipeline/tracked.js';
+import type { BackgroundDeps, Job } from '../scheduler.js';
+import { digestMessage } from '../views/feed.js';
+import type { StoredBalance } from './deltas.js';
+import { digestOf, type FeedQueries, LeaseLost, type SubscriptionRow } from './queries.js';
+import { nextDigestAt } from './schedule.js';
+
+const DAY_MS = 24 * 3_600_000;
+/** A digest more than this late (the bot was down at its time) is skipped, not sent. */
+export const LATE_DIGEST_LIMIT_MS = 12 * 3_600_000;
+/** A digest this late or later is marked late. */
+const LATE_MARK_MS = 5 * 60_000;
+
+export interface DigestDeps extends BackgroundDeps {
+  queries: FeedQueries;
+  leaseMs: number;
+}
+
+/**
+ * The daily digest: once a day at each channel's local time, the balance as last read, how it
+ * changed over 24 hours, and how many rises and falls the feed announced. Moving the next digest
+ * on and queueing this one are one transaction, so it goes out once.
+ */
+export function dailyDigest(deps: DigestDeps): Job<SubscriptionRow> {
+  const { store, logger, clock, owner, queries, leaseMs } = deps;
+
+  async function digest(sub: SubscriptionRow): Promise<Tracked> {
+    const now = clock();
+    const lateBy = now - sub.next_digest_at;
+    const next = nextDigestAt(digestOf(sub), now);
+    try {
+      const sent = await store.transaction(async (trx) => {
+        await queries.rescheduleDigest(trx, owner, sub.id, next);
+        if (lateBy >= LATE_DIGEST_LIMIT_MS) return false;
+        const latest = await queries.latestReading(trx);
+        if (!latest) return false;
+        const dayAgo = (await queries.latestReading(trx, now - DAY_MS)) ?? (await queries.oldestReading(trx));
+        const { rises, falls } = await queries.changeCounts(trx, now - DAY_MS);
+        const readAt = (await queries.pollSucceededAt(trx)) ?? latest.taken_at;
+        const message = digestMessage({
+          balances: JSON.parse(latest.balances) as StoredBalance,
+          asOf: new Date(readAt),
+          before:
+            dayAgo && dayAgo.id !== latest.id ? (JSON.parse(dayAgo.balances) as StoredBalance) : undefined,
+          beforeAt: dayAgo && dayAgo.id !== latest.id ? new Date(dayAgo.taken_at) : undefined,
+          rises,
+          falls,
+          lateByMs: lateBy >= LATE_MARK_MS ? lateBy : undefined,
+        });
+        await queries.enqueueTo(trx, [sub], message, now);
+        return true;
+      });
+      if (!sent) {
+        if (lateBy >= LATE_DIGEST_LIMIT_MS) {
+          logger.warn(
+            { channel: sub.channel_id, lateMinutes: Math.round(lateBy / 60_000) },
+            'a digest more than 12 hours late was skipped',
+          );
+        }
+        return { outcome: 'unchanged', quiet: true };
+      }
+      deps.wakeOutbox?.();
+      return { outcome: 'sent' };
+    } catch (error) {
+      if (error instanceof LeaseLost) return { outcome: 'lease_lost' };
+      throw error;
+    }
+  }
+
+  return {
+    name: 'feed_digest',
+    concurrency: 2,
+    idleMs: 30_000,
+    dueAt: (sub) => sub.next_digest_at,
+    nextDueAt: (now) => queries.nextDigestDueAt(now),
+    claim: (now, limit) => queries.claimDigests(owner, now, limit, leaseMs),
+    run: digest,
+  };
+}

@@ -1,0 +1,89 @@
+import { type BalanceEntry, InvalidApiKeyError, isPaymentError } from '../payments/index.js';
+import type { Tracked } from '../pipeline/tracked.js';
+import type { BackgroundDeps, Job } from '../scheduler.js';
+import { KEY_PROBE_MS } from '../service-state.js';
+import { feedMessage, keyRejectedNotice } from '../views/feed.js';
+import { balanceChanges, type StoredBalance, toStored } from './deltas.js';
+import { type FeedQueries, LeaseLost, type PollRow } from './queries.js';
+
+/** Balance readings and feed changes older than this are deleted (the digest looks back 24 h). */
+const KEEP_HISTORY_MS = 8 * 24 * 3_600_000;
+
+export interface PollDeps extends BackgroundDeps {
+  queries: FeedQueries;
+  leaseMs: number;
+  /** How often the balance is read (BALANCE_POLL_SECONDS). */
+  pollMs: number;
+}
+
+/**
+ * The balance poll: one reading every interval, by one instance however many run, while any
+ * channel subscribes. What moved since the last reading is posted to every feed channel; the
+ * reading, the changes and their messages are one transaction, so a change is posted once.
+ */
+export function balancePoll(deps: PollDeps): Job<PollRow> {
+  const { store, payments, state, clock, owner, queries, leaseMs, pollMs } = deps;
+
+  async function poll(_row: PollRow): Promise<Tracked> {
+    const now = clock();
+    let entries: readonly BalanceEntry[];
+    try {
+      entries = await payments.getBalance({ background: true });
+    } catch (error) {
+      if (!isPaymentError(error)) throw error;
+      const rejected = error instanceof InvalidApiKeyError;
+      if (rejected) await state.markKeyRejected(now);
+      await store.transaction(async (trx) => {
+        await queries.releasePoll(trx, owner, { next_run_at: now + (rejected ? KEY_PROBE_MS : pollMs) });
+        if (!rejected) return;
+        // Said once in each feed channel, not every minute.
+        const unaware = (await queries.active(trx)).filter((s) => s.key_notice_at === null);
+        await queries.enqueueTo(trx, unaware, keyRejectedNotice(), now);
+        await queries.markKeyNoticed(trx, unaware, now);
+      });
+      deps.wakeOutbox?.();
+      return rejected ? { outcome: 'paused' } : { outcome: error.code };
+    }
+    await state.markKeyAccepted();
+
+    const current = toStored(entries);
+    try {
+      const announced = await store.transaction(async (trx) => {
+        await queries.releasePoll(trx, owner, { next_run_at: now + pollMs, last_success_at: now });
+        await queries.clearKeyNotices(trx);
+        await queries.pruneHistory(trx, now - KEEP_HISTORY_MS);
+        const latest = await queries.latestReading(trx);
+        const changes = latest ? balanceChanges(JSON.parse(latest.balances) as StoredBalance, current) : [];
+        if (latest && changes.length === 0) return 0;
+        await queries.insertReading(trx, now, current);
+        if (changes.length === 0) return 0;
+        await queries.insertChanges(trx, now, changes);
+        const message = feedMessage(changes, new Date(now));
+        await queries.enqueueTo(trx, await queries.active(trx), message, now);
+        return changes.length;
+      });
+      if (announced > 0) deps.wakeOutbox?.();
+      return {
+        outcome: announced > 0 ? 'changed' : 'unchanged',
+        quiet: announced === 0,
+        counts: { currencies: announced },
+      };
+    } catch (error) {
+      if (error instanceof LeaseLost) return { outcome: 'lease_lost' };
+      throw error;
+    }
+  }
+
+  return {
+    name: 'feed_poll',
+    concurrency: 1,
+    idleMs: 1000,
+    dueAt: (row) => row.next_run_at,
+    nextDueAt: () => queries.pollDueAt(),
+    async claim(now, limit) {
+      if (!(await queries.anyActive())) return [];
+      return state.claimWithin(now, limit, () => queries.claimPoll(owner, now, leaseMs));
+    },
+    run: poll,
+  };
+}

@@ -1,0 +1,262 @@
+import type { Kysely, Selectable } from 'kysely';
+import { enqueue, type OutgoingEntry } from '../outbox.js';
+import type { Store } from '../store/database.js';
+import type { Tables } from '../store/schema.js';
+import type { BalanceChange, StoredBalance } from './deltas.js';
+import type { DigestTime } from './schedule.js';
+
+export type SubscriptionRow = Selectable<Tables['feed_subscriptions']>;
+/** The balance poll's row: one for the whole bot, however many instances run. */
+export type PollRow = Selectable<Tables['singletons']>;
+
+const BALANCE_POLL = 'balance_poll';
+
+/**
+ * Thrown by a write fenced by a lease this instance no longer holds (it stalled, another took
+ * over): the transaction is rolled back, so a stale instance writes and posts nothing.
+ */
+export class LeaseLost extends Error {}
+
+/** A subscription's digest time. */
+export const digestOf = (s: SubscriptionRow): DigestTime => ({
+  hour: s.digest_hour,
+  minute: s.digest_minute,
+  zone: s.digest_zone,
+});
+
+/** The store's side of the feed: every query the feed makes, and nothing else. */
+export function feedQueries(store: Store) {
+  const { db } = store;
+  const activeRows = (trx: Kysely<Tables>) =>
+    trx.selectFrom('feed_subscriptions').selectAll().where('state', '=', 'active');
+  const poll = (trx: Kysely<Tables>) =>
+    trx.selectFrom('singletons').selectAll().where('name', '=', BALANCE_POLL).executeTakeFirst();
+
+  return {
+    /** The channel's active subscription, if any. */
+    activeInChannel: (trx: Kysely<Tables>, channelId: string) =>
+      activeRows(trx).where('channel_id', '=', channelId).executeTakeFirst(),
+
+    byId: (id: string) =>
+      db.selectFrom('feed_subscriptions').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    /** Every active subscription, oldest first. */
+    active: (trx: Kysely<Tables>) => activeRows(trx).orderBy('created_at').execute(),
+
+    /** The workspace's active subscriptions, oldest first. */
+    listInTeam: (teamId: string) =>
+      activeRows(db).where('team_id', '=', teamId).orderBy('created_at').execute(),
+
+    anyActive: async () => (await activeRows(db).limit(1).execute()).length > 0,
+
+    async insert(trx: Kysely<Tables>, sub: SubscriptionRow): Promise<void> {
+      await trx.insertInto('feed_subscriptions').values(sub).execute();
+    },
+
+    /** Ends an active subscription; false when it had already ended. */
+    async end(trx: Kysely<Tables>, id: string, reason: string, now: number): Promise<boolean> {
+      const result = await trx
+        .updateTable('feed_subscriptions')
+        .set({ state: 'ended', ended_at: now, end_reason: reason, lease_owner: null, lease_until: null })
+        .where('id', '=', id)
+        .where('state', '=', 'active')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /**
+     * Queues a message to each subscription's channel, tagged with the subscription so the
+     * outbox asks `mayDeliver` about the channel just before it goes.
+     */
+    enqueueTo: (
+      trx: Kysely<Tables>,
+      subs: readonly SubscriptionRow[],
+      message: OutgoingEntry['message'],
+      now: number,
+    ) =>
+      enqueue(
+        trx,
+        subs.map((s) => ({ channel: s.channel_id, message, subscriptionId: s.id })),
+        now,
+      ),
+
+    /** Notes that these channels were told the key is rejected. */
+    async markKeyNoticed(trx: Kysely<Tables>, subs: readonly SubscriptionRow[], now: number): Promise<void> {
+      for (const s of subs) {
+        await trx
+          .updateTable('feed_subscriptions')
+          .set({ key_notice_at: now })
+          .where('id', '=', s.id)
+          .execute();
+      }
+    },
+
+    /** The key works again: each channel is told again should it be rejected later. */
+    async clearKeyNotices(trx: Kysely<Tables>): Promise<void> {
+      await trx
+        .updateTable('feed_subscriptions')
+        .set({ key_notice_at: null })
+        .where('key_notice_at', 'is not', null)
+        .execute();
+    },
+
+    /** The last reading, or the last one taken at or before `atOrBefore`. */
+    latestReading: (trx: Kysely<Tables>, atOrBefore?: number) =>
+      trx
+        .selectFrom('balance_history')
+        .selectAll()
+        .$if(atOrBefore !== undefined, (q) => q.where('taken_at', '<=', atOrBefore ?? 0))
+        .orderBy('taken_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+
+    oldestReading: (trx: Kysely<Tables>) =>
+      trx
+        .selectFrom('balance_history')
+        .selectAll()
+        .orderBy('taken_at')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst(),
+
+    async insertReading(trx: Kysely<Tables>, takenAt: number, balances: StoredBalance): Promise<void> {
+      await trx
+        .insertInto('balance_history')
+        .values({ taken_at: takenAt, balances: JSON.stringify(balances) })
+        .execute();
+    },
+
+    /** Records which way each currency moved, for the digest's counts. */
+    async insertChanges(trx: Kysely<Tables>, at: number, changes: readonly BalanceChange[]): Promise<void> {
+      await trx
+        .insertInto('feed_changes')
+        .values(
+          changes.map((c) => ({
+            at,
+            currency: c.currency,
+            direction: c.delta.sign() > 0 ? 'rise' : 'fall',
+          })),
+        )
+        .execute();
+    },
+
+    /** How many rises and falls were announced after `since`. */
+    async changeCounts(trx: Kysely<Tables>, since: number): Promise<{ rises: number; falls: number }> {
+      const counts = await trx
+        .selectFrom('feed_changes')
+        .select(['direction', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('at', '>', since)
+        .groupBy('direction')
+        .execute();
+      const count = (direction: 'rise' | 'fall') =>
+        Number(counts.find((c) => c.direction === direction)?.n ?? 0);
+      return { rises: count('rise'), falls: count('fall') };
+    },
+
+    /** Deletes the readings and the changes from before `before`. */
+    async pruneHistory(trx: Kysely<Tables>, before: number): Promise<void> {
+      await trx.deleteFrom('balance_history').where('taken_at', '<', before).execute();
+      await trx.deleteFrom('feed_changes').where('at', '<', before).execute();
+    },
+
+    /** Creates the balance poll unless a feed already did: the first feed starts it. */
+    async startPoll(trx: Kysely<Tables>, nextRunAt: number, lastSuccessAt: number): Promise<void> {
+      await trx
+        .insertInto('singletons')
+        .values({
+          name: BALANCE_POLL,
+          next_run_at: nextRunAt,
+          lease_owner: null,
+          lease_until: null,
+          last_success_at: lastSuccessAt,
+        })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .execute();
+    },
+
+    /** When the balance was last read successfully by the poll, if ever. */
+    pollSucceededAt: async (trx: Kysely<Tables>) => (await poll(trx))?.last_success_at,
+
+    pollDueAt: async () => (await poll(db))?.next_run_at,
+
+    /** Takes the poll if it is due and nobody holds it, leased to `owner` until `now + leaseMs`. */
+    claimPoll: (owner: string, now: number, leaseMs: number): Promise<PollRow[]> =>
+      db
+        .updateTable('singletons')
+        .set({ lease_owner: owner, lease_until: now + leaseMs })
+        .where('name', '=', BALANCE_POLL)
+        .where('next_run_at', '<=', now)
+        .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
+        .returningAll()
+        .execute(),
+
+    /** Records the poll's next run and releases its lease, only while `owner` holds it; else LeaseLost. */
+    async releasePoll(trx: Kysely<Tables>, owner: string, values: Partial<PollRow>): Promise<void> {
+      const result = await trx
+        .updateTable('singletons')
+        .set({ ...values, lease_owner: null, lease_until: null })
+        .where('name', '=', BALANCE_POLL)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) throw new LeaseLost();
+    },
+
+    /** When the next digest not leased to anyone falls due. */
+    nextDigestDueAt: async (now: number) =>
+      (
+        await db
+          .selectFrom('feed_subscriptions')
+          .select((eb) => eb.fn.min<number>('next_digest_at').as('next'))
+          .where('state', '=', 'active')
+          .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
+          .executeTakeFirst()
+      )?.next ?? undefined,
+
+    /**
+     * Takes up to `limit` subscriptions whose digest is due, the earliest first, leased to
+     * `owner` until `now + leaseMs` (RETURNING has no order of its own, so they are sorted here).
+     */
+    claimDigests: async (
+      owner: string,
+      now: number,
+      limit: number,
+      leaseMs: number,
+    ): Promise<SubscriptionRow[]> =>
+      (
+        await db
+          .updateTable('feed_subscriptions')
+          .set({ lease_owner: owner, lease_until: now + leaseMs })
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('feed_subscriptions as s')
+              .select('s.id')
+              .where('s.state', '=', 'active')
+              .where('s.next_digest_at', '<=', now)
+              .where((w) => w.or([w('s.lease_until', 'is', null), w('s.lease_until', '<', now)]))
+              .orderBy('s.next_digest_at')
+              .limit(limit)
+              .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
+          )
+          .returningAll()
+          .execute()
+      ).sort((a, b) => a.next_digest_at - b.next_digest_at),
+
+    /**
+     * Moves an active subscription's digest to `next` and releases its lease, only while `owner`
+     * holds it; else LeaseLost.
+     */
+    async rescheduleDigest(trx: Kysely<Tables>, owner: string, id: string, next: number): Promise<void> {
+      const result = await trx
+        .updateTable('feed_subscriptions')
+        .set({ next_digest_at: next, lease_owner: null, lease_until: null })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .where('state', '=', 'active')
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) throw new LeaseLost();
+    },
+  };
+}
+
+export type FeedQueries = ReturnType<typeof feedQueries>;

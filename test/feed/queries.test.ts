@@ -1,0 +1,130 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { balanceChanges } from '../../src/feed/deltas.js';
+import { feedQueries, LeaseLost, type SubscriptionRow } from '../../src/feed/queries.js';
+import { openStore, type Store } from '../../src/store/database.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'bot-feed-queries-'));
+let store: Store;
+beforeAll(async () => {
+  store = await openStore({ kind: 'sqlite', path: join(dir, 'bot.sqlite') });
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  for (const table of [
+    'feed_subscriptions',
+    'balance_history',
+    'feed_changes',
+    'singletons',
+    'outbox',
+  ] as const) {
+    await store.db.deleteFrom(table).execute();
+  }
+});
+
+const subscription = (overrides: Partial<SubscriptionRow> = {}): SubscriptionRow => ({
+  id: `s-${Math.random()}`,
+  team_id: 'T1',
+  channel_id: 'G1',
+  subscriber_id: 'U1',
+  digest_hour: 9,
+  digest_minute: 0,
+  digest_zone: 'UTC',
+  state: 'active',
+  created_at: 0,
+  ended_at: null,
+  end_reason: null,
+  next_digest_at: 1000,
+  lease_owner: null,
+  lease_until: null,
+  key_notice_at: null,
+  ...overrides,
+});
+
+const balance = (btc: string) => ({ BTC: { title: 'Bitcoin', balance: btc } });
+
+describe('the feed’s queries', () => {
+  it('take the reading at or before a time, the later one of two taken at once', async () => {
+    const q = feedQueries(store);
+    await store.transaction(async (trx) => {
+      await q.insertReading(trx, 100, balance('1'));
+      await q.insertReading(trx, 200, balance('2'));
+      await q.insertReading(trx, 200, balance('3'));
+    });
+    expect(JSON.parse((await q.latestReading(store.db))?.balances ?? '')).toEqual(balance('3'));
+    expect((await q.latestReading(store.db, 150))?.taken_at).toBe(100);
+    expect(await q.latestReading(store.db, 50)).toBeUndefined();
+    expect(JSON.parse((await q.oldestReading(store.db))?.balances ?? '')).toEqual(balance('1'));
+  });
+
+  it('count the rises and falls after a time, and prune what is older', async () => {
+    const q = feedQueries(store);
+    const rise = balanceChanges(balance('1'), balance('2'));
+    const fall = balanceChanges(balance('2'), balance('1'));
+    await store.transaction(async (trx) => {
+      await q.insertReading(trx, 10, balance('1'));
+      await q.insertChanges(trx, 10, rise);
+      await q.insertChanges(trx, 20, rise);
+      await q.insertChanges(trx, 30, fall);
+    });
+    expect(await q.changeCounts(store.db, 10)).toEqual({ rises: 1, falls: 1 });
+    await store.transaction((trx) => q.pruneHistory(trx, 20));
+    expect(await q.changeCounts(store.db, 0)).toEqual({ rises: 1, falls: 1 });
+    expect(await q.latestReading(store.db)).toBeUndefined();
+  });
+
+  it('let only the instance holding the poll release it', async () => {
+    const q = feedQueries(store);
+    await store.transaction((trx) => q.startPoll(trx, 100, 40));
+    await store.transaction((trx) => q.startPoll(trx, 999, 999)); // a second feed starts nothing
+    expect(await q.pollDueAt()).toBe(100);
+    expect(await q.claimPoll('a', 99, 1000)).toEqual([]);
+    expect(await q.claimPoll('a', 100, 1000)).toHaveLength(1);
+    expect(await q.claimPoll('b', 101, 1000)).toEqual([]);
+    await expect(
+      store.transaction((trx) => q.releasePoll(trx, 'b', { next_run_at: 200 })),
+    ).rejects.toBeInstanceOf(LeaseLost);
+    await store.transaction((trx) => q.releasePoll(trx, 'a', { next_run_at: 200, last_success_at: 100 }));
+    expect(await q.pollDueAt()).toBe(200);
+    expect(await q.pollSucceededAt(store.db)).toBe(100);
+  });
+
+  it('claim due digests earliest first, and let only their holder move them on', async () => {
+    const q = feedQueries(store);
+    const late = subscription({ channel_id: 'G2', next_digest_at: 500 });
+    const early = subscription({ channel_id: 'G3', next_digest_at: 300 });
+    await store.transaction(async (trx) => {
+      for (const s of [subscription({ next_digest_at: 5000 }), late, early]) await q.insert(trx, s);
+    });
+    expect(await q.nextDigestDueAt(0)).toBe(300);
+    expect((await q.claimDigests('a', 1000, 10, 30_000)).map((s) => s.id)).toEqual([early.id, late.id]);
+    expect(await q.claimDigests('b', 1000, 10, 30_000)).toEqual([]);
+    expect(await q.nextDigestDueAt(1000)).toBe(5000);
+    await expect(
+      store.transaction((trx) => q.rescheduleDigest(trx, 'b', early.id, 9000)),
+    ).rejects.toBeInstanceOf(LeaseLost);
+    await store.transaction((trx) => q.rescheduleDigest(trx, 'a', early.id, 9000));
+    expect((await q.byId(early.id))?.next_digest_at).toBe(9000);
+  });
+
+  it('tag each feed message with its subscription, and end a subscription once', async () => {
+    const q = feedQueries(store);
+    const sub = subscription();
+    await store.transaction(async (trx) => {
+      await q.insert(trx, sub);
+      await q.enqueueTo(trx, [sub], { text: 'x', blocks: [] }, 1);
+    });
+    expect(await store.db.selectFrom('outbox').select(['channel', 'subscription_id']).execute()).toEqual([
+      { channel: 'G1', subscription_id: sub.id },
+    ]);
+    expect(await store.transaction((trx) => q.end(trx, sub.id, 'unsubscribed', 2))).toBe(true);
+    expect(await store.transaction((trx) => q.end(trx, sub.id, 'unsubscribed', 3))).toBe(false);
+    expect(await q.activeInChannel(store.db, 'G1')).toBeUndefined();
+    expect(await q.anyActive()).toBe(false);
+  });
+});
