@@ -2,13 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AllMiddlewareArgs, SlashCommand } from '@slack/bolt';
+import fc from 'fast-check';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Inflight } from '../../src/inflight.js';
 import { createTenants, type PaymentsFor, type TenantsDeps } from '../../src/installations/tenants.js';
 import type { CommandArgs } from '../../src/listeners/index.js';
 import { CircuitBreaker, createPaymentsClient } from '../../src/payments/index.js';
-import { num } from '../../src/sandbox/data.js';
+import { demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import type { InstallationSummary, Installations } from '../../src/store/installations.js';
@@ -113,19 +114,27 @@ function tenants(keys: Record<string, string | undefined>, opts: { max?: number 
   };
 }
 
-/** Runs `/balance <text>` through the installation's handlers; resolves with what the person sees. */
-async function balance(
+/** Runs a command through the installation's handlers; resolves with what the person sees. */
+async function ask(
+  t: ReturnType<typeof tenants>['tenants'],
+  inst: InstallationSummary,
+  command: '/balance' | '/invoice',
+  text: string,
+  token = `xoxb-${inst.id}`,
+) {
+  const { args, rec } = commandArgs({ command, text, team_id: inst.id } as Partial<SlashCommand>);
+  const context = { installation: inst, botToken: token } as unknown as AllMiddlewareArgs['context'];
+  const handlers = await t.handlersOf(context);
+  await handlers.command[command]({ ...args, context } as unknown as CommandArgs);
+  return JSON.stringify([...rec.acks, ...rec.responses]);
+}
+
+const balance = (
   t: ReturnType<typeof tenants>['tenants'],
   inst: InstallationSummary,
   text = '',
-  token = `xoxb-${inst.id}`,
-) {
-  const { args, rec } = commandArgs({ command: '/balance', text, team_id: inst.id } as Partial<SlashCommand>);
-  const context = { installation: inst, botToken: token } as unknown as AllMiddlewareArgs['context'];
-  const handlers = await t.handlersOf(context);
-  await handlers.command['/balance']({ ...args, context } as unknown as CommandArgs);
-  return JSON.stringify([...rec.acks, ...rec.responses]);
-}
+  token?: string,
+) => ask(t, inst, '/balance', text, token);
 
 describe('each installation’s own handlers', () => {
   it('reads each installation’s money with its own key, and only its own', async () => {
@@ -232,5 +241,80 @@ describe('each installation’s own handlers', () => {
     const line = t.logs.lines.find((l) => l.name === '/balance');
     expect(line).toMatchObject({ installation: 'T0ONE', outcome: 'ok' });
     expect(t.logs.raw.join('\n')).not.toContain(OTHER_KEY);
+  });
+});
+
+describe('any interleaving of requests from several installations', () => {
+  /** Merchant i: its own key, a balance in its own currency, and an invoice of the one shared id. */
+  const merchant = (i: number) => ({
+    key: `merchant-${i}-property-key-0a1b2c`,
+    currency: `COIN${i}X`,
+    shop: `Shop number ${i}`,
+  });
+  const SHARED_INVOICE = '7e57ab1e-0000-4000-8000-00000000abcd';
+  beforeAll(() => {
+    for (let i = 0; i < 5; i += 1) {
+      const m = merchant(i);
+      const [template] = demoInvoices(sandbox.payUrl);
+      sandbox.addMerchant(m.key, {
+        balances: [{ id: m.currency, title: m.currency, balance: num(`${i}.5`) }],
+        invoices: [
+          {
+            ...(template as WireInvoice),
+            id: SHARED_INVOICE,
+            shop: { title: m.shop, successUrl: null, failUrl: null },
+          },
+        ],
+      });
+    }
+  });
+
+  it('answers each request with its own installation’s money only, whatever the order, rotations included', async () => {
+    const step = fc.record({
+      who: fc.nat({ max: 4 }),
+      what: fc.constantFrom('balance', 'invoice', 'rotate'),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 5 }),
+        fc.array(step, { minLength: 1, maxLength: 12 }),
+        async (n, steps) => {
+          const keys = Object.fromEntries(Array.from({ length: n }, (_, i) => [`T${i}`, merchant(i).key]));
+          const t = tenants(keys, { max: 3 });
+          const tokens = Array.from({ length: n }, (_, i) => `xoxb-T${i}-0`);
+          const answers = await Promise.all(
+            steps.map(async ({ who, what }, k) => {
+              const i = who % n;
+              const inst = installation(`T${i}`, 1);
+              if (what === 'rotate') {
+                tokens[i] = `xoxb-T${i}-${k + 1}`;
+                return undefined;
+              }
+              const text = what === 'balance' ? '' : SHARED_INVOICE;
+              const reply = await ask(
+                t.tenants,
+                inst,
+                what === 'balance' ? '/balance' : '/invoice',
+                text,
+                tokens[i],
+              );
+              return { i, what, reply };
+            }),
+          );
+          for (const answer of answers) {
+            if (!answer) continue;
+            const own = merchant(answer.i);
+            expect(answer.reply).toContain(answer.what === 'balance' ? own.currency : own.shop);
+            for (let j = 0; j < n; j += 1) {
+              if (j === answer.i) continue;
+              expect(answer.reply).not.toContain(merchant(j).currency);
+              expect(answer.reply).not.toContain(merchant(j).shop);
+            }
+          }
+          expect(t.tenants.size).toBeLessThanOrEqual(3);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });
