@@ -1,5 +1,6 @@
 import type {
   AllMiddlewareArgs,
+  AnyMiddlewareArgs,
   App,
   BlockAction,
   ButtonAction,
@@ -105,15 +106,45 @@ export type HandlersOf = (context: Context) => Promise<Handlers>;
 /** Requests some other part of the app registers listeners for (many-workspaces mode's own). */
 export type MoreRequests = Partial<KnownRequests>;
 
-const either = (names: readonly string[]) => new RegExp(`^(?:${names.join('|')})$`);
 const isButton = (name: string): name is (typeof BUTTONS)[number] =>
   (BUTTONS as readonly string[]).includes(name);
+const isCommand = (name: string): name is (typeof COMMANDS)[number] =>
+  (COMMANDS as readonly string[]).includes(name);
+
+type Route = (handlers: Handlers) => (args: never) => Promise<void>;
+
+/** Which of an installation's handlers a request is for, if it is one of the bot's own. */
+function routeOf(args: AnyMiddlewareArgs): Route | undefined {
+  const body = args.body as unknown as Record<string, unknown>;
+  if ('command' in args) {
+    const name = args.command.command;
+    return isCommand(name) ? (h) => h.command[name] : undefined;
+  }
+  if (body.type === 'block_actions' && 'action' in args) {
+    const name = String((args.action as { action_id?: unknown }).action_id ?? '').replace(/:\d+$/, '');
+    return isButton(name) ? (h) => h.button[name] : undefined;
+  }
+  if (body.type === 'message_action' && body.callback_id === SHORTCUT_CHECK_PAYMENT) return (h) => h.shortcut;
+  if (!('event' in args)) return undefined;
+  const event = args.event as { type?: string; function?: { callback_id?: string } };
+  if (event.type === 'link_shared') return (h) => h.event.link_shared;
+  if (event.type === 'app_home_opened') return (h) => h.event.app_home_opened;
+  if (event.type === 'function_executed' && event.function?.callback_id === FUNCTION_GET_INVOICE)
+    return (h) => async (step: FunctionArgs) => {
+      // Bolt acknowledges function_executed only for a listener registered with app.function.
+      await (step as unknown as { ack?: () => Promise<void> }).ack?.();
+      await h.step(step);
+    };
+  return undefined;
+}
 
 /**
  * The one place that maps Slack's commands, actions, shortcuts, events and workflow steps to
- * their handlers. One Bolt listener per kind of request, dispatching by name to the request's
- * installation's handlers: Bolt does work per registered listener on every request, so fewer
- * listeners is less of it. What is registered here is also what `acknowledgeUnknown` lets through.
+ * their handlers: one global middleware that routes each request by kind and name to its
+ * installation's handlers. No Bolt listener is registered for them: Bolt copies a request's
+ * arguments for every registered listener on every request, which under load was most of the
+ * bot's garbage (issue 18). What is not the bot's own goes on to the listeners `more` names
+ * (many-workspaces mode's), or is acknowledged and warned about by `acknowledgeUnknown`.
  */
 export function registerListeners(
   app: App,
@@ -121,12 +152,11 @@ export function registerListeners(
   handlersOf: HandlersOf,
   more: MoreRequests = {},
 ): void {
-  const numberedButtons = BUTTONS.map(numbered);
   app.use(
     acknowledgeUnknown(
       {
         commands: [...COMMANDS, ...(more.commands ?? [])],
-        actions: [...numberedButtons, ...(more.actions ?? [])],
+        actions: [...BUTTONS.map(numbered), ...(more.actions ?? [])],
         events: [...EVENTS, 'function_executed', ...(more.events ?? [])],
         shortcuts: [SHORTCUT_CHECK_PAYMENT, ...(more.shortcuts ?? [])],
         views: [...(more.views ?? [])],
@@ -134,25 +164,9 @@ export function registerListeners(
       deps.logger,
     ),
   );
-
-  app.command(either(COMMANDS), async (args) => {
-    const name = args.command.command as (typeof COMMANDS)[number];
-    await (await handlersOf(args.context)).command[name](args);
+  app.use(async (args) => {
+    const route = routeOf(args);
+    if (route) await route(await handlersOf(args.context))(args as never);
+    else await args.next();
   });
-  app.action<BlockAction<ButtonAction>>(either(BUTTONS.map((id) => `${id}(?::\\d+)?`)), async (args) => {
-    const name = args.action.action_id.replace(/:\d+$/, '');
-    if (isButton(name)) await (await handlersOf(args.context)).button[name](args);
-  });
-  app.shortcut<MessageShortcut>(
-    { callback_id: SHORTCUT_CHECK_PAYMENT, type: 'message_action' },
-    async (args) => (await handlersOf(args.context)).shortcut(args),
-  );
-  app.event(either(EVENTS), async (args) => {
-    const { event } = await handlersOf(args.context);
-    if (args.event.type === 'link_shared') await event.link_shared(args as EventArgs<'link_shared'>);
-    else await event.app_home_opened(args as EventArgs<'app_home_opened'>);
-  });
-  app.function(FUNCTION_GET_INVOICE, async (args) =>
-    (await handlersOf(args.context)).step(args as unknown as FunctionArgs),
-  );
 }
