@@ -6,6 +6,9 @@ import type { EndReason } from '../views/watch.js';
 export type WatchRow = Selectable<Tables['watches']>;
 export type WatchedInvoiceRow = Selectable<Tables['watched_invoices']>;
 
+/** While several installations have checks due, the most of one installation's checks an instance runs at once. */
+export const SHARED_SLOTS = 2;
+
 /** A watch as listed, with its invoice's last known state when it has been read. */
 export type ListedWatch = WatchRow & { snapshot: string | null };
 
@@ -152,9 +155,18 @@ export function watchQueries(store: Store, installation = '') {
      * Takes up to `limit` invoices due for a check, leased to `owner` until `now + leaseMs`, across
      * installations and fairly: the installations with the longest overdue checks first, each
      * given an even share of `limit`, so one installation with thousands of due checks does not
-     * hold back another's single one. Within an installation, the longest overdue first.
+     * hold back another's single one. Within an installation, the longest overdue first. While
+     * several installations have checks due, none holds more than SHARED_SLOTS of this
+     * instance's checks at once (`busy`: its checks still running here): a big installation's
+     * checks wait on its own key's budget, and must not do it in every slot.
      */
-    async claimDue(owner: string, now: number, limit: number, leaseMs: number): Promise<WatchedInvoiceRow[]> {
+    async claimDue(
+      owner: string,
+      now: number,
+      limit: number,
+      leaseMs: number,
+      busy: ReadonlyMap<string, number> = new Map(),
+    ): Promise<WatchedInvoiceRow[]> {
       /** Due, and leased to nobody (or to somebody whose lease ran out). */
       const unleased = (w: ExpressionBuilder<Tables, 'watched_invoices'>) =>
         w.and([
@@ -190,17 +202,21 @@ export function watchQueries(store: Store, installation = '') {
         .limit(limit)
         .execute();
       const claimed: WatchedInvoiceRow[] = [];
+      const taken = new Map<string, number>();
+      const roomOf = (id: string) =>
+        due.length > 1 ? SHARED_SLOTS - (busy.get(id) ?? 0) - (taken.get(id) ?? 0) : Number.POSITIVE_INFINITY;
       // Even shares, then what an installation with fewer due checks left goes to the others.
-      let open = due.map((d) => d.installation_id);
+      let open = due.map((d) => d.installation_id).filter((id) => roomOf(id) > 0);
       while (open.length > 0 && claimed.length < limit) {
         const share = Math.ceil((limit - claimed.length) / open.length);
         const more: string[] = [];
         for (const installationId of open) {
-          const room = Math.min(share, limit - claimed.length);
+          const room = Math.min(share, limit - claimed.length, roomOf(installationId));
           if (room <= 0) break;
           const rows = await claimIn(installationId, room);
           claimed.push(...rows);
-          if (rows.length === room) more.push(installationId);
+          taken.set(installationId, (taken.get(installationId) ?? 0) + rows.length);
+          if (rows.length === room && roomOf(installationId) > 0) more.push(installationId);
         }
         open = more;
       }

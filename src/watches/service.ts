@@ -461,20 +461,36 @@ const UNSERVED_RETRY_MS = 60_000;
 export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
   const queries = watchQueries(deps.store);
   const leaseMs = deps.leaseMs ?? 30_000;
+  /** Checks claimed and not yet finished here, by installation. */
+  const busy = new Map<string, number>();
+  const settle = (installation: string) => {
+    const left = (busy.get(installation) ?? 1) - 1;
+    if (left > 0) busy.set(installation, left);
+    else busy.delete(installation);
+  };
   return {
     name: 'watch_poll',
     concurrency: 8,
     idleMs: 1000,
     dueAt: (row) => row.next_poll_at,
     nextDueAt: (now) => queries.nextDueAt(now),
-    claim: (now, limit) =>
-      deps.gate.claimWithin(now, limit, (allowed) => queries.claimDue(deps.owner, now, allowed, leaseMs)),
+    async claim(now, limit) {
+      const rows = await deps.gate.claimWithin(now, limit, (allowed) =>
+        queries.claimDue(deps.owner, now, allowed, leaseMs, busy),
+      );
+      for (const row of rows) busy.set(row.installation_id, (busy.get(row.installation_id) ?? 0) + 1);
+      return rows;
+    },
     describe: (row) => ({ installation: row.installation_id || undefined }),
     async run(row) {
-      const watches = await deps.watchesOf(row.installation_id);
-      if (watches) return watches.check(row);
-      await queries.postpone(deps.owner, row, deps.clock() + UNSERVED_RETRY_MS);
-      return { outcome: 'paused', invoiceId: row.invoice_id };
+      try {
+        const watches = await deps.watchesOf(row.installation_id);
+        if (watches) return await watches.check(row);
+        await queries.postpone(deps.owner, row, deps.clock() + UNSERVED_RETRY_MS);
+        return { outcome: 'paused', invoiceId: row.invoice_id };
+      } finally {
+        settle(row.installation_id);
+      }
     },
   };
 }
