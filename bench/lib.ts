@@ -32,7 +32,13 @@ type SandboxCommand =
   | { type: 'latency'; ms: number }
   | { type: 'reset' }
   | { type: 'count'; prefix?: string }
+  | { type: 'merchants'; merchants: { apiKey: string; invoiceIds: string[] }[] }
+  | { type: 'update'; apiKey: string; invoiceId: string; patch: Record<string, string> }
+  | { type: 'calls'; prefix: string }
   | { type: 'close' };
+
+/** A call the sandbox received: when (ms since the epoch), and its `Authorization` header. */
+export type SandboxCall = [at: number, authorization: string];
 
 /** The sandbox on a worker thread (see sandbox-worker.mjs), driven by messages. */
 export class Sandbox {
@@ -55,19 +61,34 @@ export class Sandbox {
     return new Sandbox(worker, ready.url, ready.apiKey, ready.payUrl, ready.invoiceIds);
   }
 
-  async #send(command: SandboxCommand): Promise<number> {
+  async #ask(command: SandboxCommand): Promise<{ count: number; calls?: SandboxCall[] }> {
     const id = ++this.#next;
     this.worker.postMessage({ ...command, id });
     for (;;) {
-      const [reply] = (await once(this.worker, 'message')) as [{ id: number; count: number }];
-      if (reply.id === id) return reply.count;
+      const [reply] = (await once(this.worker, 'message')) as [
+        { id: number; count: number; calls?: SandboxCall[] },
+      ];
+      if (reply.id === id) return reply;
     }
+  }
+
+  async #send(command: SandboxCommand): Promise<number> {
+    return (await this.#ask(command)).count;
   }
 
   setLatency = (ms: number) => this.#send({ type: 'latency', ms });
   reset = () => this.#send({ type: 'reset' });
   /** Upstream requests received since the last reset, only those whose path starts with `prefix` if given. */
   requestCount = (prefix?: string) => this.#send(prefix ? { type: 'count', prefix } : { type: 'count' });
+  /** More merchants, each with its own key and invoices (the first demo invoice under these ids, far from expiry). */
+  addMerchants = (merchants: { apiKey: string; invoiceIds: string[] }[]) =>
+    this.#send({ type: 'merchants', merchants });
+  /** Changes one of a merchant's invoices, as a payment would. */
+  updateMerchantInvoice = (apiKey: string, invoiceId: string, patch: Record<string, string>) =>
+    this.#send({ type: 'update', apiKey, invoiceId, patch });
+  /** The calls received since the last reset whose path starts with `prefix`. */
+  calls = async (prefix: string): Promise<SandboxCall[]> =>
+    (await this.#ask({ type: 'calls', prefix })).calls ?? [];
   close = async () => {
     await this.#send({ type: 'close' });
     await this.worker.terminate();

@@ -7,7 +7,11 @@
  * BENCH_CPU_PROF=<dir> to write a V8 CPU profile of the bot (node --cpu-prof) into <dir>,
  * BENCH_READY_RUNS (default 5 starts of each), BENCH_NODE_ARGS (options for the bot's node only,
  * e.g. "--max-semi-space-size=8", to weigh V8 settings), BENCH_SCENARIOS (default
- * "ready,commands,watches"; see bench/watches.ts for its own options).
+ * "ready,commands,watches"; see bench/watches.ts for its own options). The scenario "tenants"
+ * (many workspaces, three instances on PostgreSQL; issue 19) runs only when named there, e.g.
+ * BENCH_SCENARIOS=tenants: it starts PostgreSQL and takes minutes; see bench/tenants.ts for
+ * its options (BENCH_TENANTS, BENCH_TENANT_WATCHES, BENCH_BIG_WATCHES, BENCH_TENANT_INSTANCES,
+ * BENCH_TENANT_MINUTES, BENCH_TENANT_CHANGES, BENCH_TENANT_RPS, BENCH_TENANT_POLL_SECONDS).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -25,6 +29,7 @@ import {
   startTarget,
   type Target,
 } from './lib.js';
+import { tenantScenario, tenantSettings, tenantTable } from './tenants.js';
 import { type WatchScenarioResult, watchScenario, watchTable } from './watches.js';
 
 const N = Number(process.env.BENCH_N ?? 2000);
@@ -207,6 +212,16 @@ if (SCENARIOS.includes('watches')) {
     `${WATCHES} active watches of every age up to a week, ${WATCH_MINUTES} minutes each, service latency 20 ms\n`,
   );
   console.log(`${watchTable(watches)}\n`);
+}
+
+if (SCENARIOS.includes('tenants')) {
+  const settings = tenantSettings();
+  const tenants = await tenantScenario(sandbox, settings);
+  report.tenants = tenants;
+  console.log(
+    `Many workspaces on PostgreSQL: ${settings.tenants} installations with ${settings.watchesEach} watches each and one with ${settings.bigWatches}, ${settings.instances} instances, ${settings.minutes} minutes, ${tenants.changes} invoice changes, service latency 20 ms, load average ${tenants.loadAverage.join(' ')} at the start\n`,
+  );
+  console.log(`${tenantTable(tenants)}\n`);
 }
 await sandbox.close();
 

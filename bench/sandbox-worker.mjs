@@ -5,7 +5,9 @@
 // It serves 1,000 distinct invoices: real /invoice traffic asks for different ids, so the
 // benchmark must not let identical requests coalesce where real ones would not. With
 // `workerData.watched = n` it also serves n invoices with ids 00000000-0000-4000-8000-<n>,
-// far from expiry, for the watch scenario.
+// far from expiry, for the watch scenario. The tenants scenario adds merchants (one key each,
+// with invoices of its own made the same way), changes their invoices, and reads when each call
+// came with which key.
 import { randomUUID } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { demoInvoices } from '../dist/sandbox/data.js';
@@ -37,8 +39,29 @@ parentPort.postMessage({
   payUrl: sandbox.payUrl,
   invoiceIds: sandbox.invoices.slice(0, INVOICES).map((invoice) => invoice.id),
 });
+/** A merchant's invoice: the first demo invoice under another id, far from expiry. */
+const merchantInvoice = (id) => ({
+  ...demoInvoices(sandbox.payUrl)[0],
+  id,
+  link: `${sandbox.payUrl}/pay/${id}`,
+  timeout: '2099-01-01T00:00:00.000Z',
+});
 parentPort.on('message', async (command) => {
   if (command.type === 'latency') sandbox.setLatency(command.ms);
+  if (command.type === 'merchants') {
+    for (const { apiKey, invoiceIds } of command.merchants)
+      sandbox.addMerchant(apiKey, { balances: [], invoices: invoiceIds.map(merchantInvoice) });
+  }
+  if (command.type === 'update')
+    sandbox.updateMerchantInvoice(command.apiKey, command.invoiceId, command.patch);
+  if (command.type === 'calls') {
+    // When each call whose path starts with `prefix` came, and with which Authorization header.
+    const calls = sandbox.requests
+      .filter((r) => r.path.startsWith(command.prefix ?? ''))
+      .map((r) => [r.at, r.authorization ?? '']);
+    parentPort.postMessage({ type: 'done', id: command.id, count: calls.length, calls });
+    return;
+  }
   if (command.type === 'reset') sandbox.requests.length = 0;
   if (command.type === 'close') await sandbox.close();
   const count = command.prefix

@@ -48,6 +48,8 @@ interface RecordedRequest {
   authorization: string | undefined;
   userAgent: string | undefined;
   accept: string | undefined;
+  /** When it arrived (milliseconds since the epoch), for calls per key per second. */
+  at: number;
 }
 
 export interface Sandbox {
@@ -74,6 +76,8 @@ export interface Sandbox {
     apiKey: string,
     data: { balances: readonly WireBalanceEntry[]; invoices: readonly WireInvoice[] },
   ): void;
+  /** Changes one of a merchant's invoices (`updateInvoice` for another key); the main key's too. */
+  updateMerchantInvoice(apiKey: string, id: string, patch: Partial<WireInvoice>): void;
   /** Replaces the balance, as payments and withdrawals would. */
   setBalances(balances: readonly WireBalanceEntry[]): void;
   /** The balance as it stands. */
@@ -156,6 +160,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       authorization: req.headers.authorization,
       userAgent: req.headers['user-agent'],
       accept: req.headers.accept,
+      at: Date.now(),
     });
     const fault = faults.shift();
     if (fault?.kind === 'hang') return;
@@ -226,6 +231,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     addMerchant(key, data) {
       const own = new Map(data.invoices.map((i) => [i.id.toLowerCase(), i]));
       merchants.set(`Token ${key}`, { balances: () => data.balances, invoices: () => own });
+    },
+    updateMerchantInvoice(key, id, patch) {
+      const own = merchants.get(`Token ${key}`)?.invoices();
+      const found = own?.get(id.toLowerCase());
+      if (!own || !found) throw new Error(`the sandbox has no invoice ${id} for that key`);
+      own.set(id.toLowerCase(), { ...found, ...patch, id: found.id });
     },
     failNext(fault, times = 1) {
       for (let i = 0; i < times; i += 1) faults.push(fault);

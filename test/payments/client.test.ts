@@ -83,6 +83,7 @@ describe('getBalance', () => {
         authorization: `Token ${sandbox.apiKey}`,
         accept: 'application/json',
         userAgent: 'payments-slack-bot/test',
+        at: expect.any(Number),
       },
     ]);
   });

@@ -47,4 +47,22 @@ describe('the sandbox service', () => {
       body: { status: 400, name: 'BadRequestError', message: 'no any invoice', details: {} },
     });
   });
+
+  it('changes one merchant’s invoice for that key alone, and records when each call came', async () => {
+    const [open] = sandbox.current;
+    if (!open) throw new Error('no demo invoice');
+    sandbox.addMerchant('merchant-a-0000', { balances: [], invoices: [open] });
+    sandbox.addMerchant('merchant-b-0000', { balances: [], invoices: [open] });
+    sandbox.updateMerchantInvoice('merchant-a-0000', open.id.toUpperCase(), { payStatus: 'paid' });
+    const before = Date.now();
+    expect((await get(`/api/v2/invoice/${open.id}`, 'merchant-a-0000')).body.payStatus).toBe('paid');
+    expect((await get(`/api/v2/invoice/${open.id}`, 'merchant-b-0000')).body.payStatus).toBe(open.payStatus);
+    expect((await get(`/api/v2/invoice/${open.id}`, sandbox.apiKey)).body.payStatus).toBe(open.payStatus);
+    const last = sandbox.requests.at(-1);
+    expect(last?.authorization).toBe(`Token ${sandbox.apiKey}`);
+    expect(last?.at).toBeGreaterThanOrEqual(before);
+    expect(() => sandbox.updateMerchantInvoice('merchant-c-0000', open.id, { status: 'closed' })).toThrow(
+      /no invoice/,
+    );
+  });
 });
