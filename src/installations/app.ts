@@ -184,6 +184,7 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
         owner,
         clock,
         gate: serviceState(deps.store, logger, () => deps.breaker.state()),
+        perSecond: config.backgroundRps,
         watchesOf: tenants.watchesOf,
       }),
       outboxJob({

@@ -21,6 +21,13 @@ import type { InstallationSummary, Installations } from '../store/installations.
 import { paymentAccountBlocks } from '../views/installation.js';
 import { createWatches, type WatchDeps, type Watches } from '../watches/service.js';
 
+/**
+ * How long background work trusts an installation it resolved (its summary, its token): a
+ * rotating token is refreshed two hours before it expires, and an uninstall or a revocation
+ * seen by this instance drops it at once; another instance's drops within this long.
+ */
+const BACKGROUND_RESOLVE_MS = 60_000;
+
 /** A payments client for one key, sharing the service's breaker and connections with every other. */
 export type PaymentsFor = (
   apiKey: string,
@@ -66,7 +73,7 @@ export interface TenantsDeps {
     installation: InstallationSummary,
     userId: string,
   ) => Promise<void>;
-  /** Installations whose handlers are kept at once; the least recently used goes first. */
+  /** Installations kept at once (2,000 by default, about 67 KB each); the least recently used goes first. */
   max?: number;
 }
 
@@ -104,8 +111,10 @@ const noFeed: ListenerDeps['feed'] = {
  * are kept; a replaced key or a rotated token builds the installation's part again.
  */
 export function createTenants(deps: TenantsDeps) {
-  const { max = 1000 } = deps;
+  const { max = 2000 } = deps;
   const tenants = new Map<string, Promise<Tenant>>();
+  /** Background work's recent resolutions: a check does not read the installation and its token again each time. */
+  const resolved = new Map<string, { at: number; tenant: Tenant }>();
 
   async function build(installation: InstallationSummary, token: string, version: string): Promise<Tenant> {
     const { id } = installation;
@@ -187,7 +196,11 @@ export function createTenants(deps: TenantsDeps) {
     tenant.catch(() => {
       if (tenants.get(id) === tenant) tenants.delete(id);
     });
-    if (tenants.size > max) tenants.delete(tenants.keys().next().value as string);
+    if (tenants.size > max) {
+      const oldest = tenants.keys().next().value as string;
+      tenants.delete(oldest);
+      resolved.delete(oldest);
+    }
     return tenant;
   }
 
@@ -202,10 +215,14 @@ export function createTenants(deps: TenantsDeps) {
    * revoked, the store failing just then: its work waits and is tried again).
    */
   async function backgroundOf(id: string): Promise<Tenant | undefined> {
+    const recent = resolved.get(id);
+    if (recent && deps.background.clock() - recent.at < BACKGROUND_RESOLVE_MS) return recent.tenant;
     try {
       const installation = await deps.installations.summaryOf(id);
       const token = installation && (await deps.tokenFor(installation));
-      return installation && token ? await tenantOf(installation, token) : undefined;
+      const tenant = installation && token ? await tenantOf(installation, token) : undefined;
+      if (tenant) resolved.set(id, { at: deps.background.clock(), tenant });
+      return tenant;
     } catch (error) {
       deps.shared.logger.warn(
         { err: error, installation: id },
@@ -241,6 +258,7 @@ export function createTenants(deps: TenantsDeps) {
     /** Forgets an installation's part (uninstalled): nothing of it stays in memory. */
     forget(id: string) {
       tenants.delete(id);
+      resolved.delete(id);
     },
 
     /** How many installations are kept, for the tests. */

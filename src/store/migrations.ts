@@ -236,6 +236,18 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '006_background_budget': {
+      async up(db) {
+        // PAYMENT_API_BACKGROUND_RPS is each key's, whatever the number of instances: the checks
+        // claimed for an installation in the current second, all instances together.
+        await db.schema
+          .createTable('background_budget')
+          .addColumn('installation_id', 'text', (c) => c.primaryKey())
+          .addColumn('second', time, (c) => c.notNull())
+          .addColumn('used', 'integer', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

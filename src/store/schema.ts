@@ -75,6 +75,13 @@ export interface Tables {
     /** `sent`, `found` (posted before a crash, confirmed afterwards) or `dropped: <why>`. */
     result: string | null;
   };
+  /** Checks claimed per installation (per key) in the current second, all instances together. */
+  background_budget: {
+    installation_id: string;
+    /** The second (epoch seconds) `used` counts in. */
+    second: number;
+    used: number;
+  };
   /** Small facts shared by all instances, e.g. that the payment service rejects the key. */
   service_state: {
     key: string;

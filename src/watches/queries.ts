@@ -166,6 +166,8 @@ export function watchQueries(store: Store, installation = '') {
       limit: number,
       leaseMs: number,
       busy: ReadonlyMap<string, number> = new Map(),
+      /** Each installation's checks per second, all instances together (PAYMENT_API_BACKGROUND_RPS); none when unset. */
+      perSecond?: number,
     ): Promise<WatchedInvoiceRow[]> {
       /** Due, and leased to nobody (or to somebody whose lease ran out). */
       const unleased = (w: ExpressionBuilder<Tables, 'watched_invoices'>) =>
@@ -193,6 +195,37 @@ export function watchQueries(store: Store, installation = '') {
             .returningAll()
             .execute()
         ).sort((x, y) => x.next_poll_at - y.next_poll_at);
+      const second = Math.floor(now / 1000);
+      /** Takes up to `wanted` of the installation's checks for this second, as all instances together have left. */
+      const reserve = (installationId: string, wanted: number, budget: number) =>
+        store.transaction(async (trx) => {
+          await trx
+            .insertInto('background_budget')
+            .values({ installation_id: installationId, second, used: 0 })
+            .onConflict((oc) => oc.column('installation_id').doNothing())
+            .execute();
+          const row = await trx
+            .selectFrom('background_budget')
+            .select(['second', 'used'])
+            .where('installation_id', '=', installationId)
+            .$if(store.dialect === 'postgres', (q) => q.forUpdate())
+            .executeTakeFirstOrThrow();
+          const used = Number(row.second) === second ? row.used : 0;
+          const granted = Math.max(0, Math.min(wanted, budget - used));
+          await trx
+            .updateTable('background_budget')
+            .set({ second, used: used + granted })
+            .where('installation_id', '=', installationId)
+            .execute();
+          return granted;
+        });
+      const giveBack = (installationId: string, unused: number) =>
+        db
+          .updateTable('background_budget')
+          .set((eb) => ({ used: eb('used', '-', unused) }))
+          .where('installation_id', '=', installationId)
+          .where('second', '=', second)
+          .execute();
       const due = await db
         .selectFrom('watched_invoices')
         .select((eb) => ['installation_id', eb.fn.min<number>('next_poll_at').as('due')])
@@ -211,9 +244,13 @@ export function watchQueries(store: Store, installation = '') {
         const share = Math.ceil((limit - claimed.length) / open.length);
         const more: string[] = [];
         for (const installationId of open) {
-          const room = Math.min(share, limit - claimed.length, roomOf(installationId));
-          if (room <= 0) break;
+          const wanted = Math.min(share, limit - claimed.length, roomOf(installationId));
+          if (wanted <= 0) break;
+          const room = perSecond === undefined ? wanted : await reserve(installationId, wanted, perSecond);
+          if (room === 0) continue;
           const rows = await claimIn(installationId, room);
+          if (perSecond !== undefined && rows.length < room)
+            await giveBack(installationId, room - rows.length);
           claimed.push(...rows);
           taken.set(installationId, (taken.get(installationId) ?? 0) + rows.length);
           if (rows.length === room && roomOf(installationId) > 0) more.push(installationId);

@@ -446,6 +446,8 @@ export interface WatchPollDeps {
   leaseMs?: number;
   /** Whether background work may claim now, and how much (the breaker; a rejected key). */
   gate: Pick<ServiceState, 'claimWithin'>;
+  /** Checks per second per installation (per key), all instances together: PAYMENT_API_BACKGROUND_RPS. */
+  perSecond?: number;
   /** The watches of an installation, to check its invoice with its key; undefined when it cannot be served now. */
   watchesOf: (installation: string) => Promise<Pick<Watches, 'check'> | undefined>;
   clock: () => number;
@@ -476,7 +478,7 @@ export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
     nextDueAt: (now) => queries.nextDueAt(now),
     async claim(now, limit) {
       const rows = await deps.gate.claimWithin(now, limit, (allowed) =>
-        queries.claimDue(deps.owner, now, allowed, leaseMs, busy),
+        queries.claimDue(deps.owner, now, allowed, leaseMs, busy, deps.perSecond),
       );
       for (const row of rows) busy.set(row.installation_id, (busy.get(row.installation_id) ?? 0) + 1);
       return rows;

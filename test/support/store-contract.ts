@@ -23,6 +23,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
     beforeEach(async () => {
       for (const table of [
+        'background_budget',
         'watches',
         'watched_invoices',
         'outbox',
@@ -140,6 +141,36 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect((await big.claimDue('c', 100, 8, 1000, busy)).map((r) => r.installation_id)).toEqual([
         'T0OTHER',
       ]);
+    });
+
+    it('claims at most `perSecond` of an installation’s checks in a second, whoever claims them', async () => {
+      const q = watchQueries(store, 'T0BUDGET');
+      await store.transaction(async (trx) => {
+        for (let i = 0; i < 20; i += 1)
+          await q.insert(trx, watch({ invoice_id: `k-${i}`, channel_id: `C${i}` }), '{}', i);
+      });
+      const at = 1_000_000;
+      const first = await q.claimDue('a', at, 4, 100_000, new Map(), 5);
+      const second = await q.claimDue('b', at + 500, 4, 100_000, new Map(), 5);
+      expect(first.length + second.length).toBe(5);
+      expect(await q.claimDue('c', at + 999, 4, 100_000, new Map(), 5)).toEqual([]);
+      // The next second has its own budget.
+      expect(await q.claimDue('c', at + 1000, 4, 100_000, new Map(), 5)).toHaveLength(4);
+    });
+
+    it('gives back what a claim reserved and could not use', async () => {
+      const q = watchQueries(store, 'T0GIVEBACK');
+      const add = (from: number, count: number) =>
+        store.transaction(async (trx) => {
+          for (let i = from; i < from + count; i += 1)
+            await q.insert(trx, watch({ invoice_id: `g-${i}`, channel_id: `C${i}` }), '{}', 0);
+        });
+      const at = 2_000_000;
+      await add(0, 2);
+      // Four reserved, two used: two of the five are spent this second, three are left.
+      expect(await q.claimDue('a', at, 4, 100_000, new Map(), 5)).toHaveLength(2);
+      await add(2, 6);
+      expect(await q.claimDue('a', at + 10, 8, 100_000, new Map(), 5)).toHaveLength(3);
     });
 
     it('keeps each installation’s watches its own: the same channel and invoice in two is two watches', async () => {
