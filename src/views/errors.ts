@@ -30,7 +30,7 @@ function explainPaymentError(error: AnyPaymentError): Explanation {
     case 'invalid_api_key':
       return {
         title: 'The payment service rejected the bot’s API key',
-        body: md`The bot cannot read invoices or balances until this is fixed. An admin of this bot should check \`PAYMENT_API_KEY\` in its configuration: any active project’s key works.`,
+        body: md`The bot cannot read invoices or balances until this is fixed. An admin of this bot should check its API key: \`PAYMENT_API_KEY\` in its configuration, or *Replace key* on the app’s Home tab where the workspace connected its own account. Any active project’s key works.`,
       };
     case 'rate_limited':
       return {

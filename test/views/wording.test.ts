@@ -30,7 +30,7 @@ describe('error messages', () => {
       'a rejected key',
       new InvalidApiKeyError({}),
       'The payment service rejected the bot’s API key',
-      'The bot cannot read invoices or balances until this is fixed. An admin of this bot should check `PAYMENT_API_KEY` in its configuration: any active project’s key works.',
+      'The bot cannot read invoices or balances until this is fixed. An admin of this bot should check its API key: `PAYMENT_API_KEY` in its configuration, or *Replace key* on the app’s Home tab where the workspace connected its own account. Any active project’s key works.',
     ],
     [
       'rate limiting',
