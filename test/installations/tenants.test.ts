@@ -14,6 +14,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import type { InstallationSummary, Installations } from '../../src/store/installations.js';
 import { captureLogs, commandArgs, recordingResponseUrls, TEST_WATCH_SETTINGS } from '../support/bolt.js';
+import { startSlackStandIn } from '../support/slack-stand-in.js';
 
 const OTHER_KEY = 'merchant-other-unit-key-1f2e3d';
 const OTHER = { id: 'XMR', title: 'Monero', balance: num('77.7777') };
@@ -46,7 +47,19 @@ const installation = (id: string, connectedAt?: number): InstallationSummary => 
 });
 
 /** Tenants over the sandbox, with each installation's key as `keys` says; records every client made. */
-function tenants(keys: Record<string, string | undefined>, opts: { max?: number } = {}) {
+function tenants(
+  keys: Record<string, string | undefined>,
+  opts: {
+    max?: number;
+    /** What the store says of each installation (background work reads it); none by default. */
+    summaries?: Record<string, InstallationSummary>;
+    /** The token background work gets; `xoxb-<id>` by default. */
+    tokenFor?: TenantsDeps['tokenFor'];
+    clock?: () => number;
+    /** Where the installations' Web API calls go; nowhere by default. */
+    slackApiUrl?: string;
+  } = {},
+) {
   const made: string[] = [];
   const connects: string[] = [];
   const homes: string[] = [];
@@ -65,6 +78,9 @@ function tenants(keys: Record<string, string | undefined>, opts: { max?: number 
   };
   let failNextKey = false;
   const installations = {
+    async summaryOf(id: string) {
+      return opts.summaries?.[id];
+    },
     async paymentKeyOf(id: string) {
       if (failNextKey) {
         failNextKey = false;
@@ -85,14 +101,17 @@ function tenants(keys: Record<string, string | undefined>, opts: { max?: number 
       maxWatchDays: 7,
       firstSight: async () => true,
     },
-    background: { store, owner: 'test', settings: TEST_WATCH_SETTINGS, clock: Date.now },
-    tokenFor: async (inst) => `xoxb-${inst.id}`,
+    background: { store, owner: 'test', settings: TEST_WATCH_SETTINGS, clock: opts.clock ?? Date.now },
+    tokenFor: opts.tokenFor ?? (async (inst) => `xoxb-${inst.id}`),
     installations,
     paymentsFor,
     timeoutMs: 2000,
     breaker: new CircuitBreaker(),
     metrics: { slackCall: () => undefined },
-    clientOptions: { slackApiUrl: 'http://127.0.0.1:9/api/' },
+    clientOptions: {
+      slackApiUrl: opts.slackApiUrl ?? 'http://127.0.0.1:9/api/',
+      retryConfig: { retries: 0 },
+    },
     connect: async (args) => {
       connects.push(args.command.user_id);
       await args.ack();
@@ -241,6 +260,84 @@ describe('each installation’s own handlers', () => {
     const line = t.logs.lines.find((l) => l.name === '/balance');
     expect(line).toMatchObject({ installation: 'T0ONE', outcome: 'ok' });
     expect(t.logs.raw.join('\n')).not.toContain(OTHER_KEY);
+  });
+});
+
+describe('background work’s installations', () => {
+  it('resolves an installation once a minute for its checks and posts, with its own key and token', async () => {
+    let now = 1_000_000;
+    const asked: string[] = [];
+    const t = tenants(
+      { T0ONE: OTHER_KEY },
+      {
+        summaries: { T0ONE: installation('T0ONE', 1) },
+        clock: () => now,
+        tokenFor: async (inst) => {
+          asked.push(inst.id);
+          return `xoxb-${inst.id}`;
+        },
+      },
+    );
+    expect(await t.tenants.watchesOf('T0ONE')).toBeDefined();
+    expect(await t.tenants.posterOf('T0ONE')).toBeDefined();
+    expect(asked).toEqual(['T0ONE']);
+    now += 59_999;
+    await t.tenants.watchesOf('T0ONE');
+    expect(asked).toHaveLength(1);
+    now += 1;
+    await t.tenants.watchesOf('T0ONE');
+    expect(asked).toHaveLength(2);
+    t.tenants.forget('T0ONE');
+    await t.tenants.posterOf('T0ONE');
+    expect(asked).toHaveLength(3);
+    // Built once before it was forgotten, once after.
+    expect(t.made).toEqual([OTHER_KEY, OTHER_KEY]);
+  });
+
+  it('has no watches for an installation without a payment account, but posts for it', async () => {
+    const t = tenants({}, { summaries: { T0NEW: installation('T0NEW') } });
+    expect(await t.tenants.watchesOf('T0NEW')).toBeUndefined();
+    expect(await t.tenants.posterOf('T0NEW')).toBeDefined();
+  });
+
+  it('serves nothing for an installation gone, without a token, or the store failing, and says which', async () => {
+    const gone = tenants({ A: OTHER_KEY });
+    expect(await gone.tenants.watchesOf('A')).toBeUndefined();
+    const revoked = tenants(
+      { A: OTHER_KEY },
+      { summaries: { A: installation('A', 1) }, tokenFor: async () => undefined },
+    );
+    expect(await revoked.tenants.posterOf('A')).toBeUndefined();
+    const failing = tenants(
+      { A: OTHER_KEY },
+      {
+        summaries: { A: installation('A', 1) },
+        tokenFor: async () => {
+          throw new Error('no installation for A');
+        },
+      },
+    );
+    expect(await failing.tenants.watchesOf('A')).toBeUndefined();
+    expect(failing.logs.lines.find((l) => l.installation === 'A')).toMatchObject({
+      level: 'warn',
+      msg: 'could not serve an installation’s background work',
+    });
+    expect(revoked.made).toEqual([]);
+  });
+
+  it('publishes a connected installation’s Home: its balance, then its payment account', async () => {
+    const slack = await startSlackStandIn({ teamId: 'T0ONE', botToken: 'xoxb-T0ONE' });
+    const t = tenants({ T0ONE: OTHER_KEY }, { slackApiUrl: slack.apiUrl });
+    const inst = installation('T0ONE', 1);
+    const published: unknown[] = [];
+    const client = { views: { publish: async (view: unknown) => void published.push(view) } };
+    const context = { installation: inst, botToken: 'xoxb-T0ONE' } as unknown as AllMiddlewareArgs['context'];
+    await t.tenants.publishHome(context, inst, client as never, inst.installerUserId);
+    const view = JSON.stringify(published[0]);
+    expect(view).toContain('Monero');
+    expect(view.indexOf('Payment account')).toBeGreaterThan(view.indexOf('Monero'));
+    expect(view).toContain('disconnect_payment_account');
+    await slack.close();
   });
 });
 
