@@ -114,7 +114,7 @@ export function createTenants(deps: TenantsDeps) {
   const { max = 2000 } = deps;
   const tenants = new Map<string, Promise<Tenant>>();
   /** Background work's recent resolutions: a check does not read the installation and its token again each time. */
-  const resolved = new Map<string, { at: number; tenant: Tenant }>();
+  const resolvedAt = new Map<string, number>();
 
   async function build(installation: InstallationSummary, token: string, version: string): Promise<Tenant> {
     const { id } = installation;
@@ -199,7 +199,7 @@ export function createTenants(deps: TenantsDeps) {
     if (tenants.size > max) {
       const oldest = tenants.keys().next().value as string;
       tenants.delete(oldest);
-      resolved.delete(oldest);
+      resolvedAt.delete(oldest);
     }
     return tenant;
   }
@@ -215,13 +215,15 @@ export function createTenants(deps: TenantsDeps) {
    * revoked, the store failing just then: its work waits and is tried again).
    */
   async function backgroundOf(id: string): Promise<Tenant | undefined> {
-    const recent = resolved.get(id);
-    if (recent && deps.background.clock() - recent.at < BACKGROUND_RESOLVE_MS) return recent.tenant;
     try {
+      // The installation's part as it is now (a request may have rebuilt it with a rotated token).
+      const kept = tenants.get(id);
+      const at = resolvedAt.get(id);
+      if (kept && at !== undefined && deps.background.clock() - at < BACKGROUND_RESOLVE_MS) return await kept;
       const installation = await deps.installations.summaryOf(id);
       const token = installation && (await deps.tokenFor(installation));
       const tenant = installation && token ? await tenantOf(installation, token) : undefined;
-      if (tenant) resolved.set(id, { at: deps.background.clock(), tenant });
+      if (tenant) resolvedAt.set(id, deps.background.clock());
       return tenant;
     } catch (error) {
       deps.shared.logger.warn(
@@ -258,7 +260,7 @@ export function createTenants(deps: TenantsDeps) {
     /** Forgets an installation's part (uninstalled): nothing of it stays in memory. */
     forget(id: string) {
       tenants.delete(id);
-      resolved.delete(id);
+      resolvedAt.delete(id);
     },
 
     /** How many installations are kept, for the tests. */

@@ -294,6 +294,15 @@ describe('background work’s installations', () => {
     expect(t.made).toEqual([OTHER_KEY, OTHER_KEY]);
   });
 
+  it('posts with the part a request rebuilt for a rotated token, not the one it resolved before', async () => {
+    const inst = installation('T0ONE', 1);
+    const t = tenants({ T0ONE: OTHER_KEY }, { summaries: { T0ONE: inst } });
+    const before = await t.tenants.posterOf('T0ONE');
+    expect(await t.tenants.posterOf('T0ONE')).toBe(before);
+    await balance(t.tenants, inst, '', 'xoxb-rotated');
+    expect(await t.tenants.posterOf('T0ONE')).not.toBe(before);
+  });
+
   it('has no watches for an installation without a payment account, but posts for it', async () => {
     const t = tenants({}, { summaries: { T0NEW: installation('T0NEW') } });
     expect(await t.tenants.watchesOf('T0NEW')).toBeUndefined();
