@@ -8,7 +8,7 @@ import { createWorkspacesBot } from './installations/app.js';
 import type { PaymentsFor } from './installations/tenants.js';
 import type { Bot } from './lifecycle.js';
 import { createLogger } from './logger.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, type Metrics } from './metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from './payments/index.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
 import { prepareSealing } from './store/installations.js';
@@ -90,27 +90,7 @@ try {
     const metrics = createMetrics();
     // One breaker and one pool for the service's origin, whichever workspace's key asks.
     const breaker = new CircuitBreaker();
-    const paymentsFor: PaymentsFor = (apiKey, options) =>
-      createPaymentsClient({
-        baseUrl: config.payments.apiUrl,
-        apiKey,
-        dispatcher: pool,
-        timeoutMs: Math.min(options.timeoutMs, config.payments.timeoutMs),
-        concurrency: config.payments.concurrency,
-        // Each key's own background budget (PAYMENT_API_BACKGROUND_RPS), over one shared pool.
-        background: {
-          dispatcher: backgroundPool,
-          perSecond: config.backgroundRps,
-          concurrency: BACKGROUND_CONNECTIONS,
-        },
-        breaker,
-        userAgent,
-        logger,
-        onCall: (report) => {
-          options.onCall?.(report);
-          metrics.paymentCall(report);
-        },
-      });
+    const paymentsFor = paymentsClients(config, breaker, metrics);
     if (!stopping) {
       bot = createWorkspacesBot(setup.config, { logger, store, sealer, metrics, paymentsFor, breaker });
       await bot.start();
@@ -130,6 +110,40 @@ try {
   }
 }
 
+/**
+ * Payments clients for the service's origin, one per key: every one shares the breaker and the
+ * two connection pools, has its own background budget (PAYMENT_API_BACKGROUND_RPS), and reports
+ * each call to the metrics (and to `onCall`).
+ */
+function paymentsClients(
+  config: Pick<Config, 'backgroundRps'> & {
+    payments: Pick<Config['payments'], 'apiUrl' | 'timeoutMs' | 'concurrency'>;
+  },
+  breaker: CircuitBreaker,
+  metrics: Metrics,
+): PaymentsFor {
+  return (apiKey, options) =>
+    createPaymentsClient({
+      baseUrl: config.payments.apiUrl,
+      apiKey,
+      dispatcher: pool,
+      timeoutMs: Math.min(options.timeoutMs, config.payments.timeoutMs),
+      concurrency: config.payments.concurrency,
+      background: {
+        dispatcher: backgroundPool,
+        perSecond: config.backgroundRps,
+        concurrency: BACKGROUND_CONNECTIONS,
+      },
+      breaker,
+      userAgent,
+      logger,
+      onCall: (report) => {
+        options.onCall?.(report);
+        metrics.paymentCall(report);
+      },
+    });
+}
+
 /** One workspace, as always: its own bot token and API key from the environment. */
 async function startOne(config: Config, store: Store): Promise<void> {
   const identity = await fetchIdentity(config, logger);
@@ -137,24 +151,10 @@ async function startOne(config: Config, store: Store): Promise<void> {
   const breaker = new CircuitBreaker();
   const health = createHealth(breaker);
   const metrics = createMetrics();
-  const payments = createPaymentsClient({
-    baseUrl: config.payments.apiUrl,
-    apiKey: config.payments.apiKey,
-    dispatcher: pool,
+  const paymentsFor = paymentsClients(config, breaker, metrics);
+  const payments = paymentsFor(config.payments.apiKey, {
     timeoutMs: config.payments.timeoutMs,
-    concurrency: config.payments.concurrency,
-    background: {
-      dispatcher: backgroundPool,
-      perSecond: config.backgroundRps,
-      concurrency: BACKGROUND_CONNECTIONS,
-    },
-    breaker,
-    userAgent,
-    logger,
-    onCall: (report) => {
-      health.record(report);
-      metrics.paymentCall(report);
-    },
+    onCall: (report) => health.record(report),
   });
   if (!stopping) {
     bot = createBot(config, { payments, logger, identity, store, health, metrics, breaker });
