@@ -13,7 +13,13 @@ import { demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import type { InstallationSummary, Installations } from '../../src/store/installations.js';
-import { captureLogs, commandArgs, recordingResponseUrls, TEST_WATCH_SETTINGS } from '../support/bolt.js';
+import {
+  captureLogs,
+  commandArgs,
+  linkSharedArgs,
+  recordingResponseUrls,
+  TEST_WATCH_SETTINGS,
+} from '../support/bolt.js';
 import { startSlackStandIn } from '../support/slack-stand-in.js';
 
 const OTHER_KEY = 'merchant-other-unit-key-1f2e3d';
@@ -61,6 +67,8 @@ function tenants(
   } = {},
 ) {
   const made: string[] = [];
+  const slackCalls: string[] = [];
+  const seen: string[] = [];
   const connects: string[] = [];
   const homes: string[] = [];
   const logs = captureLogs([sandbox.apiKey, OTHER_KEY]);
@@ -99,7 +107,10 @@ function tenants(
       invoiceReply: 'in_channel',
       payUrl: undefined,
       maxWatchDays: 7,
-      firstSight: async () => true,
+      firstSight: async (key) => {
+        seen.push(key);
+        return true;
+      },
     },
     background: { store, owner: 'test', settings: TEST_WATCH_SETTINGS, clock: opts.clock ?? Date.now },
     tokenFor: opts.tokenFor ?? (async (inst) => `xoxb-${inst.id}`),
@@ -107,7 +118,11 @@ function tenants(
     paymentsFor,
     timeoutMs: 2000,
     breaker: new CircuitBreaker(),
-    metrics: { slackCall: () => undefined },
+    metrics: {
+      slackCall: (method, result) => {
+        slackCalls.push(`${method}:${result}`);
+      },
+    },
     clientOptions: {
       slackApiUrl: opts.slackApiUrl ?? 'http://127.0.0.1:9/api/',
       retryConfig: { retries: 0 },
@@ -123,6 +138,8 @@ function tenants(
   };
   return {
     tenants: createTenants(deps),
+    slackCalls,
+    seen,
     made,
     connects,
     homes,
@@ -229,6 +246,44 @@ describe('each installation’s own handlers', () => {
     const t = tenants({ A: undefined });
     expect(await balance(t.tenants, installation('A', 1))).toContain('not connected yet');
     expect(t.made).toEqual([]);
+  });
+
+  it('refuses the payments feed privately in a connected installation, calling nothing', async () => {
+    const t = tenants({ A: OTHER_KEY });
+    const asked = sandbox.requests.length;
+    for (const verb of ['subscribe', 'subscriptions', 'unsubscribe'])
+      expect(await balance(t.tenants, installation('A', 1), verb)).toContain(
+        'The payments feed is not available in this workspace yet',
+      );
+    expect(sandbox.requests).toHaveLength(asked);
+  });
+
+  it('keys the events it has seen by installation: one event id in two workspaces is two events', async () => {
+    const t = tenants({ A: OTHER_KEY, B: OTHER_KEY });
+    for (const id of ['A', 'B']) {
+      const context = {
+        installation: installation(id, 1),
+        botToken: `xoxb-${id}`,
+      } as unknown as AllMiddlewareArgs['context'];
+      const { args } = linkSharedArgs(['https://pay.example.com/nothing'], { eventId: 'Ev0SAME' });
+      await (await t.tenants.handlersOf(context)).event.link_shared({ ...args, context } as never);
+    }
+    expect(t.seen).toEqual(['A:event:Ev0SAME', 'B:event:Ev0SAME']);
+  });
+
+  it('publishes the account alone when a not-connected installation’s Home is opened', async () => {
+    const t = tenants({});
+    const context = {
+      installation: installation('B'),
+      botToken: 'xoxb-b',
+    } as unknown as AllMiddlewareArgs['context'];
+    await (await t.tenants.handlersOf(context)).event.app_home_opened({
+      event: { type: 'app_home_opened', user: 'U0OPENER', tab: 'home', channel: 'D0' },
+      body: { team_id: 'B' },
+      client: {},
+      context,
+    } as never);
+    expect(t.homes).toEqual(['B:U0OPENER']);
   });
 
   it('opens the connect modal for `/balance connect`, connected or not', async () => {
@@ -346,6 +401,9 @@ describe('background work’s installations', () => {
     expect(view).toContain('Monero');
     expect(view.indexOf('Payment account')).toBeGreaterThan(view.indexOf('Monero'));
     expect(view).toContain('disconnect_payment_account');
+    // The service's answer is in the installation's own health, and the look-up in the metrics.
+    expect(view).toContain('Last good answer from the payment service');
+    expect(t.slackCalls).toContain('users.info:ok');
     await slack.close();
   });
 });
