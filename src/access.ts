@@ -37,8 +37,6 @@ interface Rule {
   users: boolean;
   /** Only in the channels in BALANCE_ALLOWED_CHANNELS, when it is set (the App Home is none of them). */
   channels: boolean;
-  /** Needs the payments feed, which not every installation has yet. */
-  feed: boolean;
 }
 
 /**
@@ -46,13 +44,13 @@ interface Rule {
  * one may read that invoice, so reading asks nothing; changing what a channel is told does.
  */
 export const RULES: Readonly<Record<Action, Rule>> = {
-  read_balance: { organisation: true, users: true, channels: true, feed: false },
-  start_feed: { organisation: true, users: true, channels: true, feed: true },
-  read_feeds: { organisation: true, users: true, channels: false, feed: true },
-  stop_feed: { organisation: true, users: true, channels: false, feed: true },
-  change_watch: { organisation: true, users: false, channels: false, feed: false },
-  change_card: { organisation: true, users: false, channels: false, feed: false },
-  read_invoice: { organisation: false, users: false, channels: false, feed: false },
+  read_balance: { organisation: true, users: true, channels: true },
+  start_feed: { organisation: true, users: true, channels: true },
+  read_feeds: { organisation: true, users: true, channels: false },
+  stop_feed: { organisation: true, users: true, channels: false },
+  change_watch: { organisation: true, users: false, channels: false },
+  change_card: { organisation: true, users: false, channels: false },
+  read_invoice: { organisation: false, users: false, channels: false },
 };
 
 /** The workspace and organisation the bot is installed in (`auth.test`, docs/slack.md#install). */
@@ -69,10 +67,10 @@ export interface AccessPolicy {
   /** When set, the balance only in these channel ids. */
   allowedChannels?: readonly string[] | undefined;
   /**
-   * Whether the payments feed runs for this installation: always with one workspace; not yet for
-   * the workspaces of many-workspaces mode.
+   * Whether the operator lists people and channels (BALANCE_ALLOWED_USERS and _CHANNELS): with
+   * one workspace (the default); not in many-workspaces mode, where nobody sets them.
    */
-  feed?: boolean;
+  listable?: boolean;
 }
 
 /** Who asks: their user id (none for a workflow step) and, when the request says it, their own team. */
@@ -109,9 +107,7 @@ export type Refusal =
   // The payments feed posts for a channel to read, so it asks more of the channel.
   | 'direct_message'
   | 'shared_channel'
-  | 'public_channel'
-  /** The payments feed, where the installation has none yet. */
-  | 'not_offered';
+  | 'public_channel';
 
 /** Whether someone of this team and organisation belongs to the bot's organisation. */
 export function sameOrganisation(home: Home, person: Membership): boolean {
@@ -127,7 +123,6 @@ export function refusalFor(
 ): Refusal | undefined {
   const rule = RULES[question.what];
   if (rule.organisation && !ofOrganisation) return 'other_workspace';
-  if (rule.feed && policy.feed === false) return 'not_offered';
   const { userId } = question.who;
   if (rule.users && policy.allowedUsers && (userId === undefined || !policy.allowedUsers.includes(userId)))
     return 'user_not_allowed';
@@ -150,6 +145,8 @@ export interface Access {
   whoIs(userId: string): Promise<Who & { userId: string }>;
   /** Where the balance may be read, to tell people (BALANCE_ALLOWED_CHANNELS; empty when any channel will do). */
   readonly allowedChannels: readonly string[];
+  /** Whether the operator lists people and channels here (`AccessPolicy.listable`), to tell people whom to ask. */
+  readonly listable: boolean;
 }
 
 /**
@@ -178,12 +175,14 @@ export function createAccess(policy: AccessPolicy, directory: Directory): Access
     refusal,
     async demand(question) {
       const refused = await refusal(question);
-      if (refused) throw new AccessDeniedError(refused, policy.allowedChannels, question.what);
+      if (refused)
+        throw new AccessDeniedError(refused, policy.allowedChannels, question.what, policy.listable);
     },
     async whoIs(userId) {
       return { userId, teamId: (await directory(userId))?.teamId };
     },
     allowedChannels: policy.allowedChannels ?? [],
+    listable: policy.listable ?? true,
   };
 }
 
@@ -219,6 +218,8 @@ export class AccessDeniedError extends Error {
     readonly allowedChannels: readonly string[] = [],
     /** What was asked, so the person is told what they may not do. */
     readonly what: Action = 'read_balance',
+    /** Whether the operator lists channels here, so the person may ask for one to be listed. */
+    readonly listable = true,
   ) {
     super(`${what} refused: ${refusal}`);
     this.code = refusal;

@@ -118,41 +118,10 @@ describe('the rules', () => {
 
   it('asks the organisation of every action but reading an invoice', () => {
     expect(Object.entries(RULES).filter(([, rule]) => !rule.organisation)).toEqual([
-      ['read_invoice', { organisation: false, users: false, channels: false, feed: false }],
+      ['read_invoice', { organisation: false, users: false, channels: false }],
     ]);
   });
 
-  it('refuses the feed, and only the feed, where the installation has none', () => {
-    const policy = { home: WORKSPACE, feed: false };
-    const refused = (Object.keys(RULES) as Action[]).filter(
-      (what) =>
-        refusalFor(
-          policy,
-          { who: { userId: 'U0MEMBER', teamId: 'T0HOME' }, where: { channelId: 'C1' }, what },
-          true,
-        ) === 'not_offered',
-    );
-    expect(refused.sort()).toEqual(['read_feeds', 'start_feed', 'stop_feed']);
-    // Someone of another organisation is told that first: it is true wherever they ask.
-    expect(
-      refusalFor(
-        policy,
-        { who: { userId: 'U0GUEST' }, where: { channelId: 'C1' }, what: 'start_feed' },
-        false,
-      ),
-    ).toBe('other_workspace');
-    // With the feed (one workspace), nothing is refused for it.
-    expect(
-      refusalFor(
-        { home: WORKSPACE },
-        { who: { userId: 'U0MEMBER' }, where: { channelId: 'C1' }, what: 'start_feed' },
-        true,
-      ),
-    ).toBeUndefined();
-  });
-});
-
-describe('asking', () => {
   it('answers a member of the bot’s own team from the request alone', async () => {
     const dir = directory(PEOPLE);
     const access = createAccess({ home: GRID }, dir.lookUp);

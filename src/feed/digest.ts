@@ -1,5 +1,5 @@
 import type { Tracked } from '../pipeline/tracked.js';
-import type { BackgroundDeps, Job } from '../scheduler.js';
+import type { BackgroundDeps } from '../scheduler.js';
 import { digestMessage } from '../views/feed.js';
 import type { StoredBalance } from './deltas.js';
 import { digestOf, type FeedQueries, LeaseLost, type SubscriptionRow } from './queries.js';
@@ -13,18 +13,17 @@ const LATE_MARK_MS = 5 * 60_000;
 
 export interface DigestDeps extends BackgroundDeps {
   queries: FeedQueries;
-  leaseMs: number;
 }
 
 /**
- * The daily digest: once a day at each channel's local time, the balance as last read, how it
+ * A subscription's daily digest (claimed by `feedDigestJob`): once a day at each channel's local time, the balance as last read, how it
  * changed over 24 hours, and how many rises and falls the feed announced. Moving the next digest
  * on and queueing this one are one transaction, so it goes out once.
  */
-export function dailyDigest(deps: DigestDeps): Job<SubscriptionRow> {
-  const { store, logger, clock, owner, queries, leaseMs } = deps;
+export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise<Tracked> {
+  const { store, logger, clock, owner, queries } = deps;
 
-  async function digest(sub: SubscriptionRow): Promise<Tracked> {
+  return async function digest(sub: SubscriptionRow): Promise<Tracked> {
     const now = clock();
     const lateBy = now - sub.next_digest_at;
     const next = nextDigestAt(digestOf(sub), now);
@@ -65,15 +64,5 @@ export function dailyDigest(deps: DigestDeps): Job<SubscriptionRow> {
       if (error instanceof LeaseLost) return { outcome: 'lease_lost' };
       throw error;
     }
-  }
-
-  return {
-    name: 'feed_digest',
-    concurrency: 2,
-    idleMs: 30_000,
-    dueAt: (sub) => sub.next_digest_at,
-    nextDueAt: (now) => queries.nextDigestDueAt(now),
-    claim: (now, limit) => queries.claimDigests(owner, now, limit, leaseMs),
-    run: digest,
   };
 }

@@ -1,6 +1,6 @@
 import { type BalanceEntry, InvalidApiKeyError, isPaymentError } from '../payments/index.js';
 import type { Tracked } from '../pipeline/tracked.js';
-import type { BackgroundDeps, Job } from '../scheduler.js';
+import type { BackgroundDeps } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
 import { feedMessage, keyRejectedNotice } from '../views/feed.js';
 import { balanceChanges, type StoredBalance, toStored } from './deltas.js';
@@ -11,20 +11,20 @@ const KEEP_HISTORY_MS = 8 * 24 * 3_600_000;
 
 export interface PollDeps extends BackgroundDeps {
   queries: FeedQueries;
-  leaseMs: number;
   /** How often the balance is read (BALANCE_POLL_SECONDS). */
   pollMs: number;
 }
 
 /**
- * The balance poll: one reading every interval, by one instance however many run, while any
- * channel subscribes. What moved since the last reading is posted to every feed channel; the
- * reading, the changes and their messages are one transaction, so a change is posted once.
+ * An installation's balance poll (claimed by `feedPollJob`): one reading every interval, by one
+ * instance however many run, while any of its channels subscribes. What moved since the last
+ * reading is posted to every one of its feed channels; the reading, the changes and their
+ * messages are one transaction, so a change is posted once.
  */
-export function balancePoll(deps: PollDeps): Job<PollRow> {
-  const { store, payments, state, clock, owner, queries, leaseMs, pollMs } = deps;
+export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> {
+  const { store, payments, state, clock, owner, queries, pollMs } = deps;
 
-  async function poll(_row: PollRow): Promise<Tracked> {
+  return async function poll(_row: PollRow): Promise<Tracked> {
     const now = clock();
     let entries: readonly BalanceEntry[];
     try {
@@ -72,18 +72,5 @@ export function balancePoll(deps: PollDeps): Job<PollRow> {
       if (error instanceof LeaseLost) return { outcome: 'lease_lost' };
       throw error;
     }
-  }
-
-  return {
-    name: 'feed_poll',
-    concurrency: 1,
-    idleMs: 1000,
-    dueAt: (row) => row.next_run_at,
-    nextDueAt: () => queries.pollDueAt(),
-    async claim(now, limit) {
-      if (!(await queries.anyActive())) return [];
-      return state.claimWithin(now, limit, () => queries.claimPoll(owner, now, leaseMs));
-    },
-    run: poll,
   };
 }

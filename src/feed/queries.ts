@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Store } from '../store/database.js';
 import type { Tables } from '../store/schema.js';
@@ -6,7 +6,7 @@ import type { BalanceChange, StoredBalance } from './deltas.js';
 import type { DigestTime } from './schedule.js';
 
 export type SubscriptionRow = Selectable<Tables['feed_subscriptions']>;
-/** The balance poll's row: one for the whole bot, however many instances run. */
+/** The balance poll's row: one per installation, however many instances run. */
 export type PollRow = Selectable<Tables['singletons']>;
 
 const BALANCE_POLL = 'balance_poll';
@@ -24,21 +24,48 @@ export const digestOf = (s: SubscriptionRow): DigestTime => ({
   zone: s.digest_zone,
 });
 
-/** The store's side of the feed: every query the feed makes, and nothing else. */
-export function feedQueries(store: Store) {
+/**
+ * The store's side of the feed: every query the feed makes, and nothing else. Each reads and
+ * writes only `installation`'s rows ('' is the one workspace's); claiming due polls and digests
+ * is across installations: the scheduler serves them all.
+ */
+export function feedQueries(store: Store, installation = '') {
   const { db } = store;
   const activeRows = (trx: Kysely<Tables>) =>
-    trx.selectFrom('feed_subscriptions').selectAll().where('state', '=', 'active');
-  const poll = (trx: Kysely<Tables>) =>
-    trx.selectFrom('singletons').selectAll().where('name', '=', BALANCE_POLL).executeTakeFirst();
+    trx
+      .selectFrom('feed_subscriptions')
+      .selectAll()
+      .where('installation_id', '=', installation)
+      .where('state', '=', 'active');
+  const polls = (trx: Kysely<Tables>) =>
+    trx.selectFrom('singletons').where('installation_id', '=', installation).where('name', '=', BALANCE_POLL);
+  const readings = (trx: Kysely<Tables>) =>
+    trx.selectFrom('balance_history').selectAll().where('installation_id', '=', installation);
+  /** A poll whose installation has a feed running: the first feed starts it, and it rests once the last ends. */
+  const withFeed = ({ exists, selectFrom }: ExpressionBuilder<Tables, 'singletons'>) =>
+    exists(
+      selectFrom('feed_subscriptions as f')
+        .select('f.id')
+        .whereRef('f.installation_id', '=', 'singletons.installation_id')
+        .where('f.state', '=', 'active'),
+    );
+  /** Not leased to anyone, or leased to somebody whose lease ran out. */
+  const unleased = (now: number) => (w: ExpressionBuilder<Tables, 'singletons' | 'feed_subscriptions'>) =>
+    w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]);
 
   return {
     /** The channel's active subscription, if any. */
     activeInChannel: (trx: Kysely<Tables>, channelId: string) =>
       activeRows(trx).where('channel_id', '=', channelId).executeTakeFirst(),
 
+    /** A subscription of this installation by id: another installation's is none. */
     byId: (id: string) =>
-      db.selectFrom('feed_subscriptions').selectAll().where('id', '=', id).executeTakeFirst(),
+      db
+        .selectFrom('feed_subscriptions')
+        .selectAll()
+        .where('installation_id', '=', installation)
+        .where('id', '=', id)
+        .executeTakeFirst(),
 
     /** Every active subscription, oldest first. */
     active: (trx: Kysely<Tables>) => activeRows(trx).orderBy('created_at').execute(),
@@ -47,10 +74,11 @@ export function feedQueries(store: Store) {
     listInTeam: (teamId: string) =>
       activeRows(db).where('team_id', '=', teamId).orderBy('created_at').execute(),
 
-    anyActive: async () => (await activeRows(db).limit(1).execute()).length > 0,
-
-    async insert(trx: Kysely<Tables>, sub: SubscriptionRow): Promise<void> {
-      await trx.insertInto('feed_subscriptions').values(sub).execute();
+    async insert(trx: Kysely<Tables>, sub: Omit<SubscriptionRow, 'installation_id'>): Promise<void> {
+      await trx
+        .insertInto('feed_subscriptions')
+        .values({ ...sub, installation_id: installation })
+        .execute();
     },
 
     /** Ends an active subscription; false when it had already ended. */
@@ -58,11 +86,16 @@ export function feedQueries(store: Store) {
       const result = await trx
         .updateTable('feed_subscriptions')
         .set({ state: 'ended', ended_at: now, end_reason: reason, lease_owner: null, lease_until: null })
+        .where('installation_id', '=', installation)
         .where('id', '=', id)
         .where('state', '=', 'active')
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
+
+    /** Queues messages to send with this installation's token. */
+    tell: (trx: Kysely<Tables>, entries: readonly OutgoingEntry[], now: number) =>
+      enqueue(trx, entries, now, installation),
 
     /**
      * Queues a message to each subscription's channel, tagged with the subscription so the
@@ -70,7 +103,7 @@ export function feedQueries(store: Store) {
      */
     enqueueTo: (
       trx: Kysely<Tables>,
-      subs: readonly SubscriptionRow[],
+      subs: readonly Pick<SubscriptionRow, 'id' | 'channel_id'>[],
       message: OutgoingEntry['message'],
       now: number,
     ) =>
@@ -78,17 +111,26 @@ export function feedQueries(store: Store) {
         trx,
         subs.map((s) => ({ channel: s.channel_id, message, subscriptionId: s.id })),
         now,
+        installation,
       ),
 
     /** Notes that these channels were told the key is rejected. */
-    async markKeyNoticed(trx: Kysely<Tables>, subs: readonly SubscriptionRow[], now: number): Promise<void> {
-      for (const s of subs) {
-        await trx
-          .updateTable('feed_subscriptions')
-          .set({ key_notice_at: now })
-          .where('id', '=', s.id)
-          .execute();
-      }
+    async markKeyNoticed(
+      trx: Kysely<Tables>,
+      subs: readonly Pick<SubscriptionRow, 'id'>[],
+      now: number,
+    ): Promise<void> {
+      if (subs.length === 0) return;
+      await trx
+        .updateTable('feed_subscriptions')
+        .set({ key_notice_at: now })
+        .where('installation_id', '=', installation)
+        .where(
+          'id',
+          'in',
+          subs.map((s) => s.id),
+        )
+        .execute();
     },
 
     /** The key works again: each channel is told again should it be rejected later. */
@@ -96,15 +138,14 @@ export function feedQueries(store: Store) {
       await trx
         .updateTable('feed_subscriptions')
         .set({ key_notice_at: null })
+        .where('installation_id', '=', installation)
         .where('key_notice_at', 'is not', null)
         .execute();
     },
 
     /** The last reading, or the last one taken at or before `atOrBefore`. */
     latestReading: (trx: Kysely<Tables>, atOrBefore?: number) =>
-      trx
-        .selectFrom('balance_history')
-        .selectAll()
+      readings(trx)
         .$if(atOrBefore !== undefined, (q) => q.where('taken_at', '<=', atOrBefore ?? 0))
         .orderBy('taken_at', 'desc')
         .orderBy('id', 'desc')
@@ -112,18 +153,12 @@ export function feedQueries(store: Store) {
         .executeTakeFirst(),
 
     oldestReading: (trx: Kysely<Tables>) =>
-      trx
-        .selectFrom('balance_history')
-        .selectAll()
-        .orderBy('taken_at')
-        .orderBy('id')
-        .limit(1)
-        .executeTakeFirst(),
+      readings(trx).orderBy('taken_at').orderBy('id').limit(1).executeTakeFirst(),
 
     async insertReading(trx: Kysely<Tables>, takenAt: number, balances: StoredBalance): Promise<void> {
       await trx
         .insertInto('balance_history')
-        .values({ taken_at: takenAt, balances: JSON.stringify(balances) })
+        .values({ installation_id: installation, taken_at: takenAt, balances: JSON.stringify(balances) })
         .execute();
     },
 
@@ -133,6 +168,7 @@ export function feedQueries(store: Store) {
         .insertInto('feed_changes')
         .values(
           changes.map((c) => ({
+            installation_id: installation,
             at,
             currency: c.currency,
             direction: c.delta.sign() > 0 ? 'rise' : 'fall',
@@ -146,6 +182,7 @@ export function feedQueries(store: Store) {
       const counts = await trx
         .selectFrom('feed_changes')
         .select(['direction', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('installation_id', '=', installation)
         .where('at', '>', since)
         .groupBy('direction')
         .execute();
@@ -156,8 +193,16 @@ export function feedQueries(store: Store) {
 
     /** Deletes the readings and the changes from before `before`. */
     async pruneHistory(trx: Kysely<Tables>, before: number): Promise<void> {
-      await trx.deleteFrom('balance_history').where('taken_at', '<', before).execute();
-      await trx.deleteFrom('feed_changes').where('at', '<', before).execute();
+      await trx
+        .deleteFrom('balance_history')
+        .where('installation_id', '=', installation)
+        .where('taken_at', '<', before)
+        .execute();
+      await trx
+        .deleteFrom('feed_changes')
+        .where('installation_id', '=', installation)
+        .where('at', '<', before)
+        .execute();
     },
 
     /** Creates the balance poll unless a feed already did: the first feed starts it. */
@@ -165,57 +210,87 @@ export function feedQueries(store: Store) {
       await trx
         .insertInto('singletons')
         .values({
+          installation_id: installation,
           name: BALANCE_POLL,
           next_run_at: nextRunAt,
           lease_owner: null,
           lease_until: null,
           last_success_at: lastSuccessAt,
         })
-        .onConflict((oc) => oc.column('name').doNothing())
+        .onConflict((oc) => oc.columns(['installation_id', 'name']).doNothing())
         .execute();
     },
 
     /** When the balance was last read successfully by the poll, if ever. */
-    pollSucceededAt: async (trx: Kysely<Tables>) => (await poll(trx))?.last_success_at,
+    pollSucceededAt: async (trx: Kysely<Tables>) =>
+      (await polls(trx).select('last_success_at').executeTakeFirst())?.last_success_at,
 
-    pollDueAt: async () => (await poll(db))?.next_run_at,
+    /** When the next poll not leased to anyone falls due, of any installation with a feed. */
+    nextPollDueAt: async (now: number) =>
+      (
+        await db
+          .selectFrom('singletons')
+          .select((eb) => eb.fn.min<number>('next_run_at').as('next'))
+          .where('name', '=', BALANCE_POLL)
+          .where(unleased(now))
+          .where(withFeed)
+          .executeTakeFirst()
+      )?.next ?? undefined,
 
-    /** Takes the poll if it is due and nobody holds it, leased to `owner` until `now + leaseMs`. */
-    claimPoll: (owner: string, now: number, leaseMs: number): Promise<PollRow[]> =>
-      db
-        .updateTable('singletons')
-        .set({ lease_owner: owner, lease_until: now + leaseMs })
-        .where('name', '=', BALANCE_POLL)
-        .where('next_run_at', '<=', now)
-        .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
-        .returningAll()
-        .execute(),
+    /**
+     * Takes up to `limit` due polls of installations with a feed, the longest overdue first,
+     * leased to `owner` until `now + leaseMs`: each installation's balance is read by one
+     * instance at a time.
+     */
+    claimPolls: async (owner: string, now: number, limit: number, leaseMs: number): Promise<PollRow[]> =>
+      (
+        await db
+          .updateTable('singletons')
+          .set({ lease_owner: owner, lease_until: now + leaseMs })
+          .where('name', '=', BALANCE_POLL)
+          .where('installation_id', 'in', (eb) =>
+            eb
+              .selectFrom('singletons')
+              .select('installation_id')
+              .where('name', '=', BALANCE_POLL)
+              .where('next_run_at', '<=', now)
+              .where(unleased(now))
+              .where(withFeed)
+              .orderBy('next_run_at')
+              .limit(limit)
+              .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
+          )
+          .returningAll()
+          .execute()
+      ).sort((a, b) => a.next_run_at - b.next_run_at),
 
     /** Records the poll's next run and releases its lease, only while `owner` holds it; else LeaseLost. */
     async releasePoll(trx: Kysely<Tables>, owner: string, values: Partial<PollRow>): Promise<void> {
       const result = await trx
         .updateTable('singletons')
         .set({ ...values, lease_owner: null, lease_until: null })
+        .where('installation_id', '=', installation)
         .where('name', '=', BALANCE_POLL)
         .where('lease_owner', '=', owner)
         .executeTakeFirst();
       if (result.numUpdatedRows === 0n) throw new LeaseLost();
     },
 
-    /** When the next digest not leased to anyone falls due. */
+    /** When the next digest not leased to anyone falls due, of any installation. */
     nextDigestDueAt: async (now: number) =>
       (
         await db
           .selectFrom('feed_subscriptions')
           .select((eb) => eb.fn.min<number>('next_digest_at').as('next'))
           .where('state', '=', 'active')
-          .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
+          .where(unleased(now))
           .executeTakeFirst()
       )?.next ?? undefined,
 
     /**
-     * Takes up to `limit` subscriptions whose digest is due, the earliest first, leased to
-     * `owner` until `now + leaseMs` (RETURNING has no order of its own, so they are sorted here).
+     * Takes up to `limit` subscriptions whose digest is due, of any installation, the earliest
+     * first, leased to `owner` until `now + leaseMs` (RETURNING has no order of its own, so they
+     * are sorted here).
      */
     claimDigests: async (
       owner: string,
@@ -250,6 +325,7 @@ export function feedQueries(store: Store) {
       const result = await trx
         .updateTable('feed_subscriptions')
         .set({ next_digest_at: next, lease_owner: null, lease_until: null })
+        .where('installation_id', '=', installation)
         .where('id', '=', id)
         .where('lease_owner', '=', owner)
         .where('state', '=', 'active')

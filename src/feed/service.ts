@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type AccessPolicy, feedChannelRefusal, type Refusal } from '../access.js';
-import { enqueue, type OutboxRow } from '../outbox.js';
-import type { BackgroundDeps, Job } from '../scheduler.js';
+import type { OutboxRow } from '../outbox.js';
+import type { BackgroundDeps } from '../scheduler.js';
 import { SlackPostError } from '../slack/calls.js';
 import {
   feedStoppedNotice,
@@ -12,11 +12,14 @@ import {
 import { md } from '../views/mrkdwn.js';
 import { toStored } from './deltas.js';
 import { dailyDigest } from './digest.js';
+import { feedJobs } from './jobs.js';
 import { balancePoll } from './poll.js';
-import { digestOf, feedQueries, type PollRow, type SubscriptionRow } from './queries.js';
+import { digestOf, feedQueries } from './queries.js';
 import { type DigestTime, formatDigestTime, nextDigestAt } from './schedule.js';
 
 export interface FeedDeps extends BackgroundDeps {
+  /** Many workspaces: the installation whose feeds these are ('' is the one workspace's). */
+  installation?: string;
   pollSeconds: number;
   /** Where the feed may go besides private channels (BALANCE_ALLOWED_CHANNELS). */
   policy: Pick<AccessPolicy, 'allowedChannels'>;
@@ -38,16 +41,19 @@ export type SubscribeResult =
 export type UnsubscribeResult = { kind: 'unsubscribed' } | { kind: 'not_subscribed' };
 
 /**
- * The payments feed: the balance is the one place every payment shows, so one reading every
- * BALANCE_POLL_SECONDS serves every subscribed channel; what moved is posted there, exactly
- * (big.js), once (the reading and its messages are one transaction), and a digest goes out once
- * a day at each channel's local time.
+ * An installation's payments feed: the balance is the one place every payment shows, so one
+ * reading every BALANCE_POLL_SECONDS serves every channel subscribed in the installation; what
+ * moved is posted there, exactly (big.js), once (the reading and its messages are one
+ * transaction), and a digest goes out once a day at each channel's local time.
  */
 export function createFeed(deps: FeedDeps) {
   const { store, payments, poster, logger, clock, policy } = deps;
   const { db } = store;
-  const queries = feedQueries(store);
-  const jobDeps = { ...deps, queries, leaseMs: deps.leaseMs ?? 30_000, pollMs: deps.pollSeconds * 1000 };
+  const queries = feedQueries(store, deps.installation);
+  const jobDeps = { ...deps, queries, pollMs: deps.pollSeconds * 1000 };
+  const poll = balancePoll(jobDeps);
+  const digest = dailyDigest(jobDeps);
+  const alone = feedJobs({ ...deps, gate: deps.state, feedOf: async () => ({ poll, digest }) });
 
   /** Why this channel may not receive the feed now, if it may not; `not_in_channel` when the bot cannot see it. */
   async function channelProblem(channelId: string): Promise<Refusal | 'not_in_channel' | undefined> {
@@ -131,7 +137,7 @@ export function createFeed(deps: FeedDeps) {
       const ended = await store.transaction(async (trx) => {
         const sub = await queries.activeInChannel(trx, req.channelId);
         if (!sub || !(await queries.end(trx, sub.id, 'unsubscribed', now))) return false;
-        await enqueue(trx, [{ channel: sub.channel_id, message: unsubscribedMessage(req.userId) }], now);
+        await queries.tell(trx, [{ channel: sub.channel_id, message: unsubscribedMessage(req.userId) }], now);
         return true;
       });
       if (ended) deps.wakeOutbox?.();
@@ -168,7 +174,7 @@ export function createFeed(deps: FeedDeps) {
             : md`the channel is no longer private`;
       await store.transaction(async (trx) => {
         if (!(await queries.end(trx, sub.id, problem, now))) return;
-        await enqueue(
+        await queries.tell(
           trx,
           [
             {
@@ -187,15 +193,17 @@ export function createFeed(deps: FeedDeps) {
       return false;
     },
 
-    /** The balance poll (./poll.ts). */
-    pollJob(): Job<PollRow> {
-      return balancePoll(jobDeps);
-    },
+    /** The installation's balance poll (./poll.ts), once `feedJobs` claimed it. */
+    poll,
 
-    /** The daily digest (./digest.ts). */
-    digestJob(): Job<SubscriptionRow> {
-      return dailyDigest(jobDeps);
-    },
+    /** A subscription's daily digest (./digest.ts), once `feedJobs` claimed it. */
+    digest,
+
+    /** The balance poll's job when these are the only feeds (one workspace). */
+    pollJob: () => alone.poll,
+
+    /** The digest's job when these are the only feeds (one workspace). */
+    digestJob: () => alone.digest,
   };
 }
 

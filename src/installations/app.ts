@@ -1,6 +1,7 @@
 import { App, type Authorize, type AuthorizeResult } from '@slack/bolt';
 import { followBreaker, instanceName, readGauges, sharedListenerDeps, slackClientOptions } from '../app.js';
 import type { ManyWorkspacesConfig } from '../config.js';
+import { feedJobs } from '../feed/jobs.js';
 import { createHttpServer, type Routes } from '../http/server.js';
 import { SlackHttpReceiver } from '../http/slack-receiver.js';
 import { Inflight } from '../inflight.js';
@@ -56,7 +57,7 @@ export interface WorkspacesBotDeps {
  * Slack", each request authorized through its workspace's installation (Bolt's `authorize` from
  * the InstallProvider, which refreshes rotating tokens), in HTTP mode only. Each request is
  * served by its installation's own handlers (src/installations/tenants.ts), and so is each
- * watch's check and message. The payments feed does not run in this mode yet.
+ * watch's check, each feed's balance reading and digest, and each message.
  */
 export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: WorkspacesBotDeps): Bot {
   const { logger } = deps;
@@ -145,6 +146,7 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
       store: deps.store,
       owner,
       settings: config.watches,
+      pollSeconds: config.balancePollSeconds,
       clock,
       // Called only once the scheduler below exists.
       wakeOutbox: () => scheduler.wake('outbox'),
@@ -174,8 +176,10 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     republish: tenants.publishHome,
   });
 
-  // Every installation's watches and messages, from one scheduler: each item is served by its
-  // own installation's key and token; claims are shared fairly between installations.
+  // Every installation's watches, feeds and messages, from one scheduler: each item is served by
+  // its own installation's key and token; claims are shared fairly between installations.
+  const gate = serviceState(deps.store, logger, () => deps.breaker.state());
+  const feed = feedJobs({ store: deps.store, owner, gate, feedOf: tenants.feedOf });
   const scheduler = createScheduler(
     { logger, inflight, clock, metrics: deps.metrics, onLag: deps.metrics.schedulerLag },
     [
@@ -183,10 +187,12 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
         store: deps.store,
         owner,
         clock,
-        gate: serviceState(deps.store, logger, () => deps.breaker.state()),
+        gate,
         perSecond: config.backgroundRps,
         watchesOf: tenants.watchesOf,
       }),
+      feed.poll,
+      feed.digest,
       outboxJob({
         store: deps.store,
         posterOf: tenants.posterOf,
@@ -196,6 +202,7 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
         onUndeliverable: async (row, error) =>
           (await tenants.watchesOf(row.installation_id))?.undeliverable(row, error),
         onDropped: (reason) => deps.metrics.outboxDropped(reason),
+        mayDeliver: tenants.mayDeliver,
       }),
     ],
   );

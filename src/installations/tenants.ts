@@ -1,12 +1,13 @@
 import { type Context, webApi } from '@slack/bolt';
 import { createAccess } from '../access.js';
+import { createFeed, type Feed, type FeedDeps } from '../feed/service.js';
 import type { ListenerDeps } from '../listeners/deps.js';
 import { publishHome } from '../listeners/home.js';
 import { type CommandArgs, createHandlers, type Handlers } from '../listeners/index.js';
 import { notConnectedHandlers } from '../listeners/workspaces/not-connected.js';
 import { installationOf, mayManage } from '../listeners/workspaces/payment-account.js';
 import type { Metrics } from '../metrics.js';
-import { outboxBacklog } from '../outbox.js';
+import { type OutboxRow, outboxBacklog } from '../outbox.js';
 import {
   type CallReport,
   type CircuitBreaker,
@@ -51,10 +52,11 @@ type Own =
 export interface TenantsDeps {
   /** The request pipeline and settings every installation's listeners share. */
   shared: Omit<ListenerDeps, Own> & Pick<ListenerDeps, 'logger' | 'firstSight'>;
-  /** What every installation's watches share: the store, this instance, the settings. */
-  background: Pick<WatchDeps, 'store' | 'owner' | 'settings' | 'leaseMs' | 'wakeOutbox'> & {
-    clock: () => number;
-  };
+  /** What every installation's watches and feeds share: the store, this instance, the settings. */
+  background: Pick<WatchDeps, 'store' | 'owner' | 'settings' | 'leaseMs' | 'wakeOutbox'> &
+    Pick<FeedDeps, 'pollSeconds'> & {
+      clock: () => number;
+    };
   installations: Installations;
   paymentsFor: PaymentsFor;
   /** The payment service's deadline for a request's call. */
@@ -77,36 +79,23 @@ export interface TenantsDeps {
   max?: number;
 }
 
-/** One installation's part: its listeners' deps and its watches (when connected), and the handlers. */
+/** One installation's part: its listeners' deps, its watches and feeds (when connected), and the handlers. */
 interface Tenant {
   /** What the tenant was built from: a new key, or a rotated token, builds it again. */
   version: string;
   handlers: Handlers;
   deps: ListenerDeps | undefined;
   watches: Watches | undefined;
+  feed: Feed | undefined;
   /** Posts as the installation's bot, for its watches' messages. */
   poster: SlackPoster;
 }
-
-const NOT_OFFERED = async (): Promise<never> => {
-  throw new Error('the payments feed does not run for this installation');
-};
-
-/**
- * The payments feed, for an installation that has none yet: nothing listed, and nothing started
- * (the access rules refuse first, with `not_offered`).
- */
-const noFeed: ListenerDeps['feed'] = {
-  subscribe: NOT_OFFERED,
-  unsubscribe: NOT_OFFERED,
-  list: async () => [],
-};
 
 /**
  * Many workspaces: each request's installation, resolved once at the edge into its own
  * `ListenerDeps` — its payments client (its API key, its single-flight, its health), its access
  * rules (its workspace or organisation, its people), its poster and directory (its bot token),
- * its log lines tagged with it, its watches — and the handlers built on them. Nothing in one installation's
+ * its log lines tagged with it, its watches and feeds — and the handlers built on them. Nothing in one installation's
  * deps can reach another's key, token or answers. The most recently used `max` installations
  * are kept; a replaced key or a rotated token builds the installation's part again.
  */
@@ -127,7 +116,8 @@ export function createTenants(deps: TenantsDeps) {
       const handlers = notConnectedHandlers(shared, installation.installerUserId, ({ client, event }) =>
         deps.publishAccountHome(client, installation, event.user),
       );
-      return { version, handlers: withConnect(handlers), deps: undefined, watches: undefined, poster };
+      const none = { deps: undefined, watches: undefined, feed: undefined };
+      return { version, handlers: withConnect(handlers), ...none, poster };
     }
     const client = new webApi.WebClient(token, deps.clientOptions);
     const health = createHealth(deps.breaker);
@@ -138,24 +128,19 @@ export function createTenants(deps: TenantsDeps) {
     });
     const { store, clock } = deps.background;
     const state = serviceState(store, logger, () => deps.breaker.state(), id);
-    const watches = createWatches({
-      ...deps.background,
-      installation: id,
-      payments,
-      poster,
-      state,
-      logger,
-      clock,
-    });
+    const own = { installation: id, payments, poster, state, logger, clock };
+    const watches = createWatches({ ...deps.background, ...own });
+    // Its feeds go to its private channels: nobody lists channels for a workspace of many.
+    const feed = createFeed({ ...deps.background, ...own, policy: { allowedChannels: undefined } });
     const tenantDeps: ListenerDeps = {
       ...shared,
       payments,
       access: createAccess(
-        { home: installation.home, feed: false },
+        { home: installation.home, listable: false },
         createDirectory(client, { onCall: (result) => onSlackCall('users.info', result) }),
       ),
       watches,
-      feed: noFeed,
+      feed,
       poster,
       health,
       keyRejectedSince: () => state.keyRejectedSince(),
@@ -168,7 +153,8 @@ export function createTenants(deps: TenantsDeps) {
           canManage: await mayManage(client, installation, userId),
         }),
     };
-    return { version, deps: tenantDeps, handlers: withConnect(createHandlers(tenantDeps)), watches, poster };
+    const handlers = withConnect(createHandlers(tenantDeps));
+    return { version, deps: tenantDeps, handlers, watches, feed, poster };
   }
 
   /** `/balance connect` opens the modal, whether the account is connected yet or not. */
@@ -254,8 +240,24 @@ export function createTenants(deps: TenantsDeps) {
     /** An installation's watches, for the poll job; undefined while it cannot be served. */
     watchesOf: async (id: string) => (await backgroundOf(id))?.watches,
 
+    /** An installation's feeds, for the feed's jobs; undefined while it cannot be served. */
+    feedOf: async (id: string) => (await backgroundOf(id))?.feed,
+
     /** An installation's bot, for the outbox; undefined while it cannot be served. */
     posterOf: async (id: string) => (await backgroundOf(id))?.poster,
+
+    /**
+     * Whether a message may still go out (asked by the outbox just before): a feed's message only
+     * while its feed runs and its channel may still receive it; a message of an installation that
+     * cannot be served now is left for the outbox to postpone, and one of a feed whose account
+     * was disconnected since is not sent.
+     */
+    async mayDeliver(row: OutboxRow): Promise<boolean> {
+      if (!row.subscription_id) return true;
+      const tenant = await backgroundOf(row.installation_id);
+      if (!tenant) return true;
+      return tenant.feed ? tenant.feed.mayDeliver(row) : false;
+    },
 
     /** Forgets an installation's part (uninstalled): nothing of it stays in memory. */
     forget(id: string) {

@@ -36,6 +36,10 @@ export interface InstallationSummary {
 }
 
 type Row = Tables['installations'];
+/** An account's balance readings and the changes the feed counted: they compare one account with itself only. */
+const FEED_HISTORY = ['balance_history', 'feed_changes'] as const;
+/** The rest of what is an installation's own, besides its row. */
+const OWN_WORK = ['watches', 'watched_invoices', 'feed_subscriptions', 'singletons', 'outbox'] as const;
 type Secret = 'bot_token' | 'bot_refresh_token' | 'payment_api_key';
 const SECRETS: readonly Secret[] = ['bot_token', 'bot_refresh_token', 'payment_api_key'];
 
@@ -83,6 +87,18 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     }
     return opened;
   }
+
+  /**
+   * Connects, replaces or disconnects the payment account. The readings of the one before go
+   * with it, in the same transaction: the feed never announces the difference between two
+   * accounts' balances as a payment, and starts again from the new account's first reading.
+   */
+  const changeAccount = (id: string, values: Partial<Row>) =>
+    store.transaction(async (trx) => {
+      await trx.updateTable('installations').set(values).where('id', '=', id).execute();
+      for (const table of FEED_HISTORY)
+        await trx.deleteFrom(table).where('installation_id', '=', id).execute();
+    });
 
   return {
     async storeInstallation(installation) {
@@ -147,14 +163,14 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
 
     /**
      * Uninstalled: the installation goes with everything that is its own (its tokens and key, its
-     * watches and the invoices they check, its messages not yet sent), in one transaction, so
-     * nothing more is checked or posted for it.
+     * watches and the invoices they check, its feeds, their balance readings and poll, its
+     * messages not yet sent), in one transaction, so nothing more is checked or posted for it.
      */
     async deleteInstallation(query: InstallationQuery<boolean>) {
       const id = installationId(query);
       if (!id) return;
       await store.transaction(async (trx) => {
-        for (const table of ['watches', 'watched_invoices', 'outbox'] as const)
+        for (const table of [...FEED_HISTORY, ...OWN_WORK] as const)
           await trx.deleteFrom(table).where('installation_id', '=', id).execute();
         await trx.deleteFrom('installations').where('id', '=', id).execute();
       });
@@ -199,29 +215,21 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     },
 
     async connectPaymentKey(id, apiKey, by, at) {
-      await db
-        .updateTable('installations')
-        .set({
-          payment_api_key: seal(id, 'payment_api_key', apiKey),
-          payment_key_connected_by: by,
-          payment_key_connected_at: at,
-          updated_at: at,
-        })
-        .where('id', '=', id)
-        .execute();
+      await changeAccount(id, {
+        payment_api_key: seal(id, 'payment_api_key', apiKey),
+        payment_key_connected_by: by,
+        payment_key_connected_at: at,
+        updated_at: at,
+      });
     },
 
     async disconnectPaymentKey(id, at) {
-      await db
-        .updateTable('installations')
-        .set({
-          payment_api_key: null,
-          payment_key_connected_by: null,
-          payment_key_connected_at: null,
-          updated_at: at,
-        })
-        .where('id', '=', id)
-        .execute();
+      await changeAccount(id, {
+        payment_api_key: null,
+        payment_key_connected_by: null,
+        payment_key_connected_at: null,
+        updated_at: at,
+      });
     },
 
     async forgetBotToken(id) {

@@ -248,6 +248,58 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '007_feed_scope': {
+      async up(db) {
+        // Many workspaces: a feed, the balance readings it compares, the changes it counted and
+        // its balance poll belong to an installation ('' is the one workspace's), read with that
+        // installation's key and posted with its token. A channel shared by two installations
+        // may have a feed from each.
+        const scope = (c: ColumnDefinitionBuilder) => c.notNull().defaultTo('');
+        for (const table of ['feed_subscriptions', 'balance_history', 'feed_changes'])
+          await db.schema.alterTable(table).addColumn('installation_id', 'text', scope).execute();
+        await db.schema.dropIndex('feed_one_per_channel').execute();
+        await db.schema
+          .createIndex('feed_one_per_channel')
+          .on('feed_subscriptions')
+          .columns(['installation_id', 'channel_id'])
+          .unique()
+          .where(sql.ref('state'), '=', 'active')
+          .execute();
+        await db.schema.dropIndex('balance_history_by_time').execute();
+        await db.schema
+          .createIndex('balance_history_by_time')
+          .on('balance_history')
+          .columns(['installation_id', 'taken_at'])
+          .execute();
+        await db.schema.dropIndex('feed_changes_by_time').execute();
+        await db.schema
+          .createIndex('feed_changes_by_time')
+          .on('feed_changes')
+          .columns(['installation_id', 'at'])
+          .execute();
+
+        // One balance poll per installation: the singleton's key becomes (installation, name).
+        await db.schema
+          .createTable('singletons_scoped')
+          .addColumn('installation_id', 'text', scope)
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('next_run_at', time, (c) => c.notNull())
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_until', time)
+          .addColumn('last_success_at', time)
+          .addPrimaryKeyConstraint('singletons_key', ['installation_id', 'name'])
+          .execute();
+        await sql`insert into singletons_scoped (name, next_run_at, lease_owner, lease_until, last_success_at)
+          select name, next_run_at, lease_owner, lease_until, last_success_at from singletons`.execute(db);
+        await db.schema.dropTable('singletons').execute();
+        await db.schema.alterTable('singletons_scoped').renameTo('singletons').execute();
+        await db.schema
+          .createIndex('singletons_due')
+          .on('singletons')
+          .columns(['name', 'next_run_at'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -91,6 +91,8 @@ export interface Tables {
   /** A channel receiving the payments feed and its daily digest. */
   feed_subscriptions: {
     id: string;
+    /** The installation whose key reads it and whose token posts it: '' for the one workspace. */
+    installation_id: Generated<string>;
     team_id: string;
     channel_id: string;
     subscriber_id: string;
@@ -111,18 +113,24 @@ export interface Tables {
   /** Each reading of the balance that differed from the one before (`StoredBalance` as JSON). */
   balance_history: {
     id: Generated<number>;
+    /** The installation whose balance it is: '' for the one workspace. */
+    installation_id: Generated<string>;
     taken_at: number;
     balances: string;
   };
   /** Each rise and fall the feed announced, for the digest's counts. */
   feed_changes: {
     id: Generated<number>;
+    /** The installation whose feed announced it: '' for the one workspace. */
+    installation_id: Generated<string>;
     at: number;
     currency: string;
     direction: 'rise' | 'fall';
   };
-  /** Work done by one instance at a time however many run: the balance poll. */
+  /** Work done by one instance at a time however many run: each installation's balance poll. */
   singletons: {
+    /** The installation it is done for: '' for the one workspace. */
+    installation_id: Generated<string>;
     name: string;
     next_run_at: number;
     lease_owner: string | null;

@@ -108,7 +108,9 @@ function explainRefusal(error: AccessDeniedError): Explanation {
     case 'public_channel':
       return {
         title: 'The payments feed needs a private channel',
-        body: md`Everyone in this workspace can read a public channel. Use a private channel, or ask the bot’s admin to list this one in \`BALANCE_ALLOWED_CHANNELS\`.`,
+        body: error.listable
+          ? md`Everyone in this workspace can read a public channel. Use a private channel, or ask the bot’s admin to list this one in \`BALANCE_ALLOWED_CHANNELS\`.`
+          : md`Everyone in this workspace can read a public channel, and the feed is the merchant’s financial data. Use a private channel, with the bot invited.`,
       };
     case 'other_workspace':
       return otherOrganisation(error.what);
@@ -116,11 +118,6 @@ function explainRefusal(error: AccessDeniedError): Explanation {
       return {
         title: 'You are not allowed to see the balance',
         body: md`Only the people the bot’s admin listed can use \`/balance\`. Ask the admin to add you to \`BALANCE_ALLOWED_USERS\`.`,
-      };
-    case 'not_offered':
-      return {
-        title: 'The payments feed is not available in this workspace yet',
-        body: md`It comes with the next update of the app for workspaces that installed it with *Add to Slack*. \`/balance\` and \`/invoice watch\` work meanwhile.`,
       };
     case 'channel_not_allowed': {
       const where =

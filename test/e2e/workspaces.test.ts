@@ -111,6 +111,7 @@ const manyEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
   DATABASE_URL: databaseUrl,
   LOG_LEVEL: 'debug',
   WATCH_POLL_SECONDS: '1',
+  BALANCE_POLL_SECONDS: '1',
   ...extra,
 });
 
@@ -633,10 +634,65 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       expect(slack.problems).toEqual([]);
     });
 
-    it('keeps the payments feed for the next update, saying so privately', async () => {
-      const feed = await command(two(), '/balance', 'subscribe');
-      expect(feed.reply.response_type).toBe('ephemeral');
-      expect(JSON.stringify(feed.reply)).toContain('payments feed is not available in this workspace yet');
+    it('runs each workspace’s payments feed in the same channel id, read with its key and posted with its token', async () => {
+      const finance = 'G0FINANCE';
+      slack.conversations.set(finance, { id: finance, is_private: true });
+      const asked = sandbox.requests.length;
+      const subscribe = (w: Workspace) =>
+        askBot(bot, slack, (response_url) =>
+          commandBody({
+            command: '/balance',
+            text: 'subscribe',
+            response_url,
+            team_id: w.team,
+            user_id: w.installer,
+            channel_id: finance,
+          }),
+        );
+      const [a, b] = await Promise.all([subscribe(one()), subscribe(two())]);
+      for (const r of [a, b])
+        expect(JSON.stringify(r.reply)).toContain('the payments feed is on in this channel');
+      const postsBy = (w: Workspace) =>
+        slack.calls.filter(
+          (c) => c.method === 'chat.postMessage' && c.args.channel === finance && c.token === w.token,
+        );
+      expect(postsBy(one())).toHaveLength(1);
+      expect(postsBy(two())).toHaveLength(1);
+
+      // Each merchant is paid: each workspace hears of its own payment only, exactly.
+      sandbox.addMerchant(ONE_KEY, {
+        balances: [{ id: 'XMR', title: 'Monero', balance: num('78.0001') }],
+        invoices: [oneInvoice(sandbox.payUrl)],
+      });
+      sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('0.5') }]);
+      await until(
+        () => postsBy(one()).length === 2 && postsBy(two()).length === 2,
+        'a feed post in each workspace',
+        10_000,
+      ).catch((e) => {
+        console.log(
+          bot.output
+            .filter((l) => /feed|outbox|error|warn/i.test(l))
+            .slice(-30)
+            .join('\n'),
+        );
+        throw e;
+      });
+      const oneNews = JSON.stringify(postsBy(one())[1]?.args);
+      const twoNews = JSON.stringify(postsBy(two())[1]?.args);
+      expect(oneNews).toContain('received `+0.2224` XMR');
+      expect(twoNews).toContain('balance `0.5` BTC');
+      for (const mark of ['Bitcoin', 'BTC']) expect(oneNews).not.toContain(mark);
+      for (const mark of ['Monero', 'XMR']) expect(twoNews).not.toContain(mark);
+      const reads = sandbox.requests.slice(asked).filter((q) => q.path === '/api/v2/balance');
+      expect(new Set(reads.map((q) => q.authorization))).toEqual(
+        new Set([`Token ${ONE_KEY}`, `Token ${sandbox.apiKey}`]),
+      );
+      // Nothing more once nothing moves; each lists its own feed.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(postsBy(one())).toHaveLength(2);
+      expect(postsBy(two())).toHaveLength(2);
+      expect(slack.problems).toEqual([]);
     });
 
     it('watches the same invoice id in two workspaces as two watches, each checked with its key and told with its token', async () => {

@@ -27,7 +27,8 @@ beforeEach(async () => {
   }
 });
 
-const subscription = (overrides: Partial<SubscriptionRow> = {}): SubscriptionRow => ({
+type NewSubscription = Omit<SubscriptionRow, 'installation_id'>;
+const subscription = (overrides: Partial<NewSubscription> = {}): NewSubscription => ({
   id: `s-${Math.random()}`,
   team_id: 'T1',
   channel_id: 'G1',
@@ -81,16 +82,21 @@ describe('the feed’s queries', () => {
   it('let only the instance holding the poll release it', async () => {
     const q = feedQueries(store);
     await store.transaction((trx) => q.startPoll(trx, 100, 40));
+    // No feed runs yet: the poll rests.
+    expect(await q.nextPollDueAt(0)).toBeUndefined();
+    expect(await q.claimPolls('a', 100, 5, 1000)).toEqual([]);
+    await store.transaction((trx) => q.insert(trx, subscription()));
     await store.transaction((trx) => q.startPoll(trx, 999, 999)); // a second feed starts nothing
-    expect(await q.pollDueAt()).toBe(100);
-    expect(await q.claimPoll('a', 99, 1000)).toEqual([]);
-    expect(await q.claimPoll('a', 100, 1000)).toHaveLength(1);
-    expect(await q.claimPoll('b', 101, 1000)).toEqual([]);
+    expect(await q.nextPollDueAt(0)).toBe(100);
+    expect(await q.claimPolls('a', 99, 5, 1000)).toEqual([]);
+    expect(await q.claimPolls('a', 100, 5, 1000)).toHaveLength(1);
+    expect(await q.nextPollDueAt(101)).toBeUndefined();
+    expect(await q.claimPolls('b', 101, 5, 1000)).toEqual([]);
     await expect(
       store.transaction((trx) => q.releasePoll(trx, 'b', { next_run_at: 200 })),
     ).rejects.toBeInstanceOf(LeaseLost);
     await store.transaction((trx) => q.releasePoll(trx, 'a', { next_run_at: 200, last_success_at: 100 }));
-    expect(await q.pollDueAt()).toBe(200);
+    expect(await q.nextPollDueAt(101)).toBe(200);
     expect(await q.pollSucceededAt(store.db)).toBe(100);
   });
 
@@ -125,6 +131,63 @@ describe('the feed’s queries', () => {
     expect(await store.transaction((trx) => q.end(trx, sub.id, 'unsubscribed', 2))).toBe(true);
     expect(await store.transaction((trx) => q.end(trx, sub.id, 'unsubscribed', 3))).toBe(false);
     expect(await q.activeInChannel(store.db, 'G1')).toBeUndefined();
-    expect(await q.anyActive()).toBe(false);
+    expect(await q.active(store.db)).toEqual([]);
+  });
+
+  it('keep each installation’s feeds, readings, changes and poll to itself', async () => {
+    const one = feedQueries(store, 'T1');
+    const two = feedQueries(store, 'T2');
+    const oneSub = subscription({ channel_id: 'G1' });
+    const twoSub = subscription({ channel_id: 'G1' }); // the same channel id, another installation
+    await store.transaction(async (trx) => {
+      await one.insert(trx, oneSub);
+      await two.insert(trx, twoSub);
+      await one.insertReading(trx, 10, balance('1'));
+      await two.insertReading(trx, 20, balance('2'));
+      await one.insertChanges(trx, 10, balanceChanges(balance('0'), balance('1')));
+      await one.startPoll(trx, 100, 10);
+      await two.startPoll(trx, 50, 20);
+    });
+    expect((await one.activeInChannel(store.db, 'G1'))?.id).toBe(oneSub.id);
+    expect((await two.activeInChannel(store.db, 'G1'))?.id).toBe(twoSub.id);
+    expect(await one.byId(twoSub.id)).toBeUndefined();
+    expect((await one.active(store.db)).map((s) => s.id)).toEqual([oneSub.id]);
+    expect(JSON.parse((await two.latestReading(store.db))?.balances ?? '')).toEqual(balance('2'));
+    expect(JSON.parse((await one.oldestReading(store.db))?.balances ?? '')).toEqual(balance('1'));
+    expect(await one.changeCounts(store.db, 0)).toEqual({ rises: 1, falls: 0 });
+    expect(await two.changeCounts(store.db, 0)).toEqual({ rises: 0, falls: 0 });
+    expect(await two.pollSucceededAt(store.db)).toBe(20);
+    expect(await feedQueries(store).latestReading(store.db)).toBeUndefined();
+
+    // Claims are across installations, the longest overdue first; each releases only its own.
+    expect((await one.claimPolls('a', 100, 5, 1000)).map((p) => p.installation_id)).toEqual(['T2', 'T1']);
+    await store.transaction((trx) => one.releasePoll(trx, 'a', { next_run_at: 500 }));
+    await expect(store.transaction((trx) => one.releasePoll(trx, 'a', {}))).rejects.toBeInstanceOf(LeaseLost);
+    await store.transaction((trx) => two.releasePoll(trx, 'a', { next_run_at: 400 }));
+    expect(await one.nextPollDueAt(101)).toBe(400);
+
+    // Ending, noticing and pruning one installation's rows leaves the other's.
+    await store.transaction(async (trx) => {
+      expect(await one.end(trx, twoSub.id, 'unsubscribed', 30)).toBe(false);
+      await one.markKeyNoticed(trx, [oneSub, twoSub], 30);
+      await one.pruneHistory(trx, 1000);
+    });
+    expect((await two.byId(twoSub.id))?.state).toBe('active');
+    expect((await two.byId(twoSub.id))?.key_notice_at).toBeNull();
+    expect((await one.byId(oneSub.id))?.key_notice_at).toBe(30);
+    expect(await one.latestReading(store.db)).toBeUndefined();
+    expect(await two.latestReading(store.db)).toBeDefined();
+    await store.transaction(async (trx) => {
+      await one.enqueueTo(trx, [oneSub], { text: 'x', blocks: [] }, 40);
+      await two.tell(trx, [{ channel: 'G1', message: { text: 'y', blocks: [] } }], 40);
+    });
+    expect(
+      await store.db.selectFrom('outbox').select(['installation_id', 'lane']).orderBy('id').execute(),
+    ).toEqual([
+      { installation_id: 'T1', lane: 'T1/G1' },
+      { installation_id: 'T2', lane: 'T2/G1' },
+    ]);
+    await store.transaction((trx) => two.clearKeyNotices(trx));
+    expect((await one.byId(oneSub.id))?.key_notice_at).toBe(30);
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Inflight } from '../../src/inflight.js';
 import { createTenants, type PaymentsFor, type TenantsDeps } from '../../src/installations/tenants.js';
 import type { CommandArgs } from '../../src/listeners/index.js';
+import type { OutboxRow } from '../../src/outbox.js';
 import { CircuitBreaker, createPaymentsClient } from '../../src/payments/index.js';
 import { demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -112,7 +113,13 @@ function tenants(
         return true;
       },
     },
-    background: { store, owner: 'test', settings: TEST_WATCH_SETTINGS, clock: opts.clock ?? Date.now },
+    background: {
+      store,
+      owner: 'test',
+      settings: TEST_WATCH_SETTINGS,
+      pollSeconds: 60,
+      clock: opts.clock ?? Date.now,
+    },
     tokenFor: opts.tokenFor ?? (async (inst) => `xoxb-${inst.id}`),
     installations,
     paymentsFor,
@@ -248,14 +255,65 @@ describe('each installation’s own handlers', () => {
     expect(t.made).toEqual([]);
   });
 
-  it('refuses the payments feed privately in a connected installation, calling nothing', async () => {
-    const t = tenants({ A: OTHER_KEY });
+  it('runs the payments feed of each connected installation in its own private channels, with its own key and token', async () => {
+    const slack = await startSlackStandIn({ teamId: 'A', botToken: 'xoxb-A' });
+    slack.tokens.set('xoxb-B', { team_id: 'B' });
+    slack.conversations.set('G0FIN', { id: 'G0FIN', is_private: true });
+    slack.conversations.set('C0ALL', { id: 'C0ALL', is_private: false });
+    const t = tenants({ A: OTHER_KEY, B: sandbox.apiKey }, { slackApiUrl: slack.apiUrl });
+    const feedCommand = async (id: string, text: string, channel: string) => {
+      const inst = installation(id, 1);
+      const { args, rec } = commandArgs({
+        command: '/balance',
+        text,
+        team_id: id,
+        channel_id: channel,
+      } as Partial<SlashCommand>);
+      const context = {
+        installation: inst,
+        botToken: `xoxb-${id}`,
+      } as unknown as AllMiddlewareArgs['context'];
+      await (await t.tenants.handlersOf(context)).command['/balance']({
+        ...args,
+        context,
+      } as unknown as CommandArgs);
+      return JSON.stringify([...rec.acks, ...rec.responses]);
+    };
     const asked = sandbox.requests.length;
-    for (const verb of ['subscribe', 'subscriptions', 'unsubscribe'])
-      expect(await balance(t.tenants, installation('A', 1), verb)).toContain(
-        'The payments feed is not available in this workspace yet',
-      );
-    expect(sandbox.requests).toHaveLength(asked);
+    // The same channel id in two installations is two channels: a feed in each.
+    expect(await feedCommand('A', 'subscribe', 'G0FIN')).toContain('the payments feed is on in this channel');
+    expect(await feedCommand('B', 'subscribe 18:30 Europe/Berlin', 'G0FIN')).toContain(
+      'the payments feed is on in this channel',
+    );
+    const starts = slack.calls.filter((c) => c.method === 'chat.postMessage');
+    expect(starts.map((c) => [c.token, JSON.stringify(c.args).includes('Monero')])).toEqual([
+      ['xoxb-A', true],
+      ['xoxb-B', false],
+    ]);
+    expect(new Set(sandbox.requests.slice(asked).map((q) => q.authorization))).toEqual(
+      new Set([`Token ${OTHER_KEY}`, `Token ${sandbox.apiKey}`]),
+    );
+    // Each lists its own; nobody lists public channels for a workspace of many.
+    const listed = await feedCommand('B', 'subscriptions', 'G0FIN');
+    expect(listed).toContain('18:30 Europe/Berlin');
+    expect(listed).not.toContain('09:00 UTC');
+    const publicOne = await feedCommand('A', 'subscribe', 'C0ALL');
+    expect(publicOne).toContain('The payments feed needs a private channel');
+    expect(publicOne).not.toContain('BALANCE_ALLOWED_CHANNELS');
+    expect(await feedCommand('A', 'unsubscribe', 'G0FIN')).toContain(
+      'The payments feed is off in this channel',
+    );
+    expect(await feedCommand('B', 'subscriptions', 'G0FIN')).toContain('18:30 Europe/Berlin');
+    // What the feed queued to say goes out with the installation's own token, in its own lane.
+    expect(
+      await store.db
+        .selectFrom('outbox')
+        .select(['installation_id', 'lane'])
+        .where('channel', '=', 'G0FIN')
+        .execute(),
+    ).toEqual([{ installation_id: 'A', lane: 'A/G0FIN' }]);
+    expect(slack.problems).toEqual([]);
+    await slack.close();
   });
 
   it('keys the events it has seen by installation: one event id in two workspaces is two events', async () => {
@@ -358,10 +416,26 @@ describe('background work’s installations', () => {
     expect(await t.tenants.posterOf('T0ONE')).not.toBe(before);
   });
 
-  it('has no watches for an installation without a payment account, but posts for it', async () => {
+  it('has no watches or feeds for an installation without a payment account, but posts for it', async () => {
     const t = tenants({}, { summaries: { T0NEW: installation('T0NEW') } });
     expect(await t.tenants.watchesOf('T0NEW')).toBeUndefined();
+    expect(await t.tenants.feedOf('T0NEW')).toBeUndefined();
     expect(await t.tenants.posterOf('T0NEW')).toBeDefined();
+  });
+
+  it('lets a feed’s message go only while its installation’s feed runs; others always, the unserved later', async () => {
+    const t = tenants({ A: OTHER_KEY }, { summaries: { A: installation('A', 1), NEW: installation('NEW') } });
+    const row = (installationId: string, subscriptionId: string | null) =>
+      ({ installation_id: installationId, subscription_id: subscriptionId }) as OutboxRow;
+    // Not a feed's: nothing to ask.
+    expect(await t.tenants.mayDeliver(row('GONE', null))).toBe(true);
+    // Cannot be served now: the outbox finds no bot to post with either, and waits.
+    expect(await t.tenants.mayDeliver(row('GONE', 'sub-1'))).toBe(true);
+    // Its account was disconnected since: its feed's message is not sent.
+    expect(await t.tenants.mayDeliver(row('NEW', 'sub-1'))).toBe(false);
+    // Connected: the feed decides, and a feed it does not have (another installation's) is over.
+    expect(await t.tenants.feedOf('A')).toBeDefined();
+    expect(await t.tenants.mayDeliver(row('A', 'sub-of-another'))).toBe(false);
   });
 
   it('serves nothing for an installation gone, without a token, or the store failing, and says which', async () => {

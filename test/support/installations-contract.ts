@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Installation } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
+import { balanceChanges } from '../../src/feed/deltas.js';
+import { feedQueries } from '../../src/feed/queries.js';
 import type { Store } from '../../src/store/database.js';
 import {
   createInstallations,
@@ -105,6 +107,75 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
       await installations.deleteInstallation(query);
       await installations.deleteInstallation(query);
       expect(await store.db.selectFrom('installations').selectAll().execute()).toEqual([]);
+      await store.close();
+    });
+
+    it('deletes a workspace’s feeds, readings and poll on uninstall, and its readings with a new key; another’s stay', async () => {
+      const store = await fresh();
+      const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+      const feedOf = async (id: string) => {
+        await installations.storeInstallation(install(id, `xoxb-${id}-secret-token`));
+        const q = feedQueries(store, id);
+        await store.transaction(async (trx) => {
+          await q.insert(trx, {
+            id: `sub-${id}`,
+            team_id: id,
+            channel_id: 'G0FIN',
+            subscriber_id: 'U1',
+            digest_hour: 9,
+            digest_minute: 0,
+            digest_zone: 'UTC',
+            state: 'active',
+            created_at: NOW,
+            ended_at: null,
+            end_reason: null,
+            next_digest_at: NOW,
+            lease_owner: null,
+            lease_until: null,
+            key_notice_at: null,
+          });
+          await q.insertReading(trx, NOW, { BTC: { title: 'Bitcoin', balance: '1' } });
+          await q.insertChanges(trx, NOW, balanceChanges({}, { BTC: { title: 'Bitcoin', balance: '1' } }));
+          await q.startPoll(trx, NOW, NOW);
+        });
+        return q;
+      };
+      const one = await feedOf('T0ONE');
+      const two = await feedOf('T0TWO');
+      const counts = async () =>
+        Object.fromEntries(
+          await Promise.all(
+            (['feed_subscriptions', 'balance_history', 'feed_changes', 'singletons'] as const).map(
+              async (table) => [
+                table,
+                (await store.db.selectFrom(table).select('installation_id').execute())
+                  .map((r) => r.installation_id)
+                  .sort()
+                  .join(),
+              ],
+            ),
+          ),
+        );
+
+      // A new key (perhaps another merchant's) is never compared with the account before it.
+      await installations.connectPaymentKey('T0ONE', 'key-one', 'U1', NOW);
+      expect(await one.latestReading(store.db)).toBeUndefined();
+      expect(await one.changeCounts(store.db, 0)).toEqual({ rises: 0, falls: 0 });
+      expect(await one.active(store.db)).toHaveLength(1);
+      await installations.deleteInstallation({
+        teamId: 'T0ONE',
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+      expect(await counts()).toEqual({
+        feed_subscriptions: 'T0TWO',
+        balance_history: 'T0TWO',
+        feed_changes: 'T0TWO',
+        singletons: 'T0TWO',
+      });
+      await installations.disconnectPaymentKey('T0TWO', NOW);
+      expect(await two.latestReading(store.db)).toBeUndefined();
+      expect(await two.active(store.db)).toHaveLength(1);
       await store.close();
     });
 

@@ -83,6 +83,13 @@ describe('errorMessage', () => {
     expect(visibleText(message)).not.toContain('x is undefined'); // internals stay in the logs
   });
 
+  it('names no setting where nobody sets one (a workspace of many), for a feed in a public channel', () => {
+    const text = visibleText(errorMessage(new AccessDeniedError('public_channel', [], 'start_feed', false)));
+    expect(text).toContain('Use a private channel, with the bot invited');
+    expect(text).not.toContain('BALANCE_ALLOWED_CHANNELS');
+    expect(text).not.toContain('admin');
+  });
+
   it('prefixes a failed refresh', () => {
     const message = errorMessage(new PaymentTimeoutError(8000, {}), 'Could not refresh the invoice');
     expect(message.text).toMatch(

@@ -35,7 +35,12 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
       case 'not_in_channel':
         return reply(feedReplies.inviteFirst(command.channel_id), 'ephemeral', 'not_in_channel');
       case 'refused':
-        throw new AccessDeniedError(result.refusal, deps.access.allowedChannels, 'start_feed');
+        throw new AccessDeniedError(
+          result.refusal,
+          deps.access.allowedChannels,
+          'start_feed',
+          deps.access.listable,
+        );
     }
   }
 
