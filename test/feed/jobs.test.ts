@@ -1,0 +1,146 @@
+import { Pool } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { feedJobs, type InstallationFeed } from '../../src/feed/jobs.js';
+import { DEFAULT_DIGEST } from '../../src/feed/schedule.js';
+import { createFeed } from '../../src/feed/service.js';
+import { outboxJob } from '../../src/outbox.js';
+import { CircuitBreaker, createPaymentsClient } from '../../src/payments/index.js';
+import { num } from '../../src/sandbox/data.js';
+import { serviceState } from '../../src/service-state.js';
+import { visibleText } from '../support/block-kit.js';
+import { captureLogs } from '../support/bolt.js';
+import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { runDue } from '../support/jobs.js';
+import { useSandbox } from '../support/use-sandbox.js';
+
+const env = useSandbox();
+const FINANCE = 'G0FINANCE';
+const MINUTE = 60_000;
+const T0 = Date.parse('2026-11-21T08:00:00Z');
+const OTHER_KEY = 'merchant-b-feed-jobs-key-9f8e7d';
+
+let pool: Pool;
+let clock: { now: number };
+beforeEach(async () => {
+  pool = new Pool(env.sandbox.url);
+  clock = { now: T0 };
+  for (const table of [
+    'feed_subscriptions',
+    'balance_history',
+    'feed_changes',
+    'singletons',
+    'outbox',
+  ] as const)
+    await env.store.db.deleteFrom(table).execute();
+  env.sandbox.addMerchant(OTHER_KEY, {
+    balances: [{ id: 'XMR', title: 'Monero', balance: num('1') }],
+    invoices: [],
+  });
+});
+afterEach(async () => {
+  await pool.close();
+});
+
+/** One installation's feed: its own key (the sandbox's own merchant for A, another for B) and its own poster. */
+function installationFeed(id: string, apiKey: string) {
+  const logs = captureLogs([apiKey]);
+  const poster = recordingPoster();
+  poster.conversations.set(FINANCE, { isPrivate: true, isDirect: false, isShared: false });
+  const feed = createFeed({
+    installation: id,
+    store: env.store,
+    payments: createPaymentsClient({
+      baseUrl: env.sandbox.url,
+      apiKey,
+      dispatcher: pool,
+      userAgent: 'test',
+      timeoutMs: 2000,
+      breaker: new CircuitBreaker(),
+    }),
+    poster,
+    state: serviceState(env.store, logs.logger, undefined, id),
+    logger: logs.logger,
+    clock: () => clock.now,
+    owner: 'instance-1',
+    pollSeconds: 60,
+    policy: {},
+  });
+  return { feed, poster };
+}
+
+/** The scheduler's side: the feed's jobs across installations, and an outbox posting as each installation's bot. */
+function serving(feeds: Record<string, { feed: InstallationFeed; poster: RecordingPoster } | undefined>) {
+  const logs = captureLogs();
+  const served: string[] = [];
+  const jobs = feedJobs({
+    store: env.store,
+    owner: 'instance-1',
+    gate: serviceState(env.store, logs.logger),
+    feedOf: async (id) => {
+      served.push(id);
+      return feeds[id]?.feed;
+    },
+  });
+  const outbox = outboxJob({
+    store: env.store,
+    posterOf: async (id) => feeds[id]?.poster,
+    logger: logs.logger,
+    clock: () => clock.now,
+    owner: 'instance-1',
+  });
+  return { jobs, served, tick: () => runDue([jobs.poll, jobs.digest], outbox, clock.now, 10) };
+}
+
+const subscribe = (feed: ReturnType<typeof createFeed>, teamId: string) =>
+  feed.subscribe({ teamId, channelId: FINANCE, userId: 'U0FINANCE', digest: DEFAULT_DIGEST });
+
+describe('the feed’s jobs across installations', () => {
+  it('reads each installation’s balance with its key and tells only its own channels, digest included', async () => {
+    const a = installationFeed('A', env.sandbox.apiKey);
+    const b = installationFeed('B', OTHER_KEY);
+    const { tick, served } = serving({ A: a, B: b });
+    expect(await subscribe(a.feed, 'T0A')).toMatchObject({ kind: 'subscribed' });
+    expect(await subscribe(b.feed, 'T0B')).toMatchObject({ kind: 'subscribed' });
+
+    env.sandbox.addMerchant(OTHER_KEY, {
+      balances: [{ id: 'XMR', title: 'Monero', balance: num('1.25') }],
+      invoices: [],
+    });
+    clock.now += MINUTE;
+    await tick();
+    expect(served.sort()).toEqual(['A', 'B']);
+    expect(a.poster.messages).toHaveLength(1); // its first message only: A's balance did not move
+    expect(b.poster.messages).toHaveLength(2);
+    expect(visibleText(b.poster.messages[1])).toContain('received `+0.25` XMR');
+
+    // 09:00 UTC: each channel's digest, of its own installation's balance.
+    clock.now = Date.parse('2026-11-21T09:00:00Z');
+    await tick();
+    const digestOf = (p: RecordingPoster) => visibleText(p.messages.at(-1));
+    expect(digestOf(a.poster)).toContain('Bitcoin');
+    expect(digestOf(a.poster)).not.toContain('Monero');
+    expect(digestOf(b.poster)).toContain('Monero');
+    expect(digestOf(b.poster)).not.toContain('Bitcoin');
+    expect(a.poster.problems).toEqual([]);
+    expect(b.poster.problems).toEqual([]);
+  });
+
+  it('leaves an installation it cannot serve now leased, and takes its work up again once the lease ran out', async () => {
+    const b = installationFeed('B', OTHER_KEY);
+    await subscribe(b.feed, 'T0B');
+    const unserved = serving({});
+    clock.now += MINUTE;
+    const [poll] = await unserved.jobs.poll.claim(clock.now, 5);
+    expect(poll && (await unserved.jobs.poll.run(poll))).toEqual({ outcome: 'paused' });
+    expect(unserved.jobs.poll.describe?.(poll as never)).toEqual({ installation: 'B' });
+    expect(await unserved.jobs.poll.claim(clock.now + 29_999, 5)).toEqual([]);
+
+    env.sandbox.addMerchant(OTHER_KEY, {
+      balances: [{ id: 'XMR', title: 'Monero', balance: num('2') }],
+      invoices: [],
+    });
+    clock.now += 30_001;
+    await serving({ B: b }).tick();
+    expect(visibleText(b.poster.messages.at(-1))).toContain('received `+1` XMR');
+  });
+});
