@@ -139,7 +139,7 @@ function paymentsClients(
       logger,
       onCall: (report) => {
         options.onCall?.(report);
-        metrics.paymentCall(report);
+        metrics.paymentCall(report, options.installation);
       },
     });
 }

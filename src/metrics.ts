@@ -8,16 +8,19 @@ import type { SlackMethod } from './slack/calls.js';
 
 /**
  * Prometheus metrics, served at GET /metrics (README → Metrics). Every label value comes from a
- * closed set the code defines (kinds, listener and job names, outcomes, API methods): never an
- * id, a person or free text, so the number of series stays bounded.
+ * closed set the code defines (kinds, listener and job names, outcomes, API methods): never a
+ * person or free text, so the number of series stays bounded. The one id is the installation's,
+ * in many-workspaces mode, on three `slackbot_installation_*` counters with few labels beside it:
+ * bounded by the number of installations that did anything.
  */
 
 export interface Metrics {
   readonly registry: Registry;
-  request(kind: Kind, name: string, outcome: Outcome, seconds: number): void;
-  paymentCall(report: CallReport): void;
+  /** `installation`: many workspaces, whose work it was ('' or none: the one workspace). */
+  request(kind: Kind, name: string, outcome: Outcome, seconds: number, installation?: string): void;
+  paymentCall(report: CallReport, installation?: string): void;
   /** `result`: `ok`, or why Slack did not take it (rate_limited, transient, not_in_channel, …). */
-  slackCall(method: SlackMethod, result: string): void;
+  slackCall(method: SlackMethod, result: string, installation?: string): void;
   /** How late a job's item started, in milliseconds (exported in seconds). */
   schedulerLag(job: string, lagMs: number): void;
   /** A message the outbox dropped, and why. */
@@ -92,6 +95,26 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  // Many workspaces: each installation's own share of the counters above.
+  const installationWork = new Counter({
+    name: 'slackbot_installation_requests_total',
+    help: 'Many workspaces: work handled for each installation (its requests and its background jobs), by outcome.',
+    labelNames: ['installation', 'outcome'] as const,
+    registers: [registry],
+  });
+  const installationPayments = new Counter({
+    name: 'slackbot_installation_payment_calls_total',
+    help: "Many workspaces: calls to the payment service with each installation's key, by lane and result.",
+    labelNames: ['installation', 'lane', 'result'] as const,
+    registers: [registry],
+  });
+  const installationSlack = new Counter({
+    name: 'slackbot_installation_slack_calls_total',
+    help: "Many workspaces: Web API calls made with each installation's token, by result.",
+    labelNames: ['installation', 'result'] as const,
+    registers: [registry],
+  });
+
   let readers: GaugeReaders | undefined;
   new Gauge({
     name: 'slackbot_inflight',
@@ -146,20 +169,20 @@ export function createMetrics(): Metrics {
 
   return {
     registry,
-    request(kind, name, outcome, seconds) {
+    request(kind, name, outcome, seconds, installation) {
       requests.inc({ kind, name, outcome });
       duration.observe({ kind }, seconds);
+      if (installation) installationWork.inc({ installation, outcome });
     },
-    paymentCall(report) {
-      payments.inc({
-        operation: report.operation,
-        lane: report.background ? 'background' : 'interactive',
-        result: report.result,
-      });
+    paymentCall(report, installation) {
+      const lane = report.background ? 'background' : 'interactive';
+      payments.inc({ operation: report.operation, lane, result: report.result });
       if (report.attempts > 1) retries.inc({ operation: report.operation }, report.attempts - 1);
+      if (installation) installationPayments.inc({ installation, lane, result: report.result });
     },
-    slackCall(method, result) {
+    slackCall(method, result, installation) {
       slack.inc({ method, result });
+      if (installation) installationSlack.inc({ installation, result });
     },
     schedulerLag(job, lagMs) {
       lag.observe({ job }, lagMs / 1000);

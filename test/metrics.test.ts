@@ -17,6 +17,36 @@ describe('metrics', () => {
     expect(text).toContain('slackbot_request_duration_seconds_bucket{le="0.05",kind="command"} 2');
   });
 
+  it('counts each installation’s work, payment calls and Slack calls apart, and the one workspace’s not', async () => {
+    const metrics = createMetrics();
+    metrics.request('command', '/balance', 'ok', 0.03, 'T0ONE');
+    metrics.request('job', 'watch_poll', 'unchanged', 0.2, 'T0ONE');
+    metrics.request('command', '/balance', 'ok', 0.03, 'T0TWO');
+    metrics.request('command', '/balance', 'ok', 0.03, '');
+    metrics.request('command', '/balance', 'ok', 0.03);
+    metrics.paymentCall(
+      { operation: 'balance', result: 'ok', background: true, attempts: 1, ms: 20 },
+      'T0TWO',
+    );
+    metrics.paymentCall({ operation: 'balance', result: 'ok', background: false, attempts: 1, ms: 20 });
+    metrics.slackCall('chat.postMessage', 'ok', 'T0ONE');
+    metrics.slackCall('chat.postMessage', 'ok');
+    const text = await scrape(metrics);
+    expect(text).toContain('slackbot_requests_total{kind="command",name="/balance",outcome="ok"} 4');
+    expect(text).toContain('slackbot_installation_requests_total{installation="T0ONE",outcome="ok"} 1');
+    expect(text).toContain(
+      'slackbot_installation_requests_total{installation="T0ONE",outcome="unchanged"} 1',
+    );
+    expect(text).toContain('slackbot_installation_requests_total{installation="T0TWO",outcome="ok"} 1');
+    expect(text).toContain(
+      'slackbot_installation_payment_calls_total{installation="T0TWO",lane="background",result="ok"} 1',
+    );
+    expect(text).toContain('slackbot_installation_slack_calls_total{installation="T0ONE",result="ok"} 1');
+    expect(text).toContain('slackbot_slack_calls_total{method="chat.postMessage",result="ok"} 2');
+    expect(text).not.toContain('installation=""');
+    expect(text.match(/^slackbot_installation_\w+\{/gm)).toHaveLength(5);
+  });
+
   it('counts payment calls by operation, lane and result, and the retries they took', async () => {
     const metrics = createMetrics();
     metrics.paymentCall({ operation: 'invoice', result: 'ok', background: false, attempts: 1, ms: 20 });

@@ -80,6 +80,31 @@ describe('scheduler', () => {
     expect(lines[0]).toMatchObject({ kind: 'job', name: 'list', outcome: 'ok' });
   });
 
+  it('counts and logs each item under the installation it belongs to, when the job says', async () => {
+    const logs = captureLogs();
+    const counted: string[] = [];
+    const { job, ran } = listJob([
+      { id: 1, due: 0 },
+      { id: 2, due: 0 },
+    ]);
+    const scheduler = createScheduler(
+      {
+        logger: logs.logger,
+        inflight: new Inflight(),
+        clock: () => 1000,
+        metrics: {
+          request: (_kind, _name, outcome, _s, installation) => counted.push(`${installation}:${outcome}`),
+        },
+      },
+      [{ ...job, describe: (item) => ({ installation: item.id === 1 ? 'T0ONE' : undefined }) }],
+    );
+    scheduler.start();
+    await until(() => ran.length === 2);
+    await scheduler.stop();
+    expect(counted.sort()).toEqual(['T0ONE:ok', 'undefined:ok']);
+    expect(logs.lines.find((l) => l.msg === 'job list' && l.installation === 'T0ONE')).toBeDefined();
+  });
+
   it('picks up new work at once when woken, not at its next idle tick', async () => {
     const items: Item[] = [];
     const { job, ran } = listJob(items);

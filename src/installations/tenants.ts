@@ -32,7 +32,12 @@ const BACKGROUND_RESOLVE_MS = 60_000;
 /** A payments client for one key, sharing the service's breaker and connections with every other. */
 export type PaymentsFor = (
   apiKey: string,
-  options: { timeoutMs: number; onCall?: (report: CallReport) => void },
+  options: {
+    timeoutMs: number;
+    onCall?: (report: CallReport) => void;
+    /** Whose key it is, for the metrics (many workspaces). */
+    installation?: string;
+  },
 ) => PaymentsClient;
 
 /** What is the installation's own in `ListenerDeps`; the rest every installation shares. */
@@ -108,8 +113,14 @@ export function createTenants(deps: TenantsDeps) {
   async function build(installation: InstallationSummary, token: string, version: string): Promise<Tenant> {
     const { id } = installation;
     const logger = deps.shared.logger.child({ installation: id });
-    const shared = { ...deps.shared, logger };
-    const onSlackCall = (method: SlackMethod, result: string) => deps.metrics.slackCall(method, result);
+    const onSlackCall = (method: SlackMethod, result: string) => deps.metrics.slackCall(method, result, id);
+    // Its log lines and its metrics carry the installation.
+    const metrics = deps.shared.metrics && {
+      request: (...[kind, name, outcome, seconds]: Parameters<Metrics['request']>) =>
+        deps.shared.metrics?.request(kind, name, outcome, seconds, id),
+      slackCall: onSlackCall,
+    };
+    const shared = { ...deps.shared, logger, ...(metrics ? { metrics } : {}) };
     const poster = botPoster(token, deps.clientOptions, onSlackCall);
     const apiKey = installation.account && (await deps.installations.paymentKeyOf(id));
     if (!apiKey) {
@@ -125,6 +136,7 @@ export function createTenants(deps: TenantsDeps) {
     const payments = deps.paymentsFor(apiKey, {
       timeoutMs: deps.timeoutMs,
       onCall: (report) => health.record(report),
+      installation: id,
     });
     const { store, clock } = deps.background;
     const state = serviceState(store, logger, () => deps.breaker.state(), id);

@@ -27,7 +27,8 @@ export interface Tracked {
 
 /** Where each piece of work is counted and timed: `Metrics` (src/metrics.ts) is one. */
 export interface RequestMeter {
-  request(kind: Kind, name: string, outcome: Outcome, seconds: number): void;
+  /** `installation`: many workspaces, whose work it was, when the work itself says (a job's item). */
+  request(kind: Kind, name: string, outcome: Outcome, seconds: number, installation?: string): void;
 }
 
 export interface TrackingDeps {
@@ -61,9 +62,10 @@ export function tracked<A>(
       }
       const { counts, quiet, ...fields } = result;
       const ms = performance.now() - startedAt;
-      deps.metrics?.request(kind, name, result.outcome, ms / 1000);
+      const asked = who(args);
+      deps.metrics?.request(kind, name, result.outcome, ms / 1000, asked.installation);
       deps.logger[quiet ? 'debug' : 'info'](
-        { kind, name, ...who(args), ...fields, ...counts, ms: Math.round(ms) },
+        { kind, name, ...asked, ...fields, ...counts, ms: Math.round(ms) },
         `${kind} ${name}`,
       );
     });

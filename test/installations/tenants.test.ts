@@ -69,6 +69,7 @@ function tenants(
 ) {
   const made: string[] = [];
   const slackCalls: string[] = [];
+  const requests: string[] = [];
   const seen: string[] = [];
   const connects: string[] = [];
   const homes: string[] = [];
@@ -112,6 +113,12 @@ function tenants(
         seen.push(key);
         return true;
       },
+      metrics: {
+        request: (kind, name, outcome, _seconds, installation) => {
+          requests.push(`${installation}:${kind}:${name}:${outcome}`);
+        },
+        slackCall: () => undefined,
+      },
     },
     background: {
       store,
@@ -126,8 +133,8 @@ function tenants(
     timeoutMs: 2000,
     breaker: new CircuitBreaker(),
     metrics: {
-      slackCall: (method, result) => {
-        slackCalls.push(`${method}:${result}`);
+      slackCall: (method, result, installation) => {
+        slackCalls.push(`${method}:${result}:${installation}`);
       },
     },
     clientOptions: {
@@ -146,6 +153,7 @@ function tenants(
   return {
     tenants: createTenants(deps),
     slackCalls,
+    requests,
     seen,
     made,
     connects,
@@ -367,9 +375,11 @@ describe('each installation’s own handlers', () => {
     expect(t.homes).toEqual(['B:U0SOMEONE']);
   });
 
-  it('tags every log line of an installation’s requests with it, and never logs its key', async () => {
+  it('tags every log line and metric of an installation’s requests with it, and never logs its key', async () => {
     const t = tenants({ T0ONE: OTHER_KEY });
     await balance(t.tenants, installation('T0ONE', 1));
+    await balance(t.tenants, installation('T0NEW'));
+    expect(t.requests).toEqual(['T0ONE:command:/balance:ok', 'T0NEW:command:/balance:not_connected']);
     const line = t.logs.lines.find((l) => l.name === '/balance');
     expect(line).toMatchObject({ installation: 'T0ONE', outcome: 'ok' });
     expect(t.logs.raw.join('\n')).not.toContain(OTHER_KEY);
@@ -477,7 +487,7 @@ describe('background work’s installations', () => {
     expect(view).toContain('disconnect_payment_account');
     // The service's answer is in the installation's own health, and the look-up in the metrics.
     expect(view).toContain('Last good answer from the payment service');
-    expect(t.slackCalls).toContain('users.info:ok');
+    expect(t.slackCalls).toContain('users.info:ok:T0ONE');
     await slack.close();
   });
 });
