@@ -163,10 +163,11 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
   };
   const finish = (row: OutboxRow, result: string) =>
     fenced(row, { done_at: clock(), result, lease_owner: null, lease_until: null });
-  const later = (row: OutboxRow, delayMs: number) =>
+  /** Tries again in `delayMs`; an attempt is counted unless nothing was attempted (`counted: false`). */
+  const later = (row: OutboxRow, delayMs: number, counted = true) =>
     fenced(row, {
       next_attempt_at: clock() + delayMs,
-      attempts: row.attempts + 1,
+      attempts: row.attempts + (counted ? 1 : 0),
       lease_owner: null,
       lease_until: null,
     });
@@ -206,11 +207,7 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
     }
     const poster = await deps.posterOf(row.installation_id);
     if (!poster) {
-      await fenced(row, {
-        next_attempt_at: clock() + UNSERVED_RETRY_MS,
-        lease_owner: null,
-        lease_until: null,
-      });
+      await later(row, UNSERVED_RETRY_MS, false);
       return { outcome: 'paused' };
     }
     const message = JSON.parse(row.message) as Message;

@@ -96,7 +96,12 @@ describe('scheduler', () => {
           request: (_kind, _name, outcome, _s, installation) => counted.push(`${installation}:${outcome}`),
         },
       },
-      [{ ...job, describe: (item) => ({ installation: item.id === 1 ? 'T0ONE' : undefined }) }],
+      [
+        {
+          ...job,
+          describe: (item: Item) => ({ installation: item.id === 1 ? 'T0ONE' : undefined }),
+        } as Job<Item>,
+      ],
     );
     scheduler.start();
     await until(() => ran.length === 2);

@@ -2,9 +2,10 @@ import { type BalanceEntry, InvalidApiKeyError, isPaymentError } from '../paymen
 import type { Tracked } from '../pipeline/tracked.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
+import { LeaseLost } from '../store/lease.js';
 import { feedMessage, keyRejectedNotice } from '../views/feed.js';
 import { balanceChanges, type StoredBalance, toStored } from './deltas.js';
-import { type FeedQueries, LeaseLost, type PollRow } from './queries.js';
+import type { FeedQueries, PollRow } from './queries.js';
 
 /** Balance readings and feed changes older than this are deleted (the digest looks back 24 h). */
 const KEEP_HISTORY_MS = 8 * 24 * 3_600_000;

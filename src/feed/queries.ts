@@ -1,6 +1,7 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Store } from '../store/database.js';
+import { LeaseLost } from '../store/lease.js';
 import type { Tables } from '../store/schema.js';
 import type { BalanceChange, StoredBalance } from './deltas.js';
 import type { DigestTime } from './schedule.js';
@@ -10,12 +11,6 @@ export type SubscriptionRow = Selectable<Tables['feed_subscriptions']>;
 export type PollRow = Selectable<Tables['singletons']>;
 
 const BALANCE_POLL = 'balance_poll';
-
-/**
- * Thrown by a write fenced by a lease this instance no longer holds (it stalled, another took
- * over): the transaction is rolled back, so a stale instance writes and posts nothing.
- */
-export class LeaseLost extends Error {}
 
 /** A subscription's digest time. */
 export const digestOf = (s: SubscriptionRow): DigestTime => ({

@@ -15,6 +15,7 @@ import type { BackgroundDeps, Job } from '../scheduler.js';
 import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import { SlackPostError } from '../slack/calls.js';
 import type { Store } from '../store/database.js';
+import { LeaseLost } from '../store/lease.js';
 import type { Tables } from '../store/schema.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import {
@@ -61,8 +62,6 @@ export type StopResult = { kind: 'stopped'; title: string } | { kind: 'not_watch
 
 /** Reasons that end a watch without a word in its thread: the bot could not post there anyway. */
 const QUIET: ReadonlySet<EndReason> = new Set(['card_deleted', 'not_in_channel']);
-
-class LeaseLost extends Error {}
 
 /** What one check came to: the invoice as read (or as last read), and when to check next. */
 interface Reading {

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { balanceChanges } from '../../src/feed/deltas.js';
-import { feedQueries, LeaseLost, type SubscriptionRow } from '../../src/feed/queries.js';
+import { feedQueries, type SubscriptionRow } from '../../src/feed/queries.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { LeaseLost } from '../../src/store/lease.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-feed-queries-'));
 let store: Store;
