@@ -12,6 +12,8 @@
  * BENCH_SCENARIOS=tenants: it starts PostgreSQL and takes minutes; see bench/tenants.ts for
  * its options (BENCH_TENANTS, BENCH_TENANT_WATCHES, BENCH_BIG_WATCHES, BENCH_TENANT_INSTANCES,
  * BENCH_TENANT_MINUTES, BENCH_TENANT_CHANGES, BENCH_TENANT_RPS, BENCH_TENANT_POLL_SECONDS).
+ * The scenario "weight" (BENCH_SCENARIOS=weight, seconds) weighs one installation kept in memory
+ * (bench/weight.ts; BENCH_WEIGHT_TENANTS, default 2000).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -31,6 +33,7 @@ import {
 } from './lib.js';
 import { tenantScenario, tenantSettings, tenantTable } from './tenants.js';
 import { type WatchScenarioResult, watchScenario, watchTable } from './watches.js';
+import { weightScenario } from './weight.js';
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'ready,commands,watches').split(',');
@@ -222,6 +225,13 @@ if (SCENARIOS.includes('tenants')) {
     `Many workspaces on PostgreSQL: ${settings.tenants} installations with ${settings.watchesEach} watches each and one with ${settings.bigWatches}, ${settings.instances} instances, ${settings.minutes} minutes, ${tenants.changes} invoice changes, service latency 20 ms, load average ${tenants.loadAverage.join(' ')} at the start\n`,
   );
   console.log(`${tenantTable(tenants)}\n`);
+}
+if (SCENARIOS.includes('weight')) {
+  const weight = await weightScenario(sandbox.url, Number(process.env.BENCH_WEIGHT_TENANTS ?? 2000));
+  report.weight = weight;
+  console.log(
+    `Many workspaces: ${weight.tenants} installations kept in memory take ${weight.totalMb} MB of heap, ${weight.perTenantKb} KB each\n`,
+  );
 }
 await sandbox.close();
 

@@ -17,7 +17,7 @@ import {
 import { serviceState } from '../service-state.js';
 import type { SlackMethod } from '../slack/calls.js';
 import { createDirectory } from '../slack/people.js';
-import { botPoster, type SlackPoster } from '../slack/poster.js';
+import { createSlackPoster, posterClient, type SlackPoster } from '../slack/poster.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
 import { paymentAccountBlocks } from '../views/installation.js';
 import { createWatches, type WatchDeps, type Watches } from '../watches/service.js';
@@ -80,7 +80,7 @@ export interface TenantsDeps {
     installation: InstallationSummary,
     userId: string,
   ) => Promise<void>;
-  /** Installations kept at once (2,000 by default, about 67 KB each); the least recently used goes first. */
+  /** Installations kept at once (2,000 by default, about 48 KB each: bench/weight.ts); the least recently used goes first. */
   max?: number;
 }
 
@@ -107,6 +107,9 @@ interface Tenant {
 export function createTenants(deps: TenantsDeps) {
   const { max = 2000 } = deps;
   const tenants = new Map<string, Promise<Tenant>>();
+  // One client posts for every installation, each call with the installation's token: a Web API
+  // client is about 26 KB, most of what an installation's part would weigh.
+  const posting = posterClient(undefined, deps.clientOptions);
   /** Background work's recent resolutions: a check does not read the installation and its token again each time. */
   const resolvedAt = new Map<string, number>();
 
@@ -121,7 +124,7 @@ export function createTenants(deps: TenantsDeps) {
       slackCall: onSlackCall,
     };
     const shared = { ...deps.shared, logger, ...(metrics ? { metrics } : {}) };
-    const poster = botPoster(token, deps.clientOptions, onSlackCall);
+    const poster = createSlackPoster(posting, onSlackCall, token);
     const apiKey = installation.account && (await deps.installations.paymentKeyOf(id));
     if (!apiKey) {
       const handlers = notConnectedHandlers(shared, installation.installerUserId, ({ client, event }) =>
@@ -130,7 +133,12 @@ export function createTenants(deps: TenantsDeps) {
       const none = { deps: undefined, watches: undefined, feed: undefined };
       return { version, handlers: withConnect(handlers), ...none, poster };
     }
-    const client = new webApi.WebClient(token, deps.clientOptions);
+    // Looking people up (with Slack's retries) is rare: its client is made the first time.
+    let people: webApi.WebClient | undefined;
+    const client = () => {
+      people ??= new webApi.WebClient(token, deps.clientOptions);
+      return people;
+    };
     const health = createHealth(deps.breaker);
     const account = installation.account;
     const payments = deps.paymentsFor(apiKey, {
@@ -149,7 +157,10 @@ export function createTenants(deps: TenantsDeps) {
       payments,
       access: createAccess(
         { home: installation.home, listable: false },
-        createDirectory(client, { onCall: (result) => onSlackCall('users.info', result) }),
+        createDirectory(
+          { users: { info: (args) => client().users.info(args) } },
+          { onCall: (result) => onSlackCall('users.info', result) },
+        ),
       ),
       watches,
       feed,
@@ -162,7 +173,7 @@ export function createTenants(deps: TenantsDeps) {
         paymentAccountBlocks({
           installerId: installation.installerUserId,
           account,
-          canManage: await mayManage(client, installation, userId),
+          canManage: await mayManage(client(), installation, userId),
         }),
     };
     const handlers = withConnect(createHandlers(tenantDeps));

@@ -96,13 +96,24 @@ export function botPoster(
   options: webApi.WebClientOptions,
   onCall?: OnSlackCall,
 ): SlackPoster {
-  return createSlackPoster(
-    new webApi.WebClient(token, { ...options, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true }),
-    onCall,
-  );
+  return createSlackPoster(posterClient(token, options), onCall);
 }
 
-export function createSlackPoster(client: webApi.WebClient, onCall?: OnSlackCall): SlackPoster {
+/**
+ * The Web API client a poster calls through: no retries of its own and a 429 thrown at once
+ * (the outbox decides when to try again), so it never pauses its queue and one client can post
+ * for many installations, each call with its own token (`createSlackPoster`'s `token`).
+ */
+export const posterClient = (token: string | undefined, options: webApi.WebClientOptions) =>
+  new webApi.WebClient(token, { ...options, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+
+export function createSlackPoster(
+  client: webApi.WebClient,
+  onCall?: OnSlackCall,
+  /** The bot token each call is made with, when the client is shared by installations. */
+  token?: string,
+): SlackPoster {
+  const as = token ? { token } : {};
   async function call<T>(method: SlackMethod, work: () => Promise<T>): Promise<T> {
     try {
       const result = await work();
@@ -120,6 +131,7 @@ export function createSlackPoster(client: webApi.WebClient, onCall?: OnSlackCall
     async post({ channel, text, blocks, threadTs, messageId }) {
       const result = await call('chat.postMessage', () =>
         client.chat.postMessage({
+          ...as,
           channel,
           text,
           blocks,
@@ -135,12 +147,12 @@ export function createSlackPoster(client: webApi.WebClient, onCall?: OnSlackCall
 
     async update({ channel, ts, text, blocks, messageId }) {
       await call('chat.update', () =>
-        client.chat.update({ channel, ts, text, blocks, ...metadata(messageId) }),
+        client.chat.update({ ...as, channel, ts, text, blocks, ...metadata(messageId) }),
       );
     },
 
     async remove({ channel, ts }) {
-      await call('chat.delete', () => client.chat.delete({ channel, ts }));
+      await call('chat.delete', () => client.chat.delete({ ...as, channel, ts }));
     },
 
     async find({ channel, threadTs, oldest, latest, messageId }) {
@@ -156,8 +168,8 @@ export function createSlackPoster(client: webApi.WebClient, onCall?: OnSlackCall
         const paging = cursor ? { cursor } : {};
         const result = await call(threadTs ? 'conversations.replies' : 'conversations.history', () =>
           threadTs
-            ? client.conversations.replies({ channel, ts: threadTs, ...window, ...paging })
-            : client.conversations.history({ channel, ...window, ...paging }),
+            ? client.conversations.replies({ ...as, channel, ts: threadTs, ...window, ...paging })
+            : client.conversations.history({ ...as, channel, ...window, ...paging }),
         );
         const found = result.messages?.find(
           (m) =>
@@ -173,7 +185,7 @@ export function createSlackPoster(client: webApi.WebClient, onCall?: OnSlackCall
 
     async conversation(channel) {
       const { channel: info } = await call('conversations.info', () =>
-        client.conversations.info({ channel }),
+        client.conversations.info({ ...as, channel }),
       );
       return {
         isPrivate: Boolean(info?.is_private || info?.is_im || info?.is_mpim),
