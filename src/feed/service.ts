@@ -14,7 +14,7 @@ import { toStored } from './deltas.js';
 import { dailyDigest } from './digest.js';
 import { feedJobs } from './jobs.js';
 import { balancePoll } from './poll.js';
-import { digestOf, feedQueries } from './queries.js';
+import { digestOf, feedQueries, type SubscriptionRow } from './queries.js';
 import { type DigestTime, formatDigestTime, nextDigestAt } from './schedule.js';
 
 export interface FeedDeps extends BackgroundDeps {
@@ -73,13 +73,13 @@ export function createFeed(deps: FeedDeps) {
   return {
     /** Who may turn a feed on, the caller has asked the access rules; the channel, this asks. */
     async subscribe(req: SubscribeRequest): Promise<SubscribeResult> {
+      const already = (sub: SubscriptionRow): SubscribeResult => ({
+        kind: 'already',
+        digest: formatDigestTime(digestOf(sub)),
+        since: new Date(sub.created_at),
+      });
       const existing = await queries.activeInChannel(db, req.channelId);
-      if (existing)
-        return {
-          kind: 'already',
-          digest: formatDigestTime(digestOf(existing)),
-          since: new Date(existing.created_at),
-        };
+      if (existing) return already(existing);
       const problem = await channelProblem(req.channelId);
       if (problem === 'not_in_channel') return { kind: 'not_in_channel' };
       if (problem) return { kind: 'refused', refusal: problem };
@@ -88,6 +88,38 @@ export function createFeed(deps: FeedDeps) {
       const now = clock();
       const digest = formatDigestTime(req.digest);
       const balances = toStored(entries);
+      const id = randomUUID();
+      // The feed is taken before its first message goes: of two people turning it on in one
+      // channel at once, one does and the other is told it is on (one active feed per channel).
+      try {
+        await store.transaction(async (trx) => {
+          // The first feed starts from this reading; later ones join the running feed, whose last
+          // reading stays the baseline so no change is skipped for the channels already subscribed.
+          if ((await queries.active(trx)).length === 0) await queries.insertReading(trx, now, balances);
+          await queries.insert(trx, {
+            id,
+            team_id: req.teamId,
+            channel_id: req.channelId,
+            subscriber_id: req.userId,
+            digest_hour: req.digest.hour,
+            digest_minute: req.digest.minute,
+            digest_zone: req.digest.zone,
+            state: 'active',
+            created_at: now,
+            ended_at: null,
+            end_reason: null,
+            next_digest_at: nextDigestAt(req.digest, now),
+            lease_owner: null,
+            lease_until: null,
+            key_notice_at: null,
+          });
+          await queries.startPoll(trx, now + jobDeps.pollMs, now);
+        });
+      } catch (error) {
+        const first = await queries.activeInChannel(db, req.channelId);
+        if (first) return already(first);
+        throw error;
+      }
       try {
         await poster.post({
           channel: req.channelId,
@@ -101,33 +133,12 @@ export function createFeed(deps: FeedDeps) {
           }),
         });
       } catch (error) {
+        // Nothing was said in the channel: the feed did not start.
+        await store.transaction((trx) => queries.end(trx, id, 'not_started', clock()));
         if (error instanceof SlackPostError && error.failure === 'not_in_channel')
           return { kind: 'not_in_channel' };
         throw error;
       }
-      await store.transaction(async (trx) => {
-        // The first feed starts from this reading; later ones join the running feed, whose last
-        // reading stays the baseline so no change is skipped for the channels already subscribed.
-        if ((await queries.active(trx)).length === 0) await queries.insertReading(trx, now, balances);
-        await queries.insert(trx, {
-          id: randomUUID(),
-          team_id: req.teamId,
-          channel_id: req.channelId,
-          subscriber_id: req.userId,
-          digest_hour: req.digest.hour,
-          digest_minute: req.digest.minute,
-          digest_zone: req.digest.zone,
-          state: 'active',
-          created_at: now,
-          ended_at: null,
-          end_reason: null,
-          next_digest_at: nextDigestAt(req.digest, now),
-          lease_owner: null,
-          lease_until: null,
-          key_notice_at: null,
-        });
-        await queries.startPoll(trx, now + jobDeps.pollMs, now);
-      });
       return { kind: 'subscribed', digest };
     },
 

@@ -159,6 +159,15 @@ describe('the feed’s queries', () => {
     expect(await two.changeCounts(store.db, 0)).toEqual({ rises: 0, falls: 0 });
     expect(await two.pollSucceededAt(store.db)).toBe(20);
     expect(await feedQueries(store).latestReading(store.db)).toBeUndefined();
+    // The one workspace's rows are the installation '' (what migration 007 gave the rows before it).
+    await store.transaction((trx) => feedQueries(store).insertReading(trx, 30, balance('3')));
+    expect(
+      await store.db
+        .selectFrom('balance_history')
+        .select('installation_id')
+        .where('taken_at', '=', 30)
+        .execute(),
+    ).toEqual([{ installation_id: '' }]);
 
     // Claims are across installations, the longest overdue first; each releases only its own.
     expect((await one.claimPolls('a', 100, 5, 1000)).map((p) => p.installation_id)).toEqual(['T2', 'T1']);

@@ -133,6 +133,29 @@ describe('subscribing', () => {
     poster.conversations.set('G0CLOSED', { isPrivate: true, isDirect: false, isShared: false });
     poster.closedChannels.add('G0CLOSED');
     expect(await feed.subscribe(request({ channelId: 'G0CLOSED' }))).toEqual({ kind: 'not_in_channel' });
+    // Nothing was said there, so no feed started: once the bot is invited, it can be turned on.
+    expect(await feed.list(HOME_TEAM)).toEqual([]);
+    poster.closedChannels.delete('G0CLOSED');
+    expect(await feed.subscribe(request({ channelId: 'G0CLOSED' }))).toMatchObject({ kind: 'subscribed' });
+  });
+
+  it('turns the feed on once when two people ask at the same moment: one message, the other told it is on', async () => {
+    const { feed } = instance('a', poster, clock);
+    const [one, two] = await Promise.all([
+      feed.subscribe(request()),
+      feed.subscribe(request({ userId: 'U0OTHER', digest: { hour: 18, minute: 0, zone: 'UTC' } })),
+    ]);
+    expect([one?.kind, two?.kind].sort()).toEqual(['already', 'subscribed']);
+    expect(poster.repliesIn(FINANCE)).toHaveLength(1);
+    expect(await feed.list(HOME_TEAM)).toHaveLength(1);
+  });
+
+  it('does not start a feed whose first message Slack did not take', async () => {
+    const { feed } = instance('a', poster, clock);
+    poster.failNext(new SlackPostError('transient', undefined));
+    await expect(feed.subscribe(request())).rejects.toBeInstanceOf(SlackPostError);
+    expect(await feed.list(HOME_TEAM)).toEqual([]);
+    expect(await feed.subscribe(request())).toMatchObject({ kind: 'subscribed' });
   });
 
   it('keeps one feed per channel; unsubscribing says so in the channel', async () => {

@@ -172,8 +172,14 @@ async function ask(
   command: '/balance' | '/invoice',
   text: string,
   token = `xoxb-${inst.id}`,
+  channel = 'C0SUPPORT',
 ) {
-  const { args, rec } = commandArgs({ command, text, team_id: inst.id } as Partial<SlashCommand>);
+  const { args, rec } = commandArgs({
+    command,
+    text,
+    team_id: inst.id,
+    channel_id: channel,
+  } as Partial<SlashCommand>);
   const context = { installation: inst, botToken: token } as unknown as AllMiddlewareArgs['context'];
   const handlers = await t.handlersOf(context);
   await handlers.command[command]({ ...args, context } as unknown as CommandArgs);
@@ -269,24 +275,8 @@ describe('each installation’s own handlers', () => {
     slack.conversations.set('G0FIN', { id: 'G0FIN', is_private: true });
     slack.conversations.set('C0ALL', { id: 'C0ALL', is_private: false });
     const t = tenants({ A: OTHER_KEY, B: sandbox.apiKey }, { slackApiUrl: slack.apiUrl });
-    const feedCommand = async (id: string, text: string, channel: string) => {
-      const inst = installation(id, 1);
-      const { args, rec } = commandArgs({
-        command: '/balance',
-        text,
-        team_id: id,
-        channel_id: channel,
-      } as Partial<SlashCommand>);
-      const context = {
-        installation: inst,
-        botToken: `xoxb-${id}`,
-      } as unknown as AllMiddlewareArgs['context'];
-      await (await t.tenants.handlersOf(context)).command['/balance']({
-        ...args,
-        context,
-      } as unknown as CommandArgs);
-      return JSON.stringify([...rec.acks, ...rec.responses]);
-    };
+    const feedCommand = (id: string, text: string, channel: string) =>
+      ask(t.tenants, installation(id, 1), '/balance', text, `xoxb-${id}`, channel);
     const asked = sandbox.requests.length;
     // The same channel id in two installations is two channels: a feed in each.
     expect(await feedCommand('A', 'subscribe', 'G0FIN')).toContain('the payments feed is on in this channel');
@@ -517,10 +507,12 @@ describe('any interleaving of requests from several installations', () => {
     }
   });
 
-  it('answers each request with its own installation’s money only, whatever the order, rotations included', async () => {
+  it('answers each request with its own installation’s money only, whatever the order, rotations and feeds included', async () => {
+    const slack = await startSlackStandIn({ teamId: 'T0', botToken: 'xoxb-T0-0' });
+    slack.conversations.set('G0FIN', { id: 'G0FIN', is_private: true });
     const step = fc.record({
       who: fc.nat({ max: 4 }),
-      what: fc.constantFrom('balance', 'invoice', 'rotate'),
+      what: fc.constantFrom('balance', 'invoice', 'feed', 'rotate'),
     });
     await fc.assert(
       fc.asyncProperty(
@@ -528,7 +520,9 @@ describe('any interleaving of requests from several installations', () => {
         fc.array(step, { minLength: 1, maxLength: 12 }),
         async (n, steps) => {
           const keys = Object.fromEntries(Array.from({ length: n }, (_, i) => [`T${i}`, merchant(i).key]));
-          const t = tenants(keys, { max: 3 });
+          const t = tenants(keys, { max: 3, slackApiUrl: slack.apiUrl });
+          await store.db.deleteFrom('feed_subscriptions').execute();
+          const posted = slack.calls.length;
           const tokens = Array.from({ length: n }, (_, i) => `xoxb-T${i}-0`);
           const answers = await Promise.all(
             steps.map(async ({ who, what }, k) => {
@@ -538,13 +532,14 @@ describe('any interleaving of requests from several installations', () => {
                 tokens[i] = `xoxb-T${i}-${k + 1}`;
                 return undefined;
               }
-              const text = what === 'balance' ? '' : SHARED_INVOICE;
+              const text = { balance: '', invoice: SHARED_INVOICE, feed: 'subscribe' }[what];
               const reply = await ask(
                 t.tenants,
                 inst,
-                what === 'balance' ? '/balance' : '/invoice',
+                what === 'invoice' ? '/invoice' : '/balance',
                 text,
                 tokens[i],
+                what === 'feed' ? 'G0FIN' : 'C0SUPPORT',
               );
               return { i, what, reply };
             }),
@@ -552,17 +547,32 @@ describe('any interleaving of requests from several installations', () => {
           for (const answer of answers) {
             if (!answer) continue;
             const own = merchant(answer.i);
-            expect(answer.reply).toContain(answer.what === 'balance' ? own.currency : own.shop);
+            if (answer.what === 'feed')
+              expect(answer.reply).toMatch(/the payments feed is on|already receives the payments feed/);
+            else expect(answer.reply).toContain(answer.what === 'balance' ? own.currency : own.shop);
             for (let j = 0; j < n; j += 1) {
               if (j === answer.i) continue;
               expect(answer.reply).not.toContain(merchant(j).currency);
               expect(answer.reply).not.toContain(merchant(j).shop);
             }
           }
+          // Each feed's first message went to the channel with its own installation's token, with its own balance.
+          const feeds = slack.calls.slice(posted).filter((c) => c.method === 'chat.postMessage');
+          expect(feeds).toHaveLength(
+            new Set(answers.filter((a) => a?.what === 'feed').map((a) => a?.i)).size,
+          );
+          for (const call of feeds) {
+            const i = Number(/^xoxb-T(\d)-/.exec(call.token ?? '')?.[1]);
+            const text = JSON.stringify(call.args);
+            expect(text).toContain(merchant(i).currency);
+            for (let j = 0; j < n; j += 1) if (j !== i) expect(text).not.toContain(merchant(j).currency);
+          }
           expect(t.tenants.size).toBeLessThanOrEqual(3);
         },
       ),
       { numRuns: 40 },
     );
+    expect(slack.problems).toEqual([]);
+    await slack.close();
   });
 });
