@@ -10,6 +10,7 @@ import type { Bot } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from './payments/index.js';
+import { Pacer } from './payments/pacer.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
 import { prepareSealing } from './store/installations.js';
 import { createSealer } from './store/sealing.js';
@@ -131,7 +132,7 @@ function paymentsClients(
       concurrency: config.payments.concurrency,
       background: {
         dispatcher: backgroundPool,
-        perSecond: config.backgroundRps,
+        pace: new Pacer(config.backgroundRps).take,
         concurrency: BACKGROUND_CONNECTIONS,
       },
       breaker,
