@@ -13,6 +13,7 @@ import { CircuitBreaker, createHealth, createPaymentsClient } from './payments/i
 import { Pacer } from './payments/pacer.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
 import { prepareSealing } from './store/installations.js';
+import { sharedPace } from './store/pace.js';
 import { createSealer } from './store/sealing.js';
 
 /** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
@@ -91,7 +92,13 @@ try {
     const metrics = createMetrics();
     // One breaker and one pool for the service's origin, whichever workspace's key asks.
     const breaker = new CircuitBreaker();
-    const paymentsFor = paymentsClients(config, breaker, metrics);
+    // Each installation's key has its budget in the store, whichever instance calls with it.
+    const shared = store;
+    const paymentsFor = paymentsClients(config, breaker, metrics, (installation) =>
+      installation === undefined
+        ? new Pacer(config.backgroundRps).take
+        : sharedPace(shared, installation, config.backgroundRps),
+    );
     if (!stopping) {
       bot = createWorkspacesBot(setup.config, { logger, store, sealer, metrics, paymentsFor, breaker });
       await bot.start();
@@ -113,15 +120,15 @@ try {
 
 /**
  * Payments clients for the service's origin, one per key: every one shares the breaker and the
- * two connection pools, has its own background budget (PAYMENT_API_BACKGROUND_RPS), and reports
- * each call to the metrics (and to `onCall`).
+ * two connection pools, has its own background budget (PAYMENT_API_BACKGROUND_RPS, kept by the
+ * pace `paceOf` gives for the client's installation), and reports each call to the metrics (and
+ * to `onCall`).
  */
 function paymentsClients(
-  config: Pick<Config, 'backgroundRps'> & {
-    payments: Pick<Config['payments'], 'apiUrl' | 'timeoutMs' | 'concurrency'>;
-  },
+  config: { payments: Pick<Config['payments'], 'apiUrl' | 'timeoutMs' | 'concurrency'> },
   breaker: CircuitBreaker,
   metrics: Metrics,
+  paceOf: (installation: string | undefined) => () => Promise<void>,
 ): PaymentsFor {
   return (apiKey, options) =>
     createPaymentsClient({
@@ -132,7 +139,7 @@ function paymentsClients(
       concurrency: config.payments.concurrency,
       background: {
         dispatcher: backgroundPool,
-        pace: new Pacer(config.backgroundRps).take,
+        pace: paceOf(options.installation),
         concurrency: BACKGROUND_CONNECTIONS,
       },
       breaker,
@@ -152,7 +159,8 @@ async function startOne(config: Config, store: Store): Promise<void> {
   const breaker = new CircuitBreaker();
   const health = createHealth(breaker);
   const metrics = createMetrics();
-  const paymentsFor = paymentsClients(config, breaker, metrics);
+  // One workspace: the budget is each instance's own (README → Configuration).
+  const paymentsFor = paymentsClients(config, breaker, metrics, () => new Pacer(config.backgroundRps).take);
   const payments = paymentsFor(config.payments.apiKey, {
     timeoutMs: config.payments.timeoutMs,
     onCall: (report) => health.record(report),

@@ -31,7 +31,12 @@ const BACKGROUND_RESOLVE_MS = 60_000;
 /** A payments client for one key, sharing the service's breaker and connections with every other. */
 export type PaymentsFor = (
   apiKey: string,
-  options: { timeoutMs: number; onCall?: (report: CallReport) => void },
+  options: {
+    timeoutMs: number;
+    onCall?: (report: CallReport) => void;
+    /** The installation whose key it is: its background calls keep the key's budget with every instance's. */
+    installation?: string;
+  },
 ) => PaymentsClient;
 
 /** What is the installation's own in `ListenerDeps`; the rest every installation shares. */
@@ -133,6 +138,7 @@ export function createTenants(deps: TenantsDeps) {
     const health = createHealth(deps.breaker);
     const account = installation.account;
     const payments = deps.paymentsFor(apiKey, {
+      installation: id,
       timeoutMs: deps.timeoutMs,
       onCall: (report) => health.record(report),
     });
