@@ -200,16 +200,19 @@ export function watchQueries(store: Store, installation = '') {
             .execute()
         ).sort((x, y) => x.next_poll_at - y.next_poll_at);
       const horizon = now + PACE_HORIZON_MS;
-      // One more than can be served: whether another installation has checks due too.
+      // One more than can be served: whether another installation has checks due too. Each
+      // installation's oldest due check, then its key's next free slot (one row each).
       const due = await db
-        .selectFrom('watched_invoices')
-        .leftJoin('background_pace', 'background_pace.installation_id', 'watched_invoices.installation_id')
-        .select((eb) => [
-          'watched_invoices.installation_id',
-          'background_pace.next_slot_at',
-          eb.fn.min<number>('watched_invoices.next_poll_at').as('due'),
-        ])
-        .where(unleased)
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('watched_invoices')
+            .select((eb) => ['installation_id', eb.fn.min<number>('next_poll_at').as('due')])
+            .where(unleased)
+            .groupBy('installation_id')
+            .as('d'),
+        )
+        .leftJoin('background_pace', 'background_pace.installation_id', 'd.installation_id')
+        .select(['d.installation_id', 'd.due', 'background_pace.next_slot_at'])
         .$if(paceMs !== undefined, (q) =>
           q.where((w) =>
             w.or([
@@ -218,8 +221,7 @@ export function watchQueries(store: Store, installation = '') {
             ]),
           ),
         )
-        .groupBy(['watched_invoices.installation_id', 'background_pace.next_slot_at'])
-        .orderBy('due')
+        .orderBy('d.due')
         .limit(limit + busy.size + 1)
         .execute();
       const claimed: WatchedInvoiceRow[] = [];
