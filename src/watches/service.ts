@@ -478,7 +478,9 @@ export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
   };
   return {
     name: 'watch_poll',
-    concurrency: 8,
+    // A claim reads every installation's oldest due check: claimed by the half, not one at a time.
+    concurrency: 16,
+    claimBatch: 8,
     idleMs: 1000,
     dueAt: (row) => row.next_poll_at,
     nextDueAt: (now) => queries.nextDueAt(now),
