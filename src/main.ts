@@ -19,8 +19,13 @@ import { createSealer } from './store/sealing.js';
 /** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
 const DRAIN_MS = 8_000;
 const FORCED_EXIT_MS = 9_500;
-/** Calls background work (watches, the feed) may have open at once. */
+/** Calls one key's background work (watches, the feed) may have open at once. */
 const BACKGROUND_CONNECTIONS = 4;
+/**
+ * Connections of the background lane, all keys together: as many as the checks an instance runs
+ * at once, so a call does not queue for one after its turn in its key's budget.
+ */
+const BACKGROUND_POOL_CONNECTIONS = 16;
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   name: string;
@@ -46,7 +51,7 @@ const logger = createLogger({ level: config.logLevel, secrets });
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
 // As many connections as calls the client lets run at once, so none waits inside the pool
-// with its deadline running; background work has a few connections of its own.
+// with its deadline running; background work has connections of its own.
 const poolOptions = {
   keepAliveTimeout: 30_000,
   headersTimeout: config.payments.timeoutMs,
@@ -54,7 +59,7 @@ const poolOptions = {
 };
 const origin = new URL(config.payments.apiUrl).origin;
 const pool = new Pool(origin, { ...poolOptions, connections: config.payments.concurrency });
-const backgroundPool = new Pool(origin, { ...poolOptions, connections: BACKGROUND_CONNECTIONS });
+const backgroundPool = new Pool(origin, { ...poolOptions, connections: BACKGROUND_POOL_CONNECTIONS });
 const pools = {
   close: () => Promise.all([pool.close(), backgroundPool.close()]),
   destroy: () => Promise.all([pool.destroy(), backgroundPool.destroy()]),
