@@ -21,18 +21,16 @@ export async function reserveSlot(
   now: number,
   intervalMs: number,
 ): Promise<number> {
-  const greatest = store.dialect === 'postgres' ? 'greatest' : 'max';
   const { next_slot_at } = await store.db
     .insertInto('background_pace')
     .values({ installation_id: installation, next_slot_at: now + intervalMs })
     .onConflict((oc) =>
-      oc.column('installation_id').doUpdateSet((eb) => ({
-        next_slot_at: eb(
-          eb.fn<number>(greatest, [eb.ref('background_pace.next_slot_at'), eb.val(now)]),
-          '+',
-          intervalMs,
-        ),
-      })),
+      oc.column('installation_id').doUpdateSet((eb) => {
+        const next = eb.ref('background_pace.next_slot_at');
+        // max(next, now), in words both databases know.
+        const free = eb.case().when(next, '>', now).then(next).else(eb.val(now)).end();
+        return { next_slot_at: eb(free, '+', intervalMs) };
+      }),
     )
     .returning('next_slot_at')
     .executeTakeFirstOrThrow();
