@@ -16,6 +16,7 @@ import { Inflight } from '../src/inflight.js';
 import { createTenants } from '../src/installations/tenants.js';
 import { createLogger } from '../src/logger.js';
 import { CircuitBreaker, createPaymentsClient } from '../src/payments/index.js';
+import { Pacer } from '../src/payments/pacer.js';
 import { openStore } from '../src/store/database.js';
 import type { InstallationSummary, Installations } from '../src/store/installations.js';
 import { round } from './lib.js';
@@ -78,7 +79,7 @@ export async function weightScenario(serviceUrl: string, tenants = 2000): Promis
         userAgent: 'bench',
         timeoutMs: options.timeoutMs,
         breaker,
-        background: { dispatcher: pool, perSecond: 5 },
+        background: { dispatcher: pool, pace: new Pacer(5).take },
       }),
     timeoutMs: 8000,
     breaker,

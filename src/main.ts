@@ -10,15 +10,22 @@ import type { Bot } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from './payments/index.js';
+import { Pacer } from './payments/pacer.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
 import { prepareSealing } from './store/installations.js';
+import { sharedPace } from './store/pace.js';
 import { createSealer } from './store/sealing.js';
 
 /** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
 const DRAIN_MS = 8_000;
 const FORCED_EXIT_MS = 9_500;
-/** Calls background work (watches, the feed) may have open at once. */
+/** Calls one key's background work (watches, the feed) may have open at once. */
 const BACKGROUND_CONNECTIONS = 4;
+/**
+ * Connections of the background lane, all keys together: as many as the checks an instance runs
+ * at once, so a call does not queue for one after its turn in its key's budget.
+ */
+const BACKGROUND_POOL_CONNECTIONS = 16;
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   name: string;
@@ -44,7 +51,7 @@ const logger = createLogger({ level: config.logLevel, secrets });
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
 // As many connections as calls the client lets run at once, so none waits inside the pool
-// with its deadline running; background work has a few connections of its own.
+// with its deadline running; background work has connections of its own.
 const poolOptions = {
   keepAliveTimeout: 30_000,
   headersTimeout: config.payments.timeoutMs,
@@ -52,7 +59,7 @@ const poolOptions = {
 };
 const origin = new URL(config.payments.apiUrl).origin;
 const pool = new Pool(origin, { ...poolOptions, connections: config.payments.concurrency });
-const backgroundPool = new Pool(origin, { ...poolOptions, connections: BACKGROUND_CONNECTIONS });
+const backgroundPool = new Pool(origin, { ...poolOptions, connections: BACKGROUND_POOL_CONNECTIONS });
 const pools = {
   close: () => Promise.all([pool.close(), backgroundPool.close()]),
   destroy: () => Promise.all([pool.destroy(), backgroundPool.destroy()]),
@@ -90,7 +97,13 @@ try {
     const metrics = createMetrics();
     // One breaker and one pool for the service's origin, whichever workspace's key asks.
     const breaker = new CircuitBreaker();
-    const paymentsFor = paymentsClients(config, breaker, metrics);
+    // Each installation's key has its budget in the store, whichever instance calls with it.
+    const shared = store;
+    const paymentsFor = paymentsClients(config, breaker, metrics, (installation) =>
+      installation === undefined
+        ? new Pacer(config.backgroundRps).take
+        : sharedPace(shared, installation, config.backgroundRps),
+    );
     if (!stopping) {
       bot = createWorkspacesBot(setup.config, { logger, store, sealer, metrics, paymentsFor, breaker });
       await bot.start();
@@ -112,15 +125,15 @@ try {
 
 /**
  * Payments clients for the service's origin, one per key: every one shares the breaker and the
- * two connection pools, has its own background budget (PAYMENT_API_BACKGROUND_RPS), and reports
- * each call to the metrics (and to `onCall`).
+ * two connection pools, has its own background budget (PAYMENT_API_BACKGROUND_RPS, kept by the
+ * pace `paceOf` gives for the client's installation), and reports each call to the metrics (and
+ * to `onCall`).
  */
 function paymentsClients(
-  config: Pick<Config, 'backgroundRps'> & {
-    payments: Pick<Config['payments'], 'apiUrl' | 'timeoutMs' | 'concurrency'>;
-  },
+  config: { payments: Pick<Config['payments'], 'apiUrl' | 'timeoutMs' | 'concurrency'> },
   breaker: CircuitBreaker,
   metrics: Metrics,
+  paceOf: (installation: string | undefined) => () => Promise<void>,
 ): PaymentsFor {
   return (apiKey, options) =>
     createPaymentsClient({
@@ -131,7 +144,7 @@ function paymentsClients(
       concurrency: config.payments.concurrency,
       background: {
         dispatcher: backgroundPool,
-        perSecond: config.backgroundRps,
+        pace: paceOf(options.installation),
         concurrency: BACKGROUND_CONNECTIONS,
       },
       breaker,
@@ -151,7 +164,8 @@ async function startOne(config: Config, store: Store): Promise<void> {
   const breaker = new CircuitBreaker();
   const health = createHealth(breaker);
   const metrics = createMetrics();
-  const paymentsFor = paymentsClients(config, breaker, metrics);
+  // One workspace: the budget is each instance's own (README → Configuration).
+  const paymentsFor = paymentsClients(config, breaker, metrics, () => new Pacer(config.backgroundRps).take);
   const payments = paymentsFor(config.payments.apiKey, {
     timeoutMs: config.payments.timeoutMs,
     onCall: (report) => health.record(report),

@@ -32,6 +32,11 @@ export interface Job<T> {
   readonly name: string;
   /** Items run at once by this instance. */
   readonly concurrency: number;
+  /**
+   * Claims only once this many of its slots are free: fewer, bigger claims, for a job whose
+   * claim costs the store more than its items do. 1 by default.
+   */
+  readonly claimBatch?: number;
   /** How long to wait before looking again when nothing was due. */
   readonly idleMs: number;
   /** Takes up to `limit` due items, leased to this instance. */
@@ -96,10 +101,12 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
       (item: T) => job.describe?.(item) ?? {},
       (item: T) => job.run(item),
     );
+    const batch = Math.min(job.claimBatch ?? 1, job.concurrency);
     while (!stopping) {
       let claimed = 0;
       const free = job.concurrency - running;
-      if (free > 0) {
+      const claiming = free >= batch;
+      if (claiming) {
         try {
           const now = deps.clock();
           const items = await job.claim(now, free);
@@ -118,10 +125,10 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
           continue;
         }
       }
-      // A full batch means more may be due: look again at once (or, with every slot taken, when
+      // A full batch means more may be due: look again at once (or, with too few slots free, when
       // one frees up: a finishing item wakes the loop).
       if (claimed > 0 && claimed === free) continue;
-      const wait = free > 0 ? await untilNextDue(job) : job.idleMs;
+      const wait = claiming ? await untilNextDue(job) : job.idleMs;
       // Work due now that could not be claimed (background paused: the payment service's breaker
       // open, or its key rejected) is looked for again after a tick, not at once in a spin.
       await pause(job.name, claimed === 0 && wait === 0 ? job.idleMs : wait);

@@ -8,6 +8,7 @@ import { loadConfig } from '../src/config.js';
 import type { Bot } from '../src/lifecycle.js';
 import { createMetrics } from '../src/metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from '../src/payments/index.js';
+import { Pacer } from '../src/payments/pacer.js';
 import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/server.js';
 import { openStore, type Store } from '../src/store/database.js';
@@ -165,7 +166,7 @@ describe.each(SHAPES)('four people on every surface, installed as %s', (_label, 
         dispatcher: pool,
         userAgent: 'access-test',
         timeoutMs: 2000,
-        background: { dispatcher: pool, perSecond: 50 },
+        background: { dispatcher: pool, pace: new Pacer(50).take },
         breaker,
       }),
       logger: logs.logger,

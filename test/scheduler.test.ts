@@ -110,6 +110,48 @@ describe('scheduler', () => {
     expect(logs.lines.find((l) => l.msg === 'job list' && l.installation === 'T0ONE')).toBeDefined();
   });
 
+  it('with a claim batch, claims only once that many slots are free, then as many as are', async () => {
+    const items = Array.from({ length: 12 }, (_, i) => ({ id: i, due: 0 }));
+    const { job, ran } = listJob(items, { concurrency: 4 });
+    const limits: number[] = [];
+    // Items end one by one, when the test lets them.
+    const release: (() => void)[] = [];
+    const batched: Job<Item> = {
+      ...job,
+      claimBatch: 3,
+      claim: async (now, limit) => {
+        limits.push(limit);
+        return job.claim(now, limit);
+      },
+      run: (item) =>
+        new Promise((resolve) => {
+          release.push(() => {
+            ran.push(item.id);
+            resolve({ outcome: 'ok' });
+          });
+        }),
+    };
+    const scheduler = createScheduler(
+      { logger: captureLogs().logger, inflight: new Inflight(), clock: () => 0 },
+      [batched],
+    );
+    scheduler.start();
+    await until(() => release.length === 4);
+    const settle = () => new Promise((r) => setTimeout(r, 30));
+    for (let i = 0; i < 2; i += 1) release.shift()?.();
+    await settle();
+    // Two free: fewer than the batch, nothing claimed.
+    expect(limits).toEqual([4]);
+    release.shift()?.();
+    await until(() => limits.length === 2);
+    expect(limits).toEqual([4, 3]);
+    await settle();
+    expect(release).toHaveLength(4);
+    while (release.length > 0) release.shift()?.();
+    await until(() => ran.length === 7);
+    await scheduler.stop();
+  });
+
   it('picks up new work at once when woken, not at its next idle tick', async () => {
     const items: Item[] = [];
     const { job, ran } = listJob(items);

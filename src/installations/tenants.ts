@@ -35,7 +35,7 @@ export type PaymentsFor = (
   options: {
     timeoutMs: number;
     onCall?: (report: CallReport) => void;
-    /** Whose key it is, for the metrics (many workspaces). */
+    /** Whose key it is: its metrics carry it, and its background calls keep the key's budget with every instance's. */
     installation?: string;
   },
 ) => PaymentsClient;
@@ -142,9 +142,9 @@ export function createTenants(deps: TenantsDeps) {
     const health = createHealth(deps.breaker);
     const account = installation.account;
     const payments = deps.paymentsFor(apiKey, {
+      installation: id,
       timeoutMs: deps.timeoutMs,
       onCall: (report) => health.record(report),
-      installation: id,
     });
     const { store, clock } = deps.background;
     const state = serviceState(store, logger, () => deps.breaker.state(), id);

@@ -21,7 +21,6 @@ import {
 import type { CallReport, CallResult } from './health.js';
 import { type InvoiceId, parseInvoiceId } from './invoice-id.js';
 import { Limiter, QueueFullError } from './limiter.js';
-import { Pacer } from './pacer.js';
 import { type BalanceEntry, balanceResponseSchema, type Invoice, invoiceSchema } from './schemas.js';
 import { SingleFlight } from './single-flight.js';
 
@@ -80,9 +79,11 @@ export interface PaymentsClientOptions {
   logger?: { warn(fields: object, message: string): void };
   /**
    * Background work (watches, the feed) gets a lane of its own: its own connections, a few calls
-   * at once, and a shared budget of calls per second, so a person never queues behind it.
+   * at once, and its budget of calls per second, so a person never queues behind it. `pace`
+   * keeps the budget: it resolves when the next background call may start (every attempt takes
+   * its turn from it), e.g. a `Pacer`'s `take`.
    */
-  background?: { dispatcher: Dispatcher; perSecond: number; concurrency?: number };
+  background?: { dispatcher: Dispatcher; pace: () => Promise<void>; concurrency?: number };
   /** Told of every call once it ends (metrics, the App Home's service health). */
   onCall?: (report: CallReport) => void;
   /**
@@ -109,7 +110,7 @@ interface Lane {
   background: boolean;
   limiter: Limiter;
   dispatcher: Dispatcher;
-  pacer?: Pacer;
+  pace?: () => Promise<void>;
 }
 
 /** Attempts made by one call, counted as they happen. */
@@ -143,7 +144,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
         background: true,
         limiter: new Limiter(options.background.concurrency ?? 4, DEFAULT_MAX_QUEUE),
         dispatcher: options.background.dispatcher,
-        pacer: new Pacer(options.background.perSecond),
+        pace: options.background.pace,
       }
     : interactive;
   const breaker = options.breaker ?? new CircuitBreaker();
@@ -202,7 +203,6 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   }
 
   async function fetchOnce(lane: Lane, path: string, signal: AbortSignal): Promise<Answer> {
-    await lane.pacer?.take();
     const response = await request(`${base}${path}`, {
       method: 'GET',
       headers,
@@ -263,6 +263,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     for (let attempt = 0; ; attempt += 1) {
       tried.count = attempt + 1;
       let failure: PaymentError;
+      // Its turn in the budget. A pace kept in the store fails as the store does: no call is made.
+      await lane.pace?.();
       try {
         const answer = await fetchOnce(lane, path, deadline);
         if (answer.status >= 200 && answer.status < 300) return answer;

@@ -15,10 +15,11 @@ export class Pacer {
     this.#intervalMs = 1000 / perSecond;
   }
 
-  async take(): Promise<void> {
+  /** Resolves at the next free slot; bound, so it can be handed over as a payments client's `background.pace`. */
+  readonly take = async (): Promise<void> => {
     const now = this.now();
     const slot = Math.max(now, this.#nextSlot);
     this.#nextSlot = slot + this.#intervalMs;
     if (slot > now) await this.wait(slot - now);
-  }
+  };
 }

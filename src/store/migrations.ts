@@ -300,6 +300,24 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '008_background_pace': {
+      async up(db) {
+        // PAYMENT_API_BACKGROUND_RPS is kept when each call is made, not when checks are claimed:
+        // each installation's (each key's) next free slot, all instances together.
+        await db.schema.dropTable('background_budget').execute();
+        await db.schema
+          .createTable('background_pace')
+          .addColumn('installation_id', 'text', (c) => c.primaryKey())
+          .addColumn('next_slot_at', time, (c) => c.notNull())
+          .execute();
+        // Claims take an installation's checks oldest first.
+        await db.schema
+          .createIndex('watched_invoices_due_by_installation')
+          .on('watched_invoices')
+          .columns(['installation_id', 'next_poll_at'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -75,12 +75,11 @@ export interface Tables {
     /** `sent`, `found` (posted before a crash, confirmed afterwards) or `dropped: <why>`. */
     result: string | null;
   };
-  /** Checks claimed per installation (per key) in the current second, all instances together. */
-  background_budget: {
+  /** Each installation's (each key's) background budget, all instances together (src/store/pace.ts). */
+  background_pace: {
     installation_id: string;
-    /** The second (epoch seconds) `used` counts in. */
-    second: number;
-    used: number;
+    /** When the key's next background call may start (epoch ms): every call reserves one slot. */
+    next_slot_at: number;
   };
   /** Small facts shared by all instances, e.g. that the payment service rejects the key. */
   service_state: {

@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Store } from '../store/database.js';
+import { PACE_HORIZON_MS } from '../store/pace.js';
 import type { Tables } from '../store/schema.js';
 import type { EndReason } from '../views/watch.js';
 
@@ -157,8 +158,12 @@ export function watchQueries(store: Store, installation = '') {
      * given an even share of `limit`, so one installation with thousands of due checks does not
      * hold back another's single one. Within an installation, the longest overdue first. While
      * several installations have checks due, none holds more than SHARED_SLOTS of this
-     * instance's checks at once (`busy`: its checks still running here): a big installation's
-     * checks wait on its own key's budget, and must not do it in every slot.
+     * instance's checks at once (`busy`: its checks still running here).
+     *
+     * With `paceMs` (each key's background calls that far apart, all instances together:
+     * src/store/pace.ts), an installation's checks are taken only while its key's next free call
+     * is less than PACE_HORIZON_MS away, and no more than its key can start by then: a claimed
+     * check waits for its turn briefly, not on its lease.
      */
     async claimDue(
       owner: string,
@@ -166,14 +171,13 @@ export function watchQueries(store: Store, installation = '') {
       limit: number,
       leaseMs: number,
       busy: ReadonlyMap<string, number> = new Map(),
-      /** Each installation's checks per second, all instances together (PAYMENT_API_BACKGROUND_RPS); none when unset. */
-      perSecond?: number,
+      paceMs?: number,
     ): Promise<WatchedInvoiceRow[]> {
       /** Due, and leased to nobody (or to somebody whose lease ran out). */
       const unleased = (w: ExpressionBuilder<Tables, 'watched_invoices'>) =>
         w.and([
-          w('next_poll_at', '<=', now),
-          w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]),
+          w('watched_invoices.next_poll_at', '<=', now),
+          w.or([w('watched_invoices.lease_until', 'is', null), w('watched_invoices.lease_until', '<', now)]),
         ]);
       const claimIn = async (installationId: string, room: number) =>
         // RETURNING has no order of its own.
@@ -195,62 +199,55 @@ export function watchQueries(store: Store, installation = '') {
             .returningAll()
             .execute()
         ).sort((x, y) => x.next_poll_at - y.next_poll_at);
-      const second = Math.floor(now / 1000);
-      /** Takes up to `wanted` of the installation's checks for this second, as all instances together have left. */
-      const reserve = (installationId: string, wanted: number, budget: number) =>
-        store.transaction(async (trx) => {
-          await trx
-            .insertInto('background_budget')
-            .values({ installation_id: installationId, second, used: 0 })
-            .onConflict((oc) => oc.column('installation_id').doNothing())
-            .execute();
-          const row = await trx
-            .selectFrom('background_budget')
-            .select(['second', 'used'])
-            .where('installation_id', '=', installationId)
-            .$if(store.dialect === 'postgres', (q) => q.forUpdate())
-            .executeTakeFirstOrThrow();
-          const used = Number(row.second) === second ? row.used : 0;
-          const granted = Math.max(0, Math.min(wanted, budget - used));
-          await trx
-            .updateTable('background_budget')
-            .set({ second, used: used + granted })
-            .where('installation_id', '=', installationId)
-            .execute();
-          return granted;
-        });
-      const giveBack = (installationId: string, unused: number) =>
-        db
-          .updateTable('background_budget')
-          .set((eb) => ({ used: eb('used', '-', unused) }))
-          .where('installation_id', '=', installationId)
-          .where('second', '=', second)
-          .execute();
+      const horizon = now + PACE_HORIZON_MS;
+      // One more than can be served: whether another installation has checks due too. Each
+      // installation's oldest due check, then its key's next free slot (one row each).
       const due = await db
-        .selectFrom('watched_invoices')
-        .select((eb) => ['installation_id', eb.fn.min<number>('next_poll_at').as('due')])
-        .where(unleased)
-        .groupBy('installation_id')
-        .orderBy('due')
-        .limit(limit)
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('watched_invoices')
+            .select((eb) => ['installation_id', eb.fn.min<number>('next_poll_at').as('due')])
+            .where(unleased)
+            .groupBy('installation_id')
+            .as('d'),
+        )
+        .leftJoin('background_pace', 'background_pace.installation_id', 'd.installation_id')
+        .select(['d.installation_id', 'd.due', 'background_pace.next_slot_at'])
+        .$if(paceMs !== undefined, (q) =>
+          q.where((w) =>
+            w.or([
+              w('background_pace.next_slot_at', 'is', null),
+              w('background_pace.next_slot_at', '<', horizon),
+            ]),
+          ),
+        )
+        .orderBy('d.due')
+        .limit(limit + busy.size + 1)
         .execute();
       const claimed: WatchedInvoiceRow[] = [];
       const taken = new Map<string, number>();
-      const roomOf = (id: string) =>
-        due.length > 1 ? SHARED_SLOTS - (busy.get(id) ?? 0) - (taken.get(id) ?? 0) : Number.POSITIVE_INFINITY;
+      /** The calls the key can start before the horizon, all instances together. */
+      const paced = (nextSlotAt: number | null) =>
+        paceMs === undefined
+          ? Number.POSITIVE_INFINITY
+          : Math.ceil((horizon - Math.max(Number(nextSlotAt ?? now), now)) / paceMs);
+      const rooms = new Map(
+        due.map((d) => [
+          d.installation_id,
+          Math.min(due.length > 1 ? SHARED_SLOTS : Number.POSITIVE_INFINITY, paced(d.next_slot_at)) -
+            (busy.get(d.installation_id) ?? 0),
+        ]),
+      );
+      const roomOf = (id: string) => (rooms.get(id) ?? 0) - (taken.get(id) ?? 0);
       // Even shares, then what an installation with fewer due checks left goes to the others.
       let open = due.map((d) => d.installation_id).filter((id) => roomOf(id) > 0);
       while (open.length > 0 && claimed.length < limit) {
         const share = Math.ceil((limit - claimed.length) / open.length);
         const more: string[] = [];
         for (const installationId of open) {
-          const wanted = Math.min(share, limit - claimed.length, roomOf(installationId));
-          if (wanted <= 0) break;
-          const room = perSecond === undefined ? wanted : await reserve(installationId, wanted, perSecond);
-          if (room === 0) continue;
+          const room = Math.min(share, limit - claimed.length, roomOf(installationId));
+          if (room <= 0) break;
           const rows = await claimIn(installationId, room);
-          if (perSecond !== undefined && rows.length < room)
-            await giveBack(installationId, room - rows.length);
           claimed.push(...rows);
           taken.set(installationId, (taken.get(installationId) ?? 0) + rows.length);
           if (rows.length === room && roomOf(installationId) > 0) more.push(installationId);

@@ -16,6 +16,7 @@ import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import { SlackPostError } from '../slack/calls.js';
 import type { Store } from '../store/database.js';
 import { LeaseLost } from '../store/lease.js';
+import { paceInterval } from '../store/pace.js';
 import type { Tables } from '../store/schema.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import {
@@ -445,7 +446,11 @@ export interface WatchPollDeps {
   leaseMs?: number;
   /** Whether background work may claim now, and how much (the breaker; a rejected key). */
   gate: Pick<ServiceState, 'claimWithin'>;
-  /** Checks per second per installation (per key), all instances together: PAYMENT_API_BACKGROUND_RPS. */
+  /**
+   * Each key's background calls per second, all instances together (PAYMENT_API_BACKGROUND_RPS),
+   * when its client keeps it in the store (src/store/pace.ts): claims take only the checks a key
+   * can start soon. Unset with one workspace, whose budget is each instance's own.
+   */
   perSecond?: number;
   /** The watches of an installation, to check its invoice with its key; undefined when it cannot be served now. */
   watchesOf: (installation: string) => Promise<Pick<Watches, 'check'> | undefined>;
@@ -462,6 +467,7 @@ const UNSERVED_RETRY_MS = 60_000;
 export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
   const queries = watchQueries(deps.store);
   const leaseMs = deps.leaseMs ?? 30_000;
+  const paceMs = deps.perSecond === undefined ? undefined : paceInterval(deps.perSecond);
   /** Checks claimed and not yet finished here, by installation. */
   const busy = new Map<string, number>();
   const settle = (installation: string) => {
@@ -471,13 +477,15 @@ export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
   };
   return {
     name: 'watch_poll',
-    concurrency: 8,
+    // A claim reads every installation's oldest due check: claimed by the half, not one at a time.
+    concurrency: 16,
+    claimBatch: 8,
     idleMs: 1000,
     dueAt: (row) => row.next_poll_at,
     nextDueAt: (now) => queries.nextDueAt(now),
     async claim(now, limit) {
       const rows = await deps.gate.claimWithin(now, limit, (allowed) =>
-        queries.claimDue(deps.owner, now, allowed, leaseMs, busy, deps.perSecond),
+        queries.claimDue(deps.owner, now, allowed, leaseMs, busy, paceMs),
       );
       for (const row of rows) busy.set(row.installation_id, (busy.get(row.installation_id) ?? 0) + 1);
       return rows;

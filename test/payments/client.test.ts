@@ -19,6 +19,7 @@ import {
   ServiceUnavailableError,
   UnexpectedResponseError,
 } from '../../src/payments/index.js';
+import { Pacer } from '../../src/payments/pacer.js';
 import { DEMO_INVOICE_IDS, demoInvoices, num } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { invoiceId } from '../support/factories.js';
@@ -741,12 +742,45 @@ describe('more callers than the service takes at once', () => {
   });
 });
 
+describe('the background budget', () => {
+  it('takes a turn from the pace before every background attempt, and none for a person’s call', async () => {
+    const turns: number[] = [];
+    const c = client({
+      background: {
+        dispatcher: pool,
+        pace: async () => {
+          turns.push(sandbox.requests.length);
+        },
+      },
+    });
+    await c.getBalance();
+    expect(turns).toEqual([]);
+    sandbox.failNext({ kind: 'status', status: 503 }, 1);
+    await c.getInvoice(DEMO_INVOICE_IDS.open, { background: true });
+    // Before the first attempt, then before the retry.
+    expect(turns).toEqual([1, 2]);
+  });
+
+  it('makes no call when the pace cannot be kept (its store unreachable), and says so as the store did', async () => {
+    const c = client({
+      background: {
+        dispatcher: pool,
+        pace: () => Promise.reject(new Error('store unreachable')),
+      },
+    });
+    await expect(c.getInvoice(DEMO_INVOICE_IDS.open, { background: true })).rejects.toThrow(
+      'store unreachable',
+    );
+    expect(sandbox.requests).toHaveLength(0);
+  });
+});
+
 describe('what each call reports', () => {
   it('says how each call ended, on which lane, after how many attempts and how long', async () => {
     const reports: CallReport[] = [];
     const c = client({
       onCall: (r) => reports.push(r),
-      background: { dispatcher: pool, perSecond: 1000 },
+      background: { dispatcher: pool, pace: new Pacer(1000).take },
     });
     await c.getBalance();
     sandbox.failNext({ kind: 'status', status: 503 }, 1);
@@ -959,7 +993,7 @@ describe('the circuit breaker around the service', () => {
       const c = client({
         breaker,
         timeoutMs: 300,
-        background: { dispatcher: narrow, perSecond: 1000, concurrency: 1 },
+        background: { dispatcher: narrow, pace: new Pacer(1000).take, concurrency: 1 },
       });
       sandbox.failNext({ kind: 'hang' });
       const results = await Promise.allSettled([

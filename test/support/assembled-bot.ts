@@ -5,6 +5,7 @@ import type { Bot } from '../../src/lifecycle.js';
 import type { Logger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from '../../src/payments/index.js';
+import { Pacer } from '../../src/payments/pacer.js';
 import type { Store } from '../../src/store/database.js';
 
 /**
@@ -29,7 +30,7 @@ export async function assembledBot(opts: {
     dispatcher: opts.dispatcher,
     userAgent: 'payments-slack-bot/test',
     timeoutMs: 2000,
-    background: { dispatcher: opts.dispatcher, perSecond: 50 },
+    background: { dispatcher: opts.dispatcher, pace: new Pacer(50).take },
     onCall: (report) => metrics.paymentCall(report),
     breaker,
   });

@@ -19,6 +19,7 @@ import type { UnfurlClient } from '../../src/listeners/events/link-shared.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { outboxBacklog } from '../../src/outbox.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from '../../src/payments/index.js';
+import { Pacer } from '../../src/payments/pacer.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { serviceState } from '../../src/service-state.js';
 import { type ResponseUrlClient, ResponseUrlError } from '../../src/slack/response-url.js';
@@ -260,7 +261,7 @@ export function listenerDeps(
     userAgent: 'test',
     timeoutMs: opts.paymentTimeoutMs ?? 2000,
     retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
-    background: { dispatcher: pool, perSecond: 1000 },
+    background: { dispatcher: pool, pace: new Pacer(1000).take },
     onCall: (report) => health.record(report),
     breaker,
   });

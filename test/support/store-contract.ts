@@ -4,6 +4,7 @@ import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { firstSight } from '../../src/store/events.js';
 import { migrationProvider } from '../../src/store/migrations.js';
+import { paceInterval, reserveSlot } from '../../src/store/pace.js';
 import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
 import { captureLogs } from './bolt.js';
 import { recordingPoster } from './fake-slack.js';
@@ -23,7 +24,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
     beforeEach(async () => {
       for (const table of [
-        'background_budget',
+        'background_pace',
         'watches',
         'watched_invoices',
         'outbox',
@@ -143,34 +144,61 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       ]);
     });
 
-    it('claims at most `perSecond` of an installation’s checks in a second, whoever claims them', async () => {
-      const q = watchQueries(store, 'T0BUDGET');
-      await store.transaction(async (trx) => {
-        for (let i = 0; i < 20; i += 1)
-          await q.insert(trx, watch({ invoice_id: `k-${i}`, channel_id: `C${i}` }), '{}', i);
-      });
-      const at = 1_000_000;
-      const first = await q.claimDue('a', at, 4, 100_000, new Map(), 5);
-      const second = await q.claimDue('b', at + 500, 4, 100_000, new Map(), 5);
-      expect(first.length + second.length).toBe(5);
-      expect(await q.claimDue('c', at + 999, 4, 100_000, new Map(), 5)).toEqual([]);
-      // The next second has its own budget.
-      expect(await q.claimDue('c', at + 1000, 4, 100_000, new Map(), 5)).toHaveLength(4);
+    it('spaces one key’s background calls 1000/rps ms apart, whichever of two instances reserves them', async () => {
+      // Two instances: on PostgreSQL two stores (two pools); SQLite is one process's, so one.
+      const other = store.dialect === 'postgres' ? await open() : store;
+      try {
+        const rps = 5;
+        const at = 1_795_262_400_000;
+        // 40 calls asked for at the same moment from both, all at once: far more than the budget.
+        const slots = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            reserveSlot(i % 2 === 0 ? store : other, 'T0PACE', at, paceInterval(rps)),
+          ),
+        );
+        // Another key's budget is its own.
+        expect(await reserveSlot(other, 'T0OTHER', at, paceInterval(rps))).toBe(at);
+        slots.sort((a, b) => a - b);
+        // Every call has its own slot, 200 ms after the one before: no 1000 ms holds more than rps.
+        expect(slots).toEqual(Array.from({ length: 40 }, (_, i) => at + i * 200));
+        for (let i = rps; i < slots.length; i += 1)
+          expect((slots[i] as number) - (slots[i - rps] as number)).toBeGreaterThanOrEqual(1000);
+        // A key idle for a while starts again at once, not at its last reserved slot.
+        const later = (slots.at(-1) as number) + 5000;
+        expect(await reserveSlot(store, 'T0PACE', later, paceInterval(rps))).toBe(later);
+      } finally {
+        if (other !== store) await other.close();
+      }
     });
 
-    it('gives back what a claim reserved and could not use', async () => {
-      const q = watchQueries(store, 'T0GIVEBACK');
-      const add = (from: number, count: number) =>
-        store.transaction(async (trx) => {
-          for (let i = from; i < from + count; i += 1)
-            await q.insert(trx, watch({ invoice_id: `g-${i}`, channel_id: `C${i}` }), '{}', 0);
-        });
-      const at = 2_000_000;
-      await add(0, 2);
-      // Four reserved, two used: two of the five are spent this second, three are left.
-      expect(await q.claimDue('a', at, 4, 100_000, new Map(), 5)).toHaveLength(2);
-      await add(2, 6);
-      expect(await q.claimDue('a', at + 10, 8, 100_000, new Map(), 5)).toHaveLength(3);
+    it('claims an installation’s checks only while its key can start them soon, and no more than it can', async () => {
+      const busy = watchQueries(store, 'T0BUSY');
+      const idle = watchQueries(store, 'T0IDLE');
+      await store.transaction(async (trx) => {
+        for (let i = 0; i < 20; i += 1) {
+          await busy.insert(trx, watch({ invoice_id: `b-${i}`, channel_id: `C${i}` }), '{}', i);
+          await idle.insert(trx, watch({ invoice_id: `d-${i}`, channel_id: `C${i}` }), '{}', 100 + i);
+        }
+      });
+      const at = 1_000_000;
+      // T0BUSY's key has its calls reserved 1.5 s ahead; T0IDLE's none.
+      for (let i = 0; i < 8; i += 1) await reserveSlot(store, 'T0BUSY', at, 200);
+      const first = await idle.claimDue('a', at, 20, 100_000, new Map(), 200);
+      // T0IDLE alone can be served: 5 calls in the next second at 200 ms apart, whatever the limit.
+      expect(first.map((r) => r.invoice_id)).toEqual(['d-0', 'd-1', 'd-2', 'd-3', 'd-4']);
+      // Its checks running here count against what it can start.
+      const running = new Map([['T0IDLE', 5]]);
+      expect(await idle.claimDue('a', at, 20, 100_000, running, 200)).toEqual([]);
+      // 800 ms later T0BUSY's next free call (at + 1.6 s) is within the horizon, with room for one before it.
+      const later = await idle.claimDue('b', at + 800, 20, 100_000, running, 200);
+      expect(later.map((r) => r.invoice_id)).toEqual(['b-0']);
+      // Without a pace kept in the store (one workspace), the shares alone: two each while both have checks due.
+      expect((await idle.claimDue('c', at + 800, 30, 100_000)).map((r) => r.invoice_id)).toEqual([
+        'b-1',
+        'b-2',
+        'd-5',
+        'd-6',
+      ]);
     });
 
     it('keeps each installation’s watches its own: the same channel and invoice in two is two watches', async () => {

@@ -1,0 +1,58 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Store } from './database.js';
+
+/**
+ * How far ahead a key's next free call may be for its checks to be claimed: a claimed check
+ * waits at most about this long for its turn, not a lease's worth.
+ */
+export const PACE_HORIZON_MS = 1000;
+
+/** Milliseconds between two background calls of one key, rounded up: never more than `perSecond` in a second. */
+export const paceInterval = (perSecond: number): number => Math.ceil(1000 / perSecond);
+
+/**
+ * Reserves an installation's next background call, all instances together: its key's next free
+ * slot is `max(next, now)` and the one after it `intervalMs` later, in one statement (an upsert
+ * the database serializes per row). Resolves with the reserved slot's time.
+ */
+export async function reserveSlot(
+  store: Store,
+  installation: string,
+  now: number,
+  intervalMs: number,
+): Promise<number> {
+  const { next_slot_at } = await store.db
+    .insertInto('background_pace')
+    .values({ installation_id: installation, next_slot_at: now + intervalMs })
+    .onConflict((oc) =>
+      oc.column('installation_id').doUpdateSet((eb) => {
+        const next = eb.ref('background_pace.next_slot_at');
+        // max(next, now), in words both databases know.
+        const free = eb.case().when(next, '>', now).then(next).else(eb.val(now)).end();
+        return { next_slot_at: eb(free, '+', intervalMs) };
+      }),
+    )
+    .returning('next_slot_at')
+    .executeTakeFirstOrThrow();
+  return Number(next_slot_at) - intervalMs;
+}
+
+/**
+ * An installation's background budget (PAYMENT_API_BACKGROUND_RPS) as a pace for its payments
+ * client: each call reserves its key's next slot in the store and waits for it, so the key's
+ * calls start at least `1000 / perSecond` ms apart whichever instance makes them.
+ */
+export function sharedPace(
+  store: Store,
+  installation: string,
+  perSecond: number,
+  clock: () => number = Date.now,
+  wait: (ms: number) => Promise<unknown> = sleep,
+): () => Promise<void> {
+  const intervalMs = paceInterval(perSecond);
+  return async () => {
+    const slot = await reserveSlot(store, installation, clock(), intervalMs);
+    // A timer may fire a little early by the wall clock: wait again until the slot has come.
+    for (let now = clock(); now < slot; now = clock()) await wait(slot - now);
+  };
+}
