@@ -39,7 +39,14 @@ type Row = Tables['installations'];
 /** An account's balance readings and the changes the feed counted: they compare one account with itself only. */
 const FEED_HISTORY = ['balance_history', 'feed_changes'] as const;
 /** The rest of what is an installation's own, besides its row. */
-const OWN_WORK = ['watches', 'watched_invoices', 'feed_subscriptions', 'singletons', 'outbox'] as const;
+const OWN_WORK = [
+  'watches',
+  'watched_invoices',
+  'feed_subscriptions',
+  'singletons',
+  'outbox',
+  'background_pace',
+] as const;
 type Secret = 'bot_token' | 'bot_refresh_token' | 'payment_api_key';
 const SECRETS: readonly Secret[] = ['bot_token', 'bot_refresh_token', 'payment_api_key'];
 
