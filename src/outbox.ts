@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from './logger.js';
 import type { Tracked } from './pipeline/tracked.js';
-import type { Job } from './scheduler.js';
+import { type Job, ofInstallation } from './scheduler.js';
 import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
@@ -257,7 +257,7 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
     concurrency: 4,
     idleMs: 1000,
     dueAt: (row) => row.next_attempt_at,
-    describe: (row) => ({ installation: row.installation_id || undefined, channel: row.channel }),
+    describe: (row) => ({ ...ofInstallation(row), channel: row.channel }),
 
     async claim(now, limit) {
       await db

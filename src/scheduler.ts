@@ -50,6 +50,11 @@ export interface Job<T> {
   run(item: T): Promise<Tracked>;
 }
 
+/** `Job.describe` for items that belong to an installation: its id ('' is the one workspace, named by none). */
+export const ofInstallation = (item: { installation_id: string }): Who => ({
+  installation: item.installation_id || undefined,
+});
+
 export interface SchedulerDeps extends TrackingDeps {
   clock: () => number;
   /** Told how late each item started: `now - dueAt`. */

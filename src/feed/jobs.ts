@@ -1,5 +1,5 @@
 import type { Tracked } from '../pipeline/tracked.js';
-import type { Job } from '../scheduler.js';
+import { type Job, ofInstallation } from '../scheduler.js';
 import type { ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
 import { feedQueries, type PollRow, type SubscriptionRow } from './queries.js';
@@ -32,7 +32,6 @@ export interface FeedJobsDeps {
 export function feedJobs(deps: FeedJobsDeps): { poll: Job<PollRow>; digest: Job<SubscriptionRow> } {
   const queries = feedQueries(deps.store);
   const leaseMs = deps.leaseMs ?? 30_000;
-  const describe = (row: { installation_id: string }) => ({ installation: row.installation_id || undefined });
   const served =
     <T extends { installation_id: string }>(work: (feed: InstallationFeed, row: T) => Promise<Tracked>) =>
     async (row: T): Promise<Tracked> => {
@@ -48,7 +47,7 @@ export function feedJobs(deps: FeedJobsDeps): { poll: Job<PollRow>; digest: Job<
       nextDueAt: (now) => queries.nextPollDueAt(now),
       claim: (now, limit) =>
         deps.gate.claimWithin(now, limit, (allowed) => queries.claimPolls(deps.owner, now, allowed, leaseMs)),
-      describe,
+      describe: ofInstallation,
       run: served((feed, row) => feed.poll(row)),
     },
     digest: {
@@ -58,7 +57,7 @@ export function feedJobs(deps: FeedJobsDeps): { poll: Job<PollRow>; digest: Job<
       dueAt: (sub) => sub.next_digest_at,
       nextDueAt: (now) => queries.nextDigestDueAt(now),
       claim: (now, limit) => queries.claimDigests(deps.owner, now, limit, leaseMs),
-      describe,
+      describe: ofInstallation,
       run: served((feed, sub) => feed.digest(sub)),
     },
   };

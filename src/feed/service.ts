@@ -53,7 +53,8 @@ export function createFeed(deps: FeedDeps) {
   const jobDeps = { ...deps, queries, pollMs: deps.pollSeconds * 1000 };
   const poll = balancePoll(jobDeps);
   const digest = dailyDigest(jobDeps);
-  const alone = feedJobs({ ...deps, gate: deps.state, feedOf: async () => ({ poll, digest }) });
+  // Only the one workspace's bot runs these jobs itself: made when asked, not for every installation.
+  const alone = () => feedJobs({ ...deps, gate: deps.state, feedOf: async () => ({ poll, digest }) });
 
   /** Why this channel may not receive the feed now, if it may not; `not_in_channel` when the bot cannot see it. */
   async function channelProblem(channelId: string): Promise<Refusal | 'not_in_channel' | undefined> {
@@ -211,10 +212,10 @@ export function createFeed(deps: FeedDeps) {
     digest,
 
     /** The balance poll's job when these are the only feeds (one workspace). */
-    pollJob: () => alone.poll,
+    pollJob: () => alone().poll,
 
     /** The digest's job when these are the only feeds (one workspace). */
-    digestJob: () => alone.digest,
+    digestJob: () => alone().digest,
   };
 }
 

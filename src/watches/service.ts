@@ -11,7 +11,7 @@ import {
 } from '../payments/index.js';
 import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
-import type { BackgroundDeps, Job } from '../scheduler.js';
+import { type BackgroundDeps, type Job, ofInstallation } from '../scheduler.js';
 import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import { SlackPostError } from '../slack/calls.js';
 import type { Store } from '../store/database.js';
@@ -490,7 +490,7 @@ export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
       for (const row of rows) busy.set(row.installation_id, (busy.get(row.installation_id) ?? 0) + 1);
       return rows;
     },
-    describe: (row) => ({ installation: row.installation_id || undefined }),
+    describe: ofInstallation,
     async run(row) {
       try {
         const watches = await deps.watchesOf(row.installation_id);
