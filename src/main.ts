@@ -15,6 +15,7 @@ import { describeLocation, openStore, type Store } from './store/database.js';
 import { prepareSealing } from './store/installations.js';
 import { sharedPace } from './store/pace.js';
 import { createSealer } from './store/sealing.js';
+import { WATCH_CHECKS_AT_ONCE } from './watches/service.js';
 
 /** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
 const DRAIN_MS = 8_000;
@@ -25,7 +26,7 @@ const BACKGROUND_CONNECTIONS = 4;
  * Connections of the background lane, all keys together: as many as the checks an instance runs
  * at once, so a call does not queue for one after its turn in its key's budget.
  */
-const BACKGROUND_POOL_CONNECTIONS = 16;
+const BACKGROUND_POOL_CONNECTIONS = WATCH_CHECKS_AT_ONCE;
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   name: string;

@@ -10,6 +10,9 @@ export type WatchedInvoiceRow = Selectable<Tables['watched_invoices']>;
 /** While several installations have checks due, the most of one installation's checks an instance runs at once. */
 export const SHARED_SLOTS = 2;
 
+/** A claim reads and leases again at most this often when other instances took what it chose. */
+const CLAIM_ROUNDS = 4;
+
 /** A watch as listed, with its invoice's last known state when it has been read. */
 export type ListedWatch = WatchRow & { snapshot: string | null };
 
@@ -179,82 +182,114 @@ export function watchQueries(store: Store, installation = '') {
           w('watched_invoices.next_poll_at', '<=', now),
           w.or([w('watched_invoices.lease_until', 'is', null), w('watched_invoices.lease_until', '<', now)]),
         ]);
-      const claimIn = async (installationId: string, room: number) =>
-        // RETURNING has no order of its own.
-        (
-          await db
-            .updateTable('watched_invoices')
-            .set({ lease_owner: owner, lease_until: now + leaseMs })
-            .where('installation_id', '=', installationId)
-            .where('invoice_id', 'in', (eb) =>
-              eb
-                .selectFrom('watched_invoices')
-                .select('invoice_id')
-                .where('installation_id', '=', installationId)
-                .where(unleased)
-                .orderBy('next_poll_at')
-                .limit(room)
-                .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
-            )
-            .returningAll()
-            .execute()
-        ).sort((x, y) => x.next_poll_at - y.next_poll_at);
       const horizon = now + PACE_HORIZON_MS;
-      // One more than can be served: whether another installation has checks due too. Each
-      // installation's oldest due check, then its key's next free slot (one row each).
-      const due = await db
-        .selectFrom((eb) =>
-          eb
-            .selectFrom('watched_invoices')
-            .select((eb) => ['installation_id', eb.fn.min<number>('next_poll_at').as('due')])
-            .where(unleased)
-            .groupBy('installation_id')
-            .as('d'),
-        )
-        .leftJoin('background_pace', 'background_pace.installation_id', 'd.installation_id')
-        .select(['d.installation_id', 'd.due', 'background_pace.next_slot_at'])
-        .$if(paceMs !== undefined, (q) =>
-          q.where((w) =>
-            w.or([
-              w('background_pace.next_slot_at', 'is', null),
-              w('background_pace.next_slot_at', '<', horizon),
-            ]),
-          ),
-        )
-        .orderBy('d.due')
-        .limit(limit + busy.size + 1)
-        .execute();
-      const claimed: WatchedInvoiceRow[] = [];
-      const taken = new Map<string, number>();
+      /**
+       * Each installation's due checks numbered oldest first (its turns), every installation's
+       * first turn before anyone's second, with its key's next free slot; enough of them for the
+       * walk below, which skips rows of installations already at their room.
+       */
+      const candidates = (room: number) =>
+        db
+          .selectFrom((eb) =>
+            eb
+              .selectFrom('watched_invoices')
+              .select((eb) => [
+                'installation_id',
+                'invoice_id',
+                'next_poll_at',
+                eb.fn
+                  .agg<number>('row_number')
+                  .over((ob) => ob.partitionBy('installation_id').orderBy('next_poll_at'))
+                  .as('turn'),
+              ])
+              .where(unleased)
+              // A key whose next free call is past the horizon has none of its checks numbered.
+              .$if(paceMs !== undefined, (q) =>
+                q.where(({ not, exists, selectFrom }) =>
+                  not(
+                    exists(
+                      selectFrom('background_pace')
+                        .select('background_pace.installation_id')
+                        .whereRef('background_pace.installation_id', '=', 'watched_invoices.installation_id')
+                        .where('background_pace.next_slot_at', '>=', horizon),
+                    ),
+                  ),
+                ),
+              )
+              .as('d'),
+          )
+          .leftJoin('background_pace', 'background_pace.installation_id', 'd.installation_id')
+          .select(['d.installation_id', 'd.invoice_id', 'd.turn', 'background_pace.next_slot_at'])
+          .where('d.turn', '<=', room)
+          .orderBy('d.turn')
+          .orderBy('d.next_poll_at')
+          .orderBy('d.installation_id')
+          .limit((room + busy.size) * (SHARED_SLOTS + 1))
+          .execute();
+      /** Leases the chosen checks still unleased: another instance may have been quicker. */
+      const lease = (chosen: { installation_id: string; invoice_id: string }[]) =>
+        db
+          .updateTable('watched_invoices')
+          .set({ lease_owner: owner, lease_until: now + leaseMs })
+          .where(({ eb, refTuple, tuple, selectFrom }) =>
+            eb(
+              refTuple('installation_id', 'invoice_id'),
+              'in',
+              selectFrom('watched_invoices')
+                .select(['installation_id', 'invoice_id'])
+                .where(
+                  refTuple('installation_id', 'invoice_id'),
+                  'in',
+                  chosen.map((c) => tuple(c.installation_id, c.invoice_id)),
+                )
+                .where(unleased)
+                .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked())
+                .$asTuple('installation_id', 'invoice_id'),
+            ),
+          )
+          .returningAll()
+          .execute();
       /** The calls the key can start before the horizon, all instances together. */
       const paced = (nextSlotAt: number | null) =>
         paceMs === undefined
           ? Number.POSITIVE_INFINITY
           : Math.ceil((horizon - Math.max(Number(nextSlotAt ?? now), now)) / paceMs);
-      const rooms = new Map(
-        due.map((d) => [
-          d.installation_id,
-          Math.min(due.length > 1 ? SHARED_SLOTS : Number.POSITIVE_INFINITY, paced(d.next_slot_at)) -
-            (busy.get(d.installation_id) ?? 0),
-        ]),
-      );
-      const roomOf = (id: string) => (rooms.get(id) ?? 0) - (taken.get(id) ?? 0);
-      // Even shares, then what an installation with fewer due checks left goes to the others.
-      let open = due.map((d) => d.installation_id).filter((id) => roomOf(id) > 0);
-      while (open.length > 0 && claimed.length < limit) {
-        const share = Math.ceil((limit - claimed.length) / open.length);
-        const more: string[] = [];
-        for (const installationId of open) {
-          const room = Math.min(share, limit - claimed.length, roomOf(installationId));
-          if (room <= 0) break;
-          const rows = await claimIn(installationId, room);
-          claimed.push(...rows);
-          taken.set(installationId, (taken.get(installationId) ?? 0) + rows.length);
-          if (rows.length === room && roomOf(installationId) > 0) more.push(installationId);
+      /** Each installation's place: the one whose oldest due check waits longest comes first. */
+      const place = new Map<string, number>();
+      const taken = new Map<string, number>();
+      const claimed: WatchedInvoiceRow[] = [];
+      let several = false;
+      // Two statements a round; another round only for what other instances took meanwhile.
+      for (let round = 0; round < CLAIM_ROUNDS && claimed.length < limit; round += 1) {
+        const rows = await candidates(limit - claimed.length);
+        several ||= rows.some((c) => c.installation_id !== rows[0]?.installation_id);
+        const chosen: typeof rows = [];
+        for (const c of rows) {
+          if (claimed.length + chosen.length === limit) break;
+          if (!place.has(c.installation_id)) place.set(c.installation_id, place.size);
+          const room =
+            Math.min(several ? SHARED_SLOTS : Number.POSITIVE_INFINITY, paced(c.next_slot_at)) -
+            (busy.get(c.installation_id) ?? 0);
+          const mine = taken.get(c.installation_id) ?? 0;
+          if (mine >= room) continue;
+          taken.set(c.installation_id, mine + 1);
+          chosen.push(c);
         }
-        open = more;
+        if (chosen.length === 0) break;
+        const leased = await lease(chosen);
+        claimed.push(...leased);
+        if (leased.length === chosen.length) break;
+        // What went to another instance is not this one's to count.
+        for (const c of chosen)
+          if (!leased.some((l) => l.installation_id === c.installation_id && l.invoice_id === c.invoice_id))
+            taken.set(c.installation_id, (taken.get(c.installation_id) ?? 1) - 1);
       }
-      return claimed;
+      // RETURNING has no order of its own: installation by installation, each oldest first.
+      return claimed.sort(
+        (x, y) =>
+          (place.get(x.installation_id) ?? 0) - (place.get(y.installation_id) ?? 0) ||
+          x.next_poll_at - y.next_poll_at,
+      );
     },
 
     /** Gives a claimed check back unmade, to be tried at `nextAt` (its installation cannot be served now). */

@@ -457,6 +457,9 @@ export interface WatchPollDeps {
   clock: () => number;
 }
 
+/** The checks an instance runs at once, all installations together. */
+export const WATCH_CHECKS_AT_ONCE = 48;
+
 /** An installation that cannot be served (its token revoked, say) is looked at again this much later. */
 const UNSERVED_RETRY_MS = 60_000;
 
@@ -477,9 +480,9 @@ export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
   };
   return {
     name: 'watch_poll',
-    // A claim reads every installation's oldest due check: claimed by the half, not one at a time.
-    concurrency: 16,
-    claimBatch: 8,
+    // A claim reads every installation's due checks: claimed by the half, not one at a time.
+    concurrency: WATCH_CHECKS_AT_ONCE,
+    claimBatch: WATCH_CHECKS_AT_ONCE / 2,
     idleMs: 1000,
     dueAt: (row) => row.next_poll_at,
     nextDueAt: (now) => queries.nextDueAt(now),
