@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
-import { PACE_HORIZON_MS, paceInterval, reserveSlot, sharedPace } from '../../src/store/pace.js';
+import {
+  PACE_HORIZON_MS,
+  PACE_SLACK_MS,
+  paceInterval,
+  reserveSlot,
+  sharedPace,
+} from '../../src/store/pace.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-pace-'));
 let store: Store;
@@ -16,11 +22,17 @@ afterAll(async () => {
 });
 
 describe('a key’s background budget kept in the store', () => {
-  it('puts its calls 1000/rps ms apart, rounded up so a second never holds more than rps', () => {
-    expect(paceInterval(5)).toBe(200);
-    expect(paceInterval(3)).toBe(334);
-    expect(paceInterval(100)).toBe(10);
-    expect(3 * paceInterval(3)).toBeGreaterThanOrEqual(1000);
+  it('puts its calls far enough apart that rps + 1 of them never fit in a second, each up to the slack late', () => {
+    expect(PACE_SLACK_MS).toBe(50);
+    expect(paceInterval(5)).toBe(210);
+    expect(paceInterval(3)).toBe(350);
+    expect(paceInterval(100)).toBe(11);
+    for (const rps of [1, 3, 5, 7, 10, 100]) {
+      // The first call as late as allowed, the (rps + 1)th on time: still a second apart.
+      expect(rps * paceInterval(rps) - PACE_SLACK_MS).toBeGreaterThanOrEqual(1000);
+      // And not slower than it needs to be.
+      expect(rps * (paceInterval(rps) - 1) - PACE_SLACK_MS).toBeLessThan(1000);
+    }
   });
 
   it('claims no further ahead than a second', () => {
@@ -58,11 +70,38 @@ describe('a key’s background budget kept in the store', () => {
     await pace();
     expect(waits).toEqual([]);
     await pace();
-    expect(waits).toEqual([250, 10]);
-    expect(now).toBe(50_250);
+    expect(waits).toEqual([263, 10]);
+    expect(now).toBe(50_263);
     now += 1000;
     await pace();
-    expect(waits).toEqual([250, 10]);
+    expect(waits).toEqual([263, 10]);
+  });
+
+  it('gives a slot up when it starts later than the slack, and goes on its third turn whatever', async () => {
+    let now = 80_000;
+    const starts: number[] = [];
+    const lateBy = [51, 50];
+    const pace = sharedPace(
+      store,
+      'T5',
+      5,
+      () => now,
+      async (ms) => {
+        now += ms + (lateBy.shift() ?? 0);
+      },
+    );
+    const call = async () => {
+      await pace();
+      starts.push(now);
+    };
+    await call();
+    // Its slot at 80 210 comes 51 ms late: the next one (80 420) comes 50 ms late, within the slack.
+    await call();
+    expect(starts).toEqual([80_000, 80_470]);
+    // Slots 80 630, 80 840 and 81 050 each come 60 ms late: the third goes.
+    lateBy.push(60, 60, 60);
+    await call();
+    expect(starts.at(-1)).toBe(81_110);
   });
 
   it('waits on the real clock by default', async () => {
