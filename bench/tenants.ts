@@ -64,6 +64,10 @@ interface KeyRate {
   maxPerSecond: number;
   /** The most calls in any 1,000 ms (a sliding window: stricter, timer jitter included). */
   maxSliding: number;
+  /** Calls that end a 1,000 ms window holding more than the budget. */
+  slidingOver: number;
+  /** The shortest time from a call to the budget-th after it (1,000 or more: never over the budget). */
+  shortestSpanMs: number;
 }
 
 export interface TenantScenarioResult {
@@ -88,6 +92,8 @@ export interface TenantScenarioResult {
       maxSliding: number;
       /** Keys with a clock second above the budget. */
       overBudget: number;
+      /** Keys with any 1,000 ms above the budget. */
+      slidingOver: number;
     };
     bigKey: KeyRate;
   };
@@ -251,20 +257,27 @@ async function overdue(store: Store, now: number) {
   };
 }
 
-function rateOf(times: number[], seconds: number): KeyRate {
+function rateOf(times: number[], seconds: number, budget: number): KeyRate {
   times.sort((a, b) => a - b);
   const buckets = new Map<number, number>();
   for (const t of times) buckets.set(Math.floor(t / 1000), (buckets.get(Math.floor(t / 1000)) ?? 0) + 1);
   let maxSliding = 0;
+  let slidingOver = 0;
   for (let i = 0, j = 0; j < times.length; j += 1) {
     while ((times[j] as number) - (times[i] as number) >= 1000) i += 1;
     maxSliding = Math.max(maxSliding, j - i + 1);
+    if (j - i + 1 > budget) slidingOver += 1;
   }
   return {
     calls: times.length,
     average: round(times.length / seconds, 2),
     maxPerSecond: Math.max(0, ...buckets.values()),
     maxSliding,
+    slidingOver,
+    shortestSpanMs: times.reduce(
+      (min, t, i) => (i + budget < times.length ? Math.min(min, (times[i + budget] as number) - t) : min),
+      Number.POSITIVE_INFINITY,
+    ),
   };
 }
 
@@ -410,9 +423,9 @@ export async function tenantScenario(
         times.push(at);
         byKey.set(authorization, times);
       }
-      const smallRates = small.map((t) => rateOf(byKey.get(`Token ${t.apiKey}`) ?? [], seconds));
-      const bigKey = rateOf(byKey.get(`Token ${big.apiKey}`) ?? [], seconds);
       const budget = settings.backgroundRps;
+      const smallRates = small.map((t) => rateOf(byKey.get(`Token ${t.apiKey}`) ?? [], seconds, budget));
+      const bigKey = rateOf(byKey.get(`Token ${big.apiKey}`) ?? [], seconds, budget);
 
       const result: TenantScenarioResult = {
         settings,
@@ -436,6 +449,7 @@ export async function tenantScenario(
             maxPerSecond: Math.max(0, ...smallRates.map((r) => r.maxPerSecond)),
             maxSliding: Math.max(0, ...smallRates.map((r) => r.maxSliding)),
             overBudget: smallRates.filter((r) => r.maxPerSecond > budget).length,
+            slidingOver: smallRates.filter((r) => r.slidingOver > 0).length,
           },
           bigKey,
         },
@@ -484,9 +498,12 @@ export function tenantTable(r: TenantScenarioResult): string {
     ['small keys: most calls in a clock second (any key)', r.service.smallKeys.maxPerSecond, `≤ ${budget}`],
     ['small keys: most calls in any 1,000 ms (any key)', r.service.smallKeys.maxSliding, ''],
     ['small keys with a second over the budget', r.service.smallKeys.overBudget, '0'],
+    ['small keys with any 1,000 ms over the budget', r.service.smallKeys.slidingOver, '0'],
     ['big key: calls per second, average', r.service.bigKey.average, `≤ ${budget}`],
     ['big key: most calls in a clock second', r.service.bigKey.maxPerSecond, `≤ ${budget}`],
     ['big key: most calls in any 1,000 ms', r.service.bigKey.maxSliding, ''],
+    ['big key: 1,000 ms windows over the budget', r.service.bigKey.slidingOver, '0'],
+    [`big key: shortest time holding ${budget + 1} calls (ms)`, r.service.bigKey.shortestSpanMs, '≥ 1000'],
     ['checks overdue > 5 s at the end, small / big', `${r.overdueAtEnd.small} / ${r.overdueAtEnd.big}`, ''],
     [
       '… the oldest, small / big (s)',

@@ -12,7 +12,7 @@ export const PACE_HORIZON_MS = 1000;
  * a slow reservation would bring a call closer to the next one than the pace; past this, the call
  * gives its slot up and takes the next free one.
  */
-export const PACE_SLACK_MS = 50;
+export const PACE_SLACK_MS = 100;
 
 /** A call late past the slack tries this many slots in all, then goes: a loop that busy is the bigger problem. */
 const PACE_TURNS = 3;

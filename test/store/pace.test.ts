@@ -23,9 +23,9 @@ afterAll(async () => {
 
 describe('a key’s background budget kept in the store', () => {
   it('puts its calls far enough apart that rps + 1 of them never fit in a second, each up to the slack late', () => {
-    expect(PACE_SLACK_MS).toBe(50);
-    expect(paceInterval(5)).toBe(210);
-    expect(paceInterval(3)).toBe(350);
+    expect(PACE_SLACK_MS).toBe(100);
+    expect(paceInterval(5)).toBe(220);
+    expect(paceInterval(3)).toBe(367);
     expect(paceInterval(100)).toBe(11);
     for (const rps of [1, 3, 5, 7, 10, 100]) {
       // The first call as late as allowed, the (rps + 1)th on time: still a second apart.
@@ -70,17 +70,17 @@ describe('a key’s background budget kept in the store', () => {
     await pace();
     expect(waits).toEqual([]);
     await pace();
-    expect(waits).toEqual([263, 10]);
-    expect(now).toBe(50_263);
+    expect(waits).toEqual([275, 10]);
+    expect(now).toBe(50_275);
     now += 1000;
     await pace();
-    expect(waits).toEqual([263, 10]);
+    expect(waits).toEqual([275, 10]);
   });
 
   it('gives a slot up when it starts later than the slack, and goes on its third turn whatever', async () => {
     let now = 80_000;
     const starts: number[] = [];
-    const lateBy = [51, 50];
+    const lateBy = [101, 100];
     const pace = sharedPace(
       store,
       'T5',
@@ -95,13 +95,13 @@ describe('a key’s background budget kept in the store', () => {
       starts.push(now);
     };
     await call();
-    // Its slot at 80 210 comes 51 ms late: the next one (80 420) comes 50 ms late, within the slack.
+    // Its slot at 80 220 comes 101 ms late: the next one (80 440) comes 100 ms late, within the slack.
     await call();
-    expect(starts).toEqual([80_000, 80_470]);
-    // Slots 80 630, 80 840 and 81 050 each come 60 ms late: the third goes.
-    lateBy.push(60, 60, 60);
+    expect(starts).toEqual([80_000, 80_540]);
+    // Slots 80 660, 80 880 and 81 100 each come 110 ms late: the third goes.
+    lateBy.push(110, 110, 110);
     await call();
-    expect(starts.at(-1)).toBe(81_110);
+    expect(starts.at(-1)).toBe(81_210);
   });
 
   it('waits on the real clock by default', async () => {
