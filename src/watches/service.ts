@@ -269,6 +269,7 @@ export function createWatches(deps: WatchDeps) {
       const timeout = Date.parse((JSON.parse(row.snapshot) as InvoiceSnapshot).timeout);
       const nextAt = nextPollAt({
         now,
+        due: row.next_poll_at,
         since: row.watched_since,
         timeout,
         pollSeconds: settings.pollSeconds,
@@ -282,6 +283,7 @@ export function createWatches(deps: WatchDeps) {
     const diff = changes(JSON.parse(row.snapshot) as InvoiceSnapshot, after);
     const cadence = nextPollAt({
       now,
+      due: row.next_poll_at,
       since: row.watched_since,
       timeout: invoice.timeout.getTime(),
       pollSeconds: settings.pollSeconds,

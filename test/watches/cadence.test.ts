@@ -46,6 +46,19 @@ describe('nextPollAt', () => {
     expect(at({ now: 11_000 + AFTER_EXPIRY_MS, timeout: 11_000 })).toBe(30_000);
   });
 
+  it('counts the step from when the check was due, unless it came more than half a step late', () => {
+    // Due at 100 000, made 4 s late: the next is due 30 s after 100 000, not after 104 000.
+    expect(
+      nextPollAt({ now: 104_000, due: 100_000, since: 0, timeout: 1e12, pollSeconds: 30, failures: 0 }),
+    ).toBe(130_000);
+    // Exactly half a step late still keeps the time; more than that counts from now.
+    expect(at({ now: 115_000, due: 100_000 })).toBe(15_000);
+    expect(at({ now: 115_001, due: 100_000 })).toBe(30_000);
+    // After failures the longer step counts from the due time the same way.
+    expect(at({ now: 130_000, due: 100_000, failures: 1 })).toBe(30_000);
+    expect(at({ now: 130_001, due: 100_000, failures: 1 })).toBe(60_000);
+  });
+
   it('keeps its cadence once the check after the expiry has passed', () => {
     expect(at({ now: 20_000, timeout: 11_000 })).toBe(30_000);
     expect(at({ now: 1000, timeout: 1000 + 30_000 })).toBe(30_000);

@@ -166,6 +166,28 @@ describe('checking a watched invoice', () => {
     expect(env.sandbox.requests).toHaveLength(1);
   });
 
+  it('keeps a late check’s next one on time: the step counts from when it was due', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    const started = clock.now;
+    const due = async () =>
+      (
+        await env.store.db
+          .selectFrom('watched_invoices')
+          .select('next_poll_at')
+          .where('invoice_id', '=', OPEN)
+          .executeTakeFirstOrThrow()
+      ).next_poll_at;
+    // Made 4 s after it was due: the next is due 60 s after the start, not 64 s.
+    clock.now = started + 34_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
+    expect(await due()).toBe(started + 60_000);
+    // More than half a step late: the next one counts from now.
+    clock.now = started + 76_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
+    expect(await due()).toBe(started + 106_000);
+  });
+
   it('on a change: edits the card and replies once in its thread, naming the change and the watcher', async () => {
     const a = instance('a', poster, clock);
     await a.watches.start(request());
