@@ -462,6 +462,12 @@ export interface WatchPollDeps {
 /** The checks an instance runs at once, all installations together. */
 export const WATCH_CHECKS_AT_ONCE = 48;
 
+/**
+ * With one workspace: one key, whose budget is this instance's own. Its checks wait for their
+ * turn after being claimed, so more at once would only wait longer on their leases.
+ */
+const ONE_KEY_CHECKS_AT_ONCE = 16;
+
 /** An installation that cannot be served (its token revoked, say) is looked at again this much later. */
 const UNSERVED_RETRY_MS = 60_000;
 
@@ -473,6 +479,7 @@ export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
   const queries = watchQueries(deps.store);
   const leaseMs = deps.leaseMs ?? 30_000;
   const paceMs = deps.perSecond === undefined ? undefined : paceInterval(deps.perSecond);
+  const concurrency = paceMs === undefined ? ONE_KEY_CHECKS_AT_ONCE : WATCH_CHECKS_AT_ONCE;
   /** Checks claimed and not yet finished here, by installation. */
   const busy = new Map<string, number>();
   const settle = (installation: string) => {
@@ -483,8 +490,8 @@ export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
   return {
     name: 'watch_poll',
     // A claim reads every installation's due checks: claimed by the half, not one at a time.
-    concurrency: WATCH_CHECKS_AT_ONCE,
-    claimBatch: WATCH_CHECKS_AT_ONCE / 2,
+    concurrency,
+    claimBatch: concurrency / 2,
     idleMs: 1000,
     dueAt: (row) => row.next_poll_at,
     nextDueAt: (now) => queries.nextDueAt(now),

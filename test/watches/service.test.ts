@@ -3,7 +3,12 @@ import { outboxJob } from '../../src/outbox.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/calls.js';
-import { createWatches, type StartRequest } from '../../src/watches/service.js';
+import {
+  createWatches,
+  type StartRequest,
+  WATCH_CHECKS_AT_ONCE,
+  watchPollJob,
+} from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, type DepsOptions, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { NOW } from '../support/factories.js';
@@ -156,6 +161,21 @@ describe('checking a watched invoice', () => {
     clock.now += 31_000;
     expect(await a.tick()).toEqual([{ outcome: 'unchanged', invoiceId: OPEN, quiet: true }]);
     expect(poster.calls).toEqual([`post ${CHANNEL}`]);
+  });
+
+  it('runs 16 checks at once for one key, claimed 8 at a time; 48 and 24 for many keys paced in the store', () => {
+    const a = instance('a', poster, clock);
+    expect([a.poll.concurrency, a.poll.claimBatch]).toEqual([16, 8]);
+    const many = watchPollJob({
+      store: env.store,
+      owner: 'm',
+      gate: serviceState(env.store, captureLogs().logger),
+      perSecond: 5,
+      watchesOf: async () => undefined,
+      clock: () => clock.now,
+    });
+    expect(WATCH_CHECKS_AT_ONCE).toBe(48);
+    expect([many.concurrency, many.claimBatch]).toEqual([48, 24]);
   });
 
   it('checks no earlier than the cadence says', async () => {
