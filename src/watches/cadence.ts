@@ -30,9 +30,9 @@ export function nextPollAt({ now, since, timeout, pollSeconds, failures, due = n
   const base = pollSeconds * 1000;
   const ceiling = Math.max(base, CEILING_MS);
   const age = Math.max(0, now - since);
-  const slowing = age < FAST_PHASE_MS ? 1 : 2 ** Math.floor(age / FAST_PHASE_MS);
+  const slowing = 2 ** Math.floor(age / FAST_PHASE_MS);
   const delay = Math.min(ceiling, base * slowing * 2 ** Math.min(failures, 10));
   const next = (now - due <= delay / 2 ? due : now) + delay;
   const afterExpiry = timeout + AFTER_EXPIRY_MS;
-  return now < afterExpiry && afterExpiry < next ? afterExpiry : next;
+  return now < afterExpiry ? Math.min(afterExpiry, next) : next;
 }

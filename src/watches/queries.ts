@@ -161,12 +161,13 @@ export function watchQueries(store: Store, installation = '') {
      * given an even share of `limit`, so one installation with thousands of due checks does not
      * hold back another's single one. Within an installation, the longest overdue first. While
      * several installations have checks due, none holds more than SHARED_SLOTS of this
-     * instance's checks at once (`busy`: its checks still running here).
+     * instance's checks at once (`busy`: its checks still running here). Returned longest
+     * overdue first.
      *
-     * With `paceMs` (each key's background calls that far apart, all instances together:
-     * src/store/pace.ts), an installation's checks are taken only while its key's next free call
-     * is less than PACE_HORIZON_MS away, and no more than its key can start by then: a claimed
-     * check waits for its turn briefly, not on its lease.
+     * An installation's checks are taken only while its key's next free call (src/store/pace.ts)
+     * is less than PACE_HORIZON_MS away, and with `paceMs` (each key's background calls that far
+     * apart, all instances together) no more than its key can start by then: a claimed check
+     * waits for its turn briefly, not on its lease.
      */
     async claimDue(
       owner: string,
@@ -204,15 +205,13 @@ export function watchQueries(store: Store, installation = '') {
               ])
               .where(unleased)
               // A key whose next free call is past the horizon has none of its checks numbered.
-              .$if(paceMs !== undefined, (q) =>
-                q.where(({ not, exists, selectFrom }) =>
-                  not(
-                    exists(
-                      selectFrom('background_pace')
-                        .select('background_pace.installation_id')
-                        .whereRef('background_pace.installation_id', '=', 'watched_invoices.installation_id')
-                        .where('background_pace.next_slot_at', '>=', horizon),
-                    ),
+              .where(({ not, exists, selectFrom }) =>
+                not(
+                  exists(
+                    selectFrom('background_pace')
+                      .select('background_pace.installation_id')
+                      .whereRef('background_pace.installation_id', '=', 'watched_invoices.installation_id')
+                      .where('background_pace.next_slot_at', '>=', horizon),
                   ),
                 ),
               )
@@ -254,19 +253,17 @@ export function watchQueries(store: Store, installation = '') {
         paceMs === undefined
           ? Number.POSITIVE_INFINITY
           : Math.ceil((horizon - Math.max(Number(nextSlotAt ?? now), now)) / paceMs);
-      /** Each installation's place: the one whose oldest due check waits longest comes first. */
-      const place = new Map<string, number>();
       const taken = new Map<string, number>();
       const claimed: WatchedInvoiceRow[] = [];
       let several = false;
       // Two statements a round; another round only for what other instances took meanwhile.
       for (let round = 0; round < CLAIM_ROUNDS && claimed.length < limit; round += 1) {
         const rows = await candidates(limit - claimed.length);
-        several ||= rows.some((c) => c.installation_id !== rows[0]?.installation_id);
+        const first = rows[0]?.installation_id;
+        several ||= rows.some((c) => c.installation_id !== first);
         const chosen: typeof rows = [];
         for (const c of rows) {
           if (claimed.length + chosen.length === limit) break;
-          if (!place.has(c.installation_id)) place.set(c.installation_id, place.size);
           const room =
             Math.min(several ? SHARED_SLOTS : Number.POSITIVE_INFINITY, paced(c.next_slot_at)) -
             (busy.get(c.installation_id) ?? 0);
@@ -284,12 +281,8 @@ export function watchQueries(store: Store, installation = '') {
           if (!leased.some((l) => l.installation_id === c.installation_id && l.invoice_id === c.invoice_id))
             taken.set(c.installation_id, (taken.get(c.installation_id) ?? 1) - 1);
       }
-      // RETURNING has no order of its own: installation by installation, each oldest first.
-      return claimed.sort(
-        (x, y) =>
-          (place.get(x.installation_id) ?? 0) - (place.get(y.installation_id) ?? 0) ||
-          x.next_poll_at - y.next_poll_at,
-      );
+      // RETURNING has no order of its own: the longest overdue first.
+      return claimed.sort((x, y) => x.next_poll_at - y.next_poll_at);
     },
 
     /** Gives a claimed check back unmade, to be tried at `nextAt` (its installation cannot be served now). */

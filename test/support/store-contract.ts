@@ -134,6 +134,19 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         'T0SMALL:i-1',
         ':i-1',
       ]);
+      // Returned longest overdue first, whichever installation.
+      await store.transaction((trx) => watchQueries(store, 'T0LATE').insert(trx, watch(), '{}', 1));
+      expect(
+        (await big.claimDue('z', 100, 3, 1000, new Map([['T0BIG', 1]]))).map(
+          (r) => `${r.installation_id}:${r.invoice_id}`,
+        ),
+      ).toEqual(['T0LATE:i-1', 'T0BIG:b-2']);
+      await store.db
+        .updateTable('watched_invoices')
+        .set({ lease_owner: null, lease_until: null })
+        .where('lease_owner', '=', 'z')
+        .execute();
+      await store.db.deleteFrom('watched_invoices').where('installation_id', '=', 'T0LATE').execute();
       // Alone with due checks, it may have them all; still running two here, it has none while
       // another installation's are due.
       expect((await big.claimDue('b', 100, 3, 1000)).map((r) => r.invoice_id)).toEqual(['b-2', 'b-3', 'b-4']);
@@ -142,6 +155,53 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect((await big.claimDue('c', 100, 8, 1000, busy)).map((r) => r.installation_id)).toEqual([
         'T0OTHER',
       ]);
+    });
+
+    it('gives a claimed check back only for its lease holder, and knows when the next unleased one is due', async () => {
+      const q = watchQueries(store, 'T0BACK');
+      expect(await q.nextDueAt(0)).toBeUndefined();
+      await store.transaction(async (trx) => {
+        await q.insert(trx, watch({ invoice_id: 'i-0', channel_id: 'C0' }), '{}', 20);
+        await q.insert(trx, watch({ invoice_id: 'i-1', channel_id: 'C1' }), '{}', 10);
+      });
+      expect(await q.nextDueAt(5)).toBe(10);
+      const [row] = await q.claimDue('a', 15, 1, 100);
+      expect(row?.invoice_id).toBe('i-1');
+      expect(await q.nextDueAt(15)).toBe(20);
+      if (!row) return;
+      await q.postpone('b', row, 500);
+      expect(await q.nextDueAt(15)).toBe(20);
+      await q.postpone('a', row, 500);
+      expect((await q.claimDue('c', 30, 5, 100)).map((r) => r.invoice_id)).toEqual(['i-0']);
+      expect(await q.nextDueAt(30)).toBe(500);
+      // i-1 waits for 500; i-0's lease ran out at 130.
+      expect((await q.claimDue('d', 499, 5, 100)).map((r) => r.invoice_id)).toEqual(['i-0']);
+    });
+
+    it('takes no more than the limit, however many installations have checks due', async () => {
+      for (const [i, id] of ['T0A', 'T0B', 'T0C', 'T0D'].entries())
+        await store.transaction((trx) => watchQueries(store, id).insert(trx, watch(), '{}', 10 - i));
+      const claimed = await watchQueries(store).claimDue('a', 100, 2, 1000);
+      expect(claimed.map((r) => r.installation_id)).toEqual(['T0D', 'T0C']);
+    });
+
+    it('claims again what another instance took first, keeping each installation to its share', async () => {
+      const a = watchQueries(store, 'T0A');
+      const b = watchQueries(store, 'T0B');
+      await store.transaction(async (trx) => {
+        for (let i = 0; i < 3; i += 1) {
+          await a.insert(trx, watch({ invoice_id: `a-${i}`, channel_id: `C${i}` }), '{}', i);
+          await b.insert(trx, watch({ invoice_id: `b-${i}`, channel_id: `C${i}` }), '{}', i);
+        }
+      });
+      // Both read the same four at once; whoever leases second reads again and takes the rest.
+      const [x, y] = await Promise.all([a.claimDue('x', 100, 4, 1000), a.claimDue('y', 100, 4, 1000)]);
+      const all = [...(x ?? []), ...(y ?? [])].map((r) => `${r.installation_id}:${r.invoice_id}`);
+      expect(new Set(all).size).toBe(6);
+      expect([x?.length, y?.length].sort()).toEqual([2, 4]);
+      for (const claim of [x, y])
+        for (const id of ['T0A', 'T0B'])
+          expect(claim?.filter((r) => r.installation_id === id).length).toBeLessThanOrEqual(2);
     });
 
     it('spaces one key’s background calls by its pace, whichever of two instances reserves them', async () => {
