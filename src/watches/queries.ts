@@ -253,11 +253,13 @@ export function watchQueries(store: Store, installation = '') {
         paceMs === undefined
           ? Number.POSITIVE_INFINITY
           : Math.ceil((horizon - Math.max(Number(nextSlotAt ?? now), now)) / paceMs);
-      const taken = new Map<string, number>();
       const claimed: WatchedInvoiceRow[] = [];
       let several = false;
       // Two statements a round; another round only for what other instances took meanwhile.
       for (let round = 0; round < CLAIM_ROUNDS && claimed.length < limit; round += 1) {
+        /** This claim's checks of each installation so far. */
+        const taken = new Map<string, number>();
+        for (const r of claimed) taken.set(r.installation_id, (taken.get(r.installation_id) ?? 0) + 1);
         const rows = await candidates(limit - claimed.length);
         const first = rows[0]?.installation_id;
         several ||= rows.some((c) => c.installation_id !== first);
@@ -276,10 +278,6 @@ export function watchQueries(store: Store, installation = '') {
         const leased = await lease(chosen);
         claimed.push(...leased);
         if (leased.length === chosen.length) break;
-        // What went to another instance is not this one's to count.
-        for (const c of chosen)
-          if (!leased.some((l) => l.installation_id === c.installation_id && l.invoice_id === c.invoice_id))
-            taken.set(c.installation_id, (taken.get(c.installation_id) ?? 1) - 1);
       }
       // RETURNING has no order of its own: the longest overdue first.
       return claimed.sort((x, y) => x.next_poll_at - y.next_poll_at);
@@ -317,12 +315,12 @@ export function watchQueries(store: Store, installation = '') {
 
     /** When the next check not leased to anyone falls due. */
     nextDueAt: async (now: number): Promise<number | undefined> => {
-      const row = await db
+      const { next } = await db
         .selectFrom('watched_invoices')
-        .select((eb) => eb.fn.min<number>('next_poll_at').as('next'))
+        .select((eb) => eb.fn.min<number | null>('next_poll_at').as('next'))
         .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
-        .executeTakeFirst();
-      return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
+        .executeTakeFirstOrThrow();
+      return next === null ? undefined : Number(next);
     },
 
     /** How many checks are due now, for the metrics. */
