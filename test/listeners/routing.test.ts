@@ -128,6 +128,11 @@ describe('registerListeners routes each request to its installation’s handler'
       event({ type: 'function_executed', function: { callback_id: 'other' } }),
     );
     expect(other).toMatchObject({ calls: [], passedOn: true });
+    // One that names no function at all is not the step either.
+    expect(await routed().send(event({ type: 'function_executed' }))).toMatchObject({
+      calls: [],
+      passedOn: true,
+    });
   });
 
   it('passes what other parts of the app listen for on to them, untouched', async () => {
