@@ -187,42 +187,35 @@ export function watchQueries(store: Store, installation = '') {
       /**
        * Each installation's due checks numbered oldest first (its turns), every installation's
        * first turn before anyone's second, with its key's next free slot; enough of them for the
-       * walk below, which skips rows of installations already at their room.
+       * walk below, which skips rows of installations already at their room. A key whose next
+       * free call is past the horizon has none of its checks numbered.
        */
       const candidates = (room: number) =>
         db
           .selectFrom((eb) =>
             eb
-              .selectFrom('watched_invoices')
+              .selectFrom('watched_invoices as w')
+              .leftJoin('background_pace as p', 'p.installation_id', 'w.installation_id')
               .select((eb) => [
-                'installation_id',
-                'invoice_id',
-                'next_poll_at',
+                'w.installation_id',
+                'w.invoice_id',
+                'w.next_poll_at',
+                'p.next_slot_at',
                 eb.fn
                   .agg<number>('row_number')
-                  .over((ob) => ob.partitionBy('installation_id').orderBy('next_poll_at'))
+                  .over((ob) => ob.partitionBy('w.installation_id').orderBy('w.next_poll_at'))
                   .as('turn'),
               ])
-              .where(unleased)
-              // A key whose next free call is past the horizon has none of its checks numbered.
-              .where(({ not, exists, selectFrom }) =>
-                not(
-                  exists(
-                    selectFrom('background_pace')
-                      .select('background_pace.installation_id')
-                      .whereRef('background_pace.installation_id', '=', 'watched_invoices.installation_id')
-                      .where('background_pace.next_slot_at', '>=', horizon),
-                  ),
-                ),
-              )
+              .where('w.next_poll_at', '<=', now)
+              .where((w) => w.or([w('w.lease_until', 'is', null), w('w.lease_until', '<', now)]))
+              .where((w) => w.or([w('p.next_slot_at', 'is', null), w('p.next_slot_at', '<', horizon)]))
               .as('d'),
           )
-          .leftJoin('background_pace', 'background_pace.installation_id', 'd.installation_id')
-          .select(['d.installation_id', 'd.invoice_id', 'd.turn', 'background_pace.next_slot_at'])
-          .where('d.turn', '<=', room)
-          .orderBy('d.turn')
-          .orderBy('d.next_poll_at')
-          .orderBy('d.installation_id')
+          .selectAll()
+          .where('turn', '<=', room)
+          .orderBy('turn')
+          .orderBy('next_poll_at')
+          .orderBy('installation_id')
           .limit((room + busy.size) * (SHARED_SLOTS + 1))
           .execute();
       /** Leases the chosen checks still unleased: another instance may have been quicker. */
