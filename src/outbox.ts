@@ -5,6 +5,7 @@ import { type Job, ofInstallation } from './scheduler.js';
 import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
+import { leaseFree } from './store/lease.js';
 import type { Tables } from './store/schema.js';
 import type { Message } from './views/blocks.js';
 
@@ -273,7 +274,7 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
             .select('o.id')
             .where('o.done_at', 'is', null)
             .where('o.next_attempt_at', '<=', now)
-            .where((w) => w.or([w('o.lease_until', 'is', null), w('o.lease_until', '<', now)]))
+            .where(leaseFree('o.lease_until', now))
             // Only the head of each lane: a channel's messages go out in order, one at a time.
             .where(({ not, exists, selectFrom }) =>
               not(

@@ -1,7 +1,7 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Store } from '../store/database.js';
-import { LeaseLost } from '../store/lease.js';
+import { LeaseLost, leaseFree } from '../store/lease.js';
 import type { Tables } from '../store/schema.js';
 import type { BalanceChange, StoredBalance } from './deltas.js';
 import type { DigestTime } from './schedule.js';
@@ -44,9 +44,6 @@ export function feedQueries(store: Store, installation = '') {
         .whereRef('f.installation_id', '=', 'singletons.installation_id')
         .where('f.state', '=', 'active'),
     );
-  /** Not leased to anyone, or leased to somebody whose lease ran out. */
-  const unleased = (now: number) => (w: ExpressionBuilder<Tables, 'singletons' | 'feed_subscriptions'>) =>
-    w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]);
 
   return {
     /** The channel's active subscription, if any. */
@@ -227,7 +224,7 @@ export function feedQueries(store: Store, installation = '') {
           .selectFrom('singletons')
           .select((eb) => eb.fn.min<number>('next_run_at').as('next'))
           .where('name', '=', BALANCE_POLL)
-          .where(unleased(now))
+          .where(leaseFree('lease_until', now))
           .where(withFeed)
           .executeTakeFirst()
       )?.next ?? undefined,
@@ -249,7 +246,7 @@ export function feedQueries(store: Store, installation = '') {
               .select('installation_id')
               .where('name', '=', BALANCE_POLL)
               .where('next_run_at', '<=', now)
-              .where(unleased(now))
+              .where(leaseFree('lease_until', now))
               .where(withFeed)
               .orderBy('next_run_at')
               .limit(limit)
@@ -278,7 +275,7 @@ export function feedQueries(store: Store, installation = '') {
           .selectFrom('feed_subscriptions')
           .select((eb) => eb.fn.min<number>('next_digest_at').as('next'))
           .where('state', '=', 'active')
-          .where(unleased(now))
+          .where(leaseFree('lease_until', now))
           .executeTakeFirst()
       )?.next ?? undefined,
 
@@ -303,7 +300,7 @@ export function feedQueries(store: Store, installation = '') {
               .select('s.id')
               .where('s.state', '=', 'active')
               .where('s.next_digest_at', '<=', now)
-              .where((w) => w.or([w('s.lease_until', 'is', null), w('s.lease_until', '<', now)]))
+              .where(leaseFree('s.lease_until', now))
               .orderBy('s.next_digest_at')
               .limit(limit)
               .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked()),

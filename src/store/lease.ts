@@ -1,6 +1,15 @@
+import { type Expression, type SqlBool, sql } from 'kysely';
+
 /**
  * Thrown by a write fenced by a lease this instance no longer holds (it stalled, another took
  * over): the transaction is rolled back, so a stale instance writes and posts nothing. Watches
  * and the feed both fence their writes this way.
  */
 export class LeaseLost extends Error {}
+
+/**
+ * A row free to claim at `now`: leased to nobody, or to somebody whose lease ran out. `column`
+ * is the row's `lease_until`, qualified as the query names its table.
+ */
+export const leaseFree = (column: string, now: number): Expression<SqlBool> =>
+  sql<SqlBool>`(${sql.ref(column)} is null or ${sql.ref(column)} < ${now})`;

@@ -1,5 +1,6 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Store } from '../store/database.js';
+import { leaseFree } from '../store/lease.js';
 import { PACE_HORIZON_MS } from '../store/pace.js';
 import type { Tables } from '../store/schema.js';
 import type { EndReason } from '../views/watch.js';
@@ -177,12 +178,6 @@ export function watchQueries(store: Store, installation = '') {
       busy: ReadonlyMap<string, number> = new Map(),
       paceMs?: number,
     ): Promise<WatchedInvoiceRow[]> {
-      /** Due, and leased to nobody (or to somebody whose lease ran out). */
-      const unleased = (w: ExpressionBuilder<Tables, 'watched_invoices'>) =>
-        w.and([
-          w('watched_invoices.next_poll_at', '<=', now),
-          w.or([w('watched_invoices.lease_until', 'is', null), w('watched_invoices.lease_until', '<', now)]),
-        ]);
       const horizon = now + PACE_HORIZON_MS;
       /**
        * Each installation's due checks numbered oldest first (its turns), every installation's
@@ -207,7 +202,7 @@ export function watchQueries(store: Store, installation = '') {
                   .as('turn'),
               ])
               .where('w.next_poll_at', '<=', now)
-              .where((w) => w.or([w('w.lease_until', 'is', null), w('w.lease_until', '<', now)]))
+              .where(leaseFree('w.lease_until', now))
               .where((w) => w.or([w('p.next_slot_at', 'is', null), w('p.next_slot_at', '<', horizon)]))
               .as('d'),
           )
@@ -234,7 +229,8 @@ export function watchQueries(store: Store, installation = '') {
                   'in',
                   chosen.map((c) => tuple(c.installation_id, c.invoice_id)),
                 )
-                .where(unleased)
+                .where('next_poll_at', '<=', now)
+                .where(leaseFree('lease_until', now))
                 .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked())
                 .$asTuple('installation_id', 'invoice_id'),
             ),
@@ -311,7 +307,7 @@ export function watchQueries(store: Store, installation = '') {
       const { next } = await db
         .selectFrom('watched_invoices')
         .select((eb) => eb.fn.min<number | null>('next_poll_at').as('next'))
-        .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
+        .where(leaseFree('lease_until', now))
         .executeTakeFirstOrThrow();
       return next === null ? undefined : Number(next);
     },
