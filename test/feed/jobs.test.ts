@@ -9,6 +9,7 @@ import { num } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
 import { runDue } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
@@ -24,14 +25,7 @@ let clock: { now: number };
 beforeEach(async () => {
   pool = new Pool(env.sandbox.url);
   clock = { now: T0 };
-  for (const table of [
-    'feed_subscriptions',
-    'balance_history',
-    'feed_changes',
-    'singletons',
-    'outbox',
-  ] as const)
-    await env.store.db.deleteFrom(table).execute();
+  await emptyWork(env.store);
   env.sandbox.addMerchant(OTHER_KEY, {
     balances: [{ id: 'XMR', title: 'Monero', balance: num('1') }],
     invoices: [],

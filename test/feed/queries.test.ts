@@ -6,6 +6,7 @@ import { balanceChanges } from '../../src/feed/deltas.js';
 import { feedQueries, type SubscriptionRow } from '../../src/feed/queries.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { LeaseLost } from '../../src/store/lease.js';
+import { emptyWork } from '../support/empty-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-feed-queries-'));
 let store: Store;
@@ -17,15 +18,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(async () => {
-  for (const table of [
-    'feed_subscriptions',
-    'balance_history',
-    'feed_changes',
-    'singletons',
-    'outbox',
-  ] as const) {
-    await store.db.deleteFrom(table).execute();
-  }
+  await emptyWork(store);
 });
 
 type NewSubscription = Omit<SubscriptionRow, 'installation_id'>;

@@ -8,6 +8,7 @@ import { KEY_PROBE_MS, serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/calls.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, HOME_TEAM } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
 import { runDue } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
@@ -66,16 +67,7 @@ beforeEach(async () => {
   clock = { now: T0 };
   poster = recordingPoster();
   poster.conversations.set(FINANCE, { isPrivate: true, isDirect: false, isShared: false });
-  for (const table of [
-    'feed_subscriptions',
-    'balance_history',
-    'feed_changes',
-    'singletons',
-    'outbox',
-    'service_state',
-  ] as const) {
-    await env.store.db.deleteFrom(table).execute();
-  }
+  await emptyWork(env.store);
   env.sandbox.reset();
   env.sandbox.setBalances([
     { id: 'BTC', title: 'Bitcoin', balance: num('0.0012') },

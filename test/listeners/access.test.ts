@@ -13,6 +13,7 @@ import { actionListener, commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { buttonArgs, captureLogs, commandArgs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -24,8 +25,7 @@ const OPEN = DEMO_INVOICE_IDS.open;
 const GUEST = { id: 'U0GUEST', username: 'guest', team_id: 'T0GUEST' };
 
 beforeEach(async () => {
-  for (const table of ['watches', 'watched_invoices', 'outbox', 'feed_subscriptions', 'singletons'] as const)
-    await env.store.db.deleteFrom(table).execute();
+  await emptyWork(env.store);
   env.poster.conversations.set('G0FINANCE', { isPrivate: true, isDirect: false, isShared: false });
 });
 

@@ -17,6 +17,7 @@ import { actionListener, commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { buttonArgs, captureLogs, commandArgs, HOME_TEAM, linkSharedArgs } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -29,8 +30,7 @@ const env = useSandbox();
 const OPEN = DEMO_INVOICE_IDS.open;
 
 beforeEach(async () => {
-  for (const table of ['watches', 'watched_invoices', 'outbox'] as const)
-    await env.store.db.deleteFrom(table).execute();
+  await emptyWork(env.store);
 });
 
 const BUTTONS: Record<string, { kind: ButtonValueKind; create: (deps: ListenerDeps) => ButtonHandler }> = {

@@ -3,14 +3,13 @@ import { createBalanceCommand } from '../../src/listeners/commands/balance.js';
 import { commandListener } from '../../src/pipeline/kinds.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { captureLogs, commandArgs } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
 
 beforeEach(async () => {
-  for (const table of ['feed_subscriptions', 'balance_history', 'singletons', 'outbox'] as const) {
-    await env.store.db.deleteFrom(table).execute();
-  }
+  await emptyWork(env.store);
   env.poster.conversations.set('G0FINANCE', { isPrivate: true, isDirect: false, isShared: false });
   env.poster.conversations.set('C0GENERAL', { isPrivate: false, isDirect: false, isShared: false });
 });

@@ -13,6 +13,7 @@ import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { SlackPostError } from '../../src/slack/calls.js';
 import { visibleText } from '../support/block-kit.js';
 import { buttonArgs, captureLogs, commandArgs, type DepsOptions } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -24,8 +25,7 @@ const { open: OPEN, expired: EXPIRED } = DEMO_INVOICE_IDS;
 const FINANCE = 'G0FINANCE';
 
 beforeEach(async () => {
-  for (const table of ['watches', 'watched_invoices', 'outbox', 'feed_subscriptions', 'singletons'] as const)
-    await env.store.db.deleteFrom(table).execute();
+  await emptyWork(env.store);
   env.poster.conversations.set(FINANCE, { isPrivate: true, isDirect: false, isShared: false });
 });
 

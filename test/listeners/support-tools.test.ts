@@ -10,6 +10,7 @@ import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { buttonArgs, captureLogs, HOME_TEAM } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
@@ -210,9 +211,7 @@ describe('the App Home', () => {
       expect(visibleText({ blocks: view?.view.blocks })).toContain('2026-11-21T07:00:00Z');
     } finally {
       await state.markKeyAccepted();
-      await env.store.db.deleteFrom('watches').execute();
-      await env.store.db.deleteFrom('watched_invoices').execute();
-      await env.store.db.deleteFrom('outbox').execute();
+      await emptyWork(env.store);
     }
   });
 

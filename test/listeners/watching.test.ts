@@ -8,15 +8,14 @@ import { commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { buttonArgs, commandArgs } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
 const OPEN = DEMO_INVOICE_IDS.open;
 
 beforeEach(async () => {
-  await env.store.db.deleteFrom('watches').execute();
-  await env.store.db.deleteFrom('watched_invoices').execute();
-  await env.store.db.deleteFrom('outbox').execute();
+  await emptyWork(env.store);
 });
 
 async function invoiceCommand(text: string, overrides: Record<string, string> = {}) {

@@ -7,6 +7,7 @@ import { migrationProvider } from '../../src/store/migrations.js';
 import { paceInterval, reserveSlot } from '../../src/store/pace.js';
 import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
 import { captureLogs } from './bolt.js';
+import { emptyWork } from './empty-store.js';
 import { recordingPoster } from './fake-slack.js';
 
 /**
@@ -23,16 +24,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       await store.close();
     });
     beforeEach(async () => {
-      for (const table of [
-        'background_pace',
-        'watches',
-        'watched_invoices',
-        'outbox',
-        'service_state',
-        'seen_events',
-      ] as const) {
-        await store.db.deleteFrom(table).execute();
-      }
+      await emptyWork(store);
     });
 
     const watch = (overrides: Partial<WatchRow> = {}): Omit<WatchRow, 'installation_id'> => ({

@@ -11,6 +11,7 @@ import {
 } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, type DepsOptions, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
 import { NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
 import { runDue } from '../support/jobs.js';
@@ -63,10 +64,7 @@ let poster: RecordingPoster;
 beforeEach(async () => {
   clock = { now: NOW.getTime() };
   poster = recordingPoster();
-  await env.store.db.deleteFrom('watches').execute();
-  await env.store.db.deleteFrom('watched_invoices').execute();
-  await env.store.db.deleteFrom('outbox').execute();
-  await env.store.db.deleteFrom('service_state').execute();
+  await emptyWork(env.store);
   env.sandbox.reset();
 });
 
