@@ -5,14 +5,15 @@ import { type Job, ofInstallation } from './scheduler.js';
 import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
-import { leaseFree } from './store/lease.js';
+import { claimOutbox } from './store/outbox-claim.js';
 import type { Tables } from './store/schema.js';
 import type { Message } from './views/blocks.js';
 
 /**
  * Messages the bot sends on its own, delivered from the store: the decision to send a message
  * and the message itself are written in one transaction (`enqueue`), and a job delivers them, one
- * at a time per channel, in order.
+ * at a time per channel, in order, its slots shared between installations (src/store/outbox-claim.ts):
+ * one workspace's backlog does not hold back another's messages.
  *
  * Slack failing or asking to wait (a 5xx, a time-out, a 429, an outage of hours) only delays a
  * message: it is tried again, backing off up to five minutes, for at least RETRY_FOR_MS. Only a
@@ -151,6 +152,13 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
   const { store, logger, clock, owner } = deps;
   const leaseMs = deps.leaseMs ?? 30_000;
   const { db } = store;
+  /** Messages claimed and not yet delivered here, by installation: each one's share of the slots. */
+  const busy = new Map<string, number>();
+  const settle = (installation: string) => {
+    const left = (busy.get(installation) ?? 1) - 1;
+    if (left > 0) busy.set(installation, left);
+    else busy.delete(installation);
+  };
 
   /** Updates the row only while this instance still holds its lease. */
   const fenced = async (row: OutboxRow, values: Partial<OutboxRow>) => {
@@ -253,6 +261,23 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
     return { outcome: 'dropped' };
   }
 
+  /** After a Slack failure: tried again later, or dropped when no retry can help. A bug goes through. */
+  async function failed(row: OutboxRow, error: unknown): Promise<Tracked> {
+    if (!(error instanceof SlackPostError)) throw error;
+    switch (error.failure) {
+      case 'rate_limited':
+        await later(row, error.retryAfterMs ?? 1000);
+        return { outcome: 'retry_later' };
+      case 'transient':
+        if (clock() - row.created_at >= RETRY_FOR_MS) return drop(row, error, 'gave_up');
+        await later(row, backoffMs(row.attempts + 1));
+        return { outcome: 'retry_later' };
+      default:
+        await deps.onUndeliverable?.(row, error);
+        return drop(row, error, error.failure);
+    }
+  }
+
   return {
     name: 'outbox',
     concurrency: 4,
@@ -265,54 +290,18 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
         .deleteFrom('outbox')
         .where('done_at', '<', now - KEEP_DONE_MS)
         .execute();
-      const claimed = await db
-        .updateTable('outbox')
-        .set({ lease_owner: owner, lease_until: now + leaseMs })
-        .where('id', 'in', (eb) =>
-          eb
-            .selectFrom('outbox as o')
-            .select('o.id')
-            .where('o.done_at', 'is', null)
-            .where('o.next_attempt_at', '<=', now)
-            .where(leaseFree('o.lease_until', now))
-            // Only the head of each lane: a channel's messages go out in order, one at a time.
-            .where(({ not, exists, selectFrom }) =>
-              not(
-                exists(
-                  selectFrom('outbox as earlier')
-                    .select('earlier.id')
-                    .whereRef('earlier.lane', '=', 'o.lane')
-                    .where('earlier.done_at', 'is', null)
-                    .whereRef('earlier.id', '<', 'o.id'),
-                ),
-              ),
-            )
-            .orderBy('o.id')
-            .limit(limit)
-            .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
-        )
-        .returningAll()
-        .execute();
-      return claimed.sort((a, b) => a.id - b.id);
+      const claimed = await claimOutbox(store, { owner, now, limit, leaseMs, busy });
+      for (const row of claimed) busy.set(row.installation_id, (busy.get(row.installation_id) ?? 0) + 1);
+      return claimed;
     },
 
     async run(row) {
       try {
         return await send(row);
       } catch (error) {
-        if (!(error instanceof SlackPostError)) throw error;
-        switch (error.failure) {
-          case 'rate_limited':
-            await later(row, error.retryAfterMs ?? 1000);
-            return { outcome: 'retry_later' };
-          case 'transient':
-            if (clock() - row.created_at >= RETRY_FOR_MS) return drop(row, error, 'gave_up');
-            await later(row, backoffMs(row.attempts + 1));
-            return { outcome: 'retry_later' };
-          default:
-            await deps.onUndeliverable?.(row, error);
-            return drop(row, error, error.failure);
-        }
+        return await failed(row, error);
+      } finally {
+        settle(row.installation_id);
       }
     },
   };

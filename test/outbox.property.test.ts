@@ -10,26 +10,31 @@ import { openStore, type Store } from '../src/store/database.js';
 import { captureLogs } from './support/bolt.js';
 
 /**
- * The outbox's promise, tried against random histories: messages decided in several threads,
- * Slack failing in every way it can (down before taking anything, a post whose answer is lost,
- * a 429, a message refused, a channel archived), instances crashing before or after a post and
- * the next one starting from the store, and Slack answering in between. Afterwards every message
- * Slack did not refuse for good has been posted exactly once, and each thread's messages in the
- * order they were decided. The one documented exception is checked too: where the bot may not
- * read the conversation (a public channel it has not joined, a DM addressed by user id), a post
- * whose answer was lost is posted again, so it may show twice, never fewer than once.
+ * The outbox's promise, tried against random histories: messages decided in several threads of
+ * two workspaces, Slack failing in every way it can (down before taking anything, a post whose
+ * answer is lost, a 429, a message refused, a channel archived), instances crashing before or
+ * after a post and the next one starting from the store, and Slack answering in between.
+ * Afterwards every message Slack did not refuse for good has been posted exactly once, and each
+ * thread's messages in the order they were decided. The one documented exception is checked too:
+ * where the bot may not read the conversation (a public channel it has not joined, a DM addressed
+ * by user id), a post whose answer was lost is posted again, so it may show twice, never fewer
+ * than once.
  */
 
 const T0 = Date.parse('2026-11-21T08:00:00Z');
 const LEASE_MS = 30_000;
 
-/** Where messages go: three threads the bot may read, two conversations it may not. */
+/**
+ * Where messages go: three threads the bot may read, two conversations it may not, and a channel
+ * of another workspace, whose messages share the outbox's slots with the first's.
+ */
 const LANES = [
   { channel: 'C0READ', threadTs: undefined },
   { channel: 'C0READ', threadTs: '1700000000.000001' },
   { channel: 'C0READ', threadTs: '1700000000.000002' },
   { channel: 'C0PUBLIC', threadTs: '1700000000.000003' },
   { channel: 'U0SUBSCRIBER', threadTs: undefined },
+  { channel: 'C0OTHER', threadTs: undefined, installation: 'T0OTHER' },
 ] as const;
 const UNREADABLE: Record<string, string> = { C0PUBLIC: 'not_in_channel', U0SUBSCRIBER: 'channel_not_found' };
 
@@ -216,7 +221,8 @@ async function play(script: readonly Step[]) {
             },
           };
         });
-        await store.transaction((trx) => enqueue(trx, entries, clock.now));
+        const installation = 'installation' in lane ? lane.installation : '';
+        await store.transaction((trx) => enqueue(trx, entries, clock.now, installation));
         break;
       }
       case 'fault':
