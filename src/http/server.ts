@@ -3,6 +3,21 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 
+// Limits of every connection, on every route (Slack's, the install pages, /healthz, /metrics), so
+// that nobody can hold the bot's memory or its connections for long (docs/slack.md#request-limits).
+/** Time to receive a request's headers: Slack, probes and browsers send them at once; 5 s allows a few retransmissions. */
+export const HEADERS_TIMEOUT_MS = 5_000;
+/** Time to receive a whole request, body included: Slack waits only 3 s for the answer to one. */
+export const REQUEST_TIMEOUT_MS = 5_000;
+/** An idle kept-alive connection is closed after this (Node's default, made explicit): it holds a connection slot. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** How often Node looks for requests past those times; its default (30 s) would let them live that much longer. */
+export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+/** Open connections at most, all routes together; one more is closed at once. Slack, probes and a scrape need far fewer. */
+export const MAX_CONNECTIONS = 256;
+/** Connections closed for being over MAX_CONNECTIONS are logged at most this often, with their count. */
+const DROP_LOG_INTERVAL_MS = 10_000;
+
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
 /** Handlers by `METHOD /path`; the query string is ignored when matching. */
@@ -23,11 +38,19 @@ export interface HttpServer {
 /**
  * The bot's one HTTP server, in both modes: Slack's requests in HTTP mode, and the operator's
  * routes (/healthz, /metrics), which are not signature-checked. A handler that throws answers
- * 500 and is logged; it never takes the process down.
+ * 500 and is logged; it never takes the process down. A request whose headers or whole self do
+ * not arrive in time is answered 408 and its connection closed (by Node), and connections over
+ * MAX_CONNECTIONS are closed as they come.
  */
 export function createHttpServer(routes: Routes, logger: Logger): HttpServer {
   const table = new Map<string, RouteHandler>(Object.entries(routes));
-  const server: Server = createServer((req, res) => {
+  const options = {
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+  };
+  const server: Server = createServer(options, (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const handler = table.get(`${req.method} ${path}`);
     if (!handler) {
@@ -41,6 +64,16 @@ export function createHttpServer(routes: Routes, logger: Logger): HttpServer {
         if (!res.headersSent) res.writeHead(500);
         res.end();
       });
+  });
+  server.maxConnections = MAX_CONNECTIONS;
+  let dropped = 0;
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  server.on('drop', () => {
+    dropped += 1;
+    if (performance.now() - loggedAt < DROP_LOG_INTERVAL_MS) return;
+    logger.warn({ dropped, maxConnections: MAX_CONNECTIONS }, 'connections over the limit were closed');
+    dropped = 0;
+    loggedAt = performance.now();
   });
 
   return {

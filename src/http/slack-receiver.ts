@@ -3,9 +3,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { type App, type Logger as BoltLogger, HTTPResponseAck, type Receiver } from '@slack/bolt';
 import type { Logger } from '../logger.js';
+import { answerAndClose, declaredLength, readBody } from './body.js';
 
-/** Largest request body taken from Slack; Bolt's own default. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Largest request body taken from Slack: its largest real request fits (docs/slack.md#request-limits). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Largest unsigned body read: Slack's SSL check (`ssl_check=1&token=…`), its one unsigned request, is far smaller. */
+export const MAX_UNSIGNED_BODY_BYTES = 1024;
 /** How far a request's timestamp may be from our clock, either way (docs/slack.md#signing). */
 export const MAX_CLOCK_SKEW_SECONDS = 5 * 60;
 
@@ -16,42 +19,46 @@ export type SignatureProblem =
   | 'from_the_future'
   | 'signature_mismatch';
 
+interface SignatureHeaders {
+  signature: string | undefined;
+  timestamp: string | undefined;
+}
+
 /**
- * Checks `v0=hex(HMAC-SHA256(secret, "v0:" + timestamp + ":" + body))` and that the timestamp is
- * within five minutes of now, in either direction (Bolt only refuses old ones).
+ * What the headers alone say is wrong, before the body is read: no signature, a timestamp that is
+ * not a number or is more than five minutes from now in either direction (Bolt only refuses old
+ * ones), or a signature that cannot match any body (not `v0=` and 64 hex digits). A request
+ * refused here would be refused after its body too: this only refuses it sooner.
  */
-export function signatureProblem(
-  secret: string,
-  headers: { signature: string | undefined; timestamp: string | undefined },
-  body: string,
-  nowSeconds: number,
-): SignatureProblem | undefined {
+export function headerProblem(headers: SignatureHeaders, nowSeconds: number): SignatureProblem | undefined {
   const { signature, timestamp } = headers;
   if (!signature) return 'no_signature';
   if (!timestamp || !/^\d+$/.test(timestamp)) return 'bad_timestamp';
   const skew = Number(timestamp) - nowSeconds;
   if (skew < -MAX_CLOCK_SKEW_SECONDS) return 'stale';
   if (skew > MAX_CLOCK_SKEW_SECONDS) return 'from_the_future';
+  return /^v0=[0-9a-f]{64}$/.test(signature) ? undefined : 'signature_mismatch';
+}
+
+/**
+ * Checks the headers (headerProblem), then `v0=hex(HMAC-SHA256(secret, "v0:" + timestamp + ":" +
+ * body))`.
+ */
+export function signatureProblem(
+  secret: string,
+  headers: SignatureHeaders,
+  body: string,
+  nowSeconds: number,
+): SignatureProblem | undefined {
+  const early = headerProblem(headers, nowSeconds);
+  if (early) return early;
   const expected = Buffer.from(
-    `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`,
+    `v0=${createHmac('sha256', secret).update(`v0:${headers.timestamp}:${body}`).digest('hex')}`,
   );
-  const given = Buffer.from(signature);
+  const given = Buffer.from(headers.signature ?? '');
   return given.length === expected.length && timingSafeEqual(given, expected)
     ? undefined
     : 'signature_mismatch';
-}
-
-class BodyTooLarge extends Error {}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -85,8 +92,9 @@ export interface SlackReceiverOptions {
 /**
  * Slack's HTTP endpoint (`POST /slack/events`) as a Bolt receiver whose server is the bot's own
  * (src/http/server.ts), so one server and one route table serve both modes. Every request gets
- * an answer: 413 too large, 401 unsigned, stale, from the future or forged, 400 not an object,
- * otherwise Bolt's ack (within 3 s) or 500 if processing throws before one.
+ * an answer: 401 unsigned, stale, from the future or forged, 413 too large (these two from the
+ * headers when they tell), 400 not an object, otherwise Bolt's ack (within 3 s) or 500 if
+ * processing throws before one; a body that never arrives is cut off by the server (408).
  */
 export class SlackHttpReceiver implements Receiver {
   #app: App | undefined;
@@ -104,33 +112,62 @@ export class SlackHttpReceiver implements Receiver {
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
 
-  readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const { logger } = this.#options;
-    const refuse = (status: number, reason: string) => {
-      logger.warn({ status, reason }, `request refused: ${reason.replace(/_/g, ' ')}`);
-      res.writeHead(status).end();
+  /** Logs a refusal and answers it, closing the connection (what is left of the body is never read). */
+  #refuse(res: ServerResponse, status: number, reason: string, fields: Record<string, unknown> = {}): void {
+    this.#options.logger.warn({ status, reason, ...fields }, `request refused: ${reason.replace(/_/g, ' ')}`);
+    answerAndClose(res, status);
+  }
+
+  /**
+   * The body of a request that may be Slack's, as text; undefined once the request is answered.
+   * The headers are checked before a byte of the body is read (docs/slack.md#request-limits): an
+   * unsigned request, a timestamp out of the window, a signature that cannot be one, or a body
+   * declared larger than the limit is refused at once; a chunked body is read only up to it.
+   * The one exception is Slack's unsigned SSL check: an unsigned form is read up to
+   * MAX_UNSIGNED_BODY_BYTES to see whether it is one.
+   */
+  async #admit(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
+    const headers = {
+      signature: header(req, 'x-slack-signature'),
+      timestamp: header(req, 'x-slack-request-timestamp'),
     };
-    let raw: Buffer;
-    try {
-      raw = await readBody(req, MAX_BODY_BYTES);
-    } catch (error) {
-      return error instanceof BodyTooLarge ? refuse(413, 'body_too_large') : refuse(400, 'unreadable_body');
-    }
-    const text = raw.toString('utf8');
+    const nowSeconds = this.#options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
+    const early = headerProblem(headers, nowSeconds);
     const contentType = header(req, 'content-type');
-    // Slack's SSL check is unsigned and carries nothing to act on.
+    const maybeSslCheck = early === 'no_signature' && isForm(contentType);
+    if (early && !maybeSslCheck) return void this.#refuse(res, 401, early);
+
+    const limit = early ? MAX_UNSIGNED_BODY_BYTES : MAX_BODY_BYTES;
+    const tooLarge = (declared: number | undefined) =>
+      early
+        ? this.#refuse(res, 401, early)
+        : this.#refuse(res, 413, 'body_too_large', { declared, limit: MAX_BODY_BYTES });
+    const declared = declaredLength(req);
+    if (declared !== undefined && declared > limit) return void tooLarge(declared);
+    const read = await readBody(req, limit);
+    if (read.kind === 'too_large') return void tooLarge(declared);
+    if (read.kind === 'cut_off') {
+      // Node has answered 408 (too slow) or the client left: there is nobody to answer.
+      this.#options.logger.warn({ reason: 'body_not_received' }, 'request dropped: its body did not arrive');
+      return undefined;
+    }
+    const text = read.body.toString('utf8');
+    // Slack's SSL check carries nothing to act on.
     if (isForm(contentType) && parseQuery(text).ssl_check === '1') {
       res.writeHead(200).end();
-      return;
+      return undefined;
     }
-    const nowSeconds = this.#options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
-    const problem = signatureProblem(
-      this.#options.signingSecret,
-      { signature: header(req, 'x-slack-signature'), timestamp: header(req, 'x-slack-request-timestamp') },
-      text,
-      nowSeconds,
-    );
-    if (problem) return refuse(401, problem);
+    const problem = signatureProblem(this.#options.signingSecret, headers, text, nowSeconds);
+    if (problem) return void this.#refuse(res, 401, problem);
+    return text;
+  }
+
+  readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const { logger } = this.#options;
+    const text = await this.#admit(req, res);
+    if (text === undefined) return;
+    const refuse = (status: number, reason: string) => this.#refuse(res, status, reason);
+    const contentType = header(req, 'content-type');
 
     let body: unknown;
     try {

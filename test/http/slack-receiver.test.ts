@@ -163,11 +163,11 @@ describe('SlackHttpReceiver', () => {
     expect(result).toEqual({ status: 200, text: '{"challenge":"c-123"}' });
   });
 
-  it('refuses a body over 4 MB with 413, and takes one of exactly 4 MB', async () => {
-    const big = `text=${'x'.repeat(4 * 1024 * 1024)}`;
+  it('refuses a body over 1 MiB with 413, and takes one of exactly 1 MiB', async () => {
+    const big = `text=${'x'.repeat(1024 * 1024)}`;
     expect((await post(big)).status).toBe(413);
     expect(logs.lines.map((l) => [l.status, l.reason])).toEqual([[413, 'body_too_large']]);
-    const exact = `text=${'x'.repeat(4 * 1024 * 1024 - 5)}`;
+    const exact = `text=${'x'.repeat(1024 * 1024 - 5)}`;
     expect((await post(exact)).status).toBe(200);
   });
 
