@@ -9,13 +9,18 @@
  *   still fail at once. The probe's success closes the breaker; its failure opens it again.
  *
  * Any answer counts as a success, a 401 or a 400 included: the service is there, and a rejected
- * key says nothing about another key. State is read lazily from the clock: no timer runs.
+ * key says nothing about another key. A call that never reached the service (it waited for a
+ * connection, or for its budget, until its time ran out) says nothing either way. State is read
+ * lazily from the clock: no timer runs.
  */
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
-/** How a call that went through ended, as far as the breaker cares. */
-export type BreakerOutcome = 'answered' | 'not_answered';
+/**
+ * How an admitted call ended, as far as the breaker cares: the service answered, it did not
+ * (a call sent and timed out, refused or reset, or a 5xx), or no request was sent at all.
+ */
+export type BreakerOutcome = 'answered' | 'not_answered' | 'not_sent';
 
 export interface BreakerOptions {
   /** Failures in a row that open the breaker. */
@@ -68,6 +73,11 @@ export class CircuitBreaker {
 
   /** How an admitted call ended. */
   record(admission: Admission, outcome: BreakerOutcome): void {
+    if (outcome === 'not_sent') {
+      // It tells nothing: the next call may probe instead.
+      if (admission.probe) this.#probing = false;
+      return;
+    }
     if (outcome === 'answered') {
       this.#failures = 0;
       this.#probing = false;

@@ -1,4 +1,3 @@
-import { setTimeout as sleepFor } from 'node:timers/promises';
 import { parse as parseJson } from 'lossless-json';
 import { type Dispatcher, request } from 'undici';
 import { z } from 'zod';
@@ -7,53 +6,33 @@ import { cut } from '../text.js';
 import { errorFromAnswer } from './answers.js';
 import { type BreakerOutcome, CircuitBreaker } from './breaker.js';
 import {
-  BusyError,
   CircuitOpenError,
   InvoiceNotFoundError,
   isPaymentError,
   type PaymentError,
   PaymentTimeoutError,
-  RateLimitedError,
   ServiceError,
   ServiceUnavailableError,
   UnexpectedResponseError,
 } from './errors.js';
+import { DEFAULT_MAX_QUEUE, FairSlots, type KeySlots } from './fair-slots.js';
 import type { CallReport, CallResult } from './health.js';
 import { type InvoiceId, parseInvoiceId } from './invoice-id.js';
-import { Limiter, QueueFullError } from './limiter.js';
+import { DEFAULT_RETRY, REAL_WORLD, type RetryEnvironment, type RetryPolicy, retryDelay } from './retry.js';
 import { type BalanceEntry, balanceResponseSchema, type Invoice, invoiceSchema } from './schemas.js';
 import { SingleFlight } from './single-flight.js';
+import { type Answer, BodyTooLargeError, describeNetworkError, readText } from './wire.js';
 
-export interface RetryPolicy {
-  /** Retries after the first attempt. */
-  maxRetries: number;
-  /** Backoff before retry n (0-based) is random in [0, min(maxDelayMs, baseDelayMs * 2^n)). */
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
-
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 2000 };
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const SNIPPET_LENGTH = 200;
 /** Calls to the service at once, and calls allowed to wait for a turn (docs/payment-api.md#limits). */
 export const DEFAULT_CONCURRENCY = 32;
-export const DEFAULT_MAX_QUEUE = 1000;
-
-/** What the retry loop reads from the world; tests replace it to check delays exactly. */
-export interface RetryEnvironment {
-  /** A number in [0, 1), as Math.random. */
-  random: () => number;
-  /** Milliseconds on a monotonic clock, as performance.now. */
-  now: () => number;
-  /** Waits `ms`, or rejects when `signal` aborts first. */
-  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-}
-
-const REAL_WORLD: RetryEnvironment = {
-  random: Math.random,
-  now: () => performance.now(),
-  sleep: (ms, signal) => sleepFor(ms, undefined, { signal }),
-};
+/**
+ * How long a call waits for its turn at most. A person has had Slack's acknowledgement long
+ * before, and the answer follows through the `response_url`; past this, "try again" is the
+ * more useful answer.
+ */
+export const DEFAULT_MAX_WAIT_MS = 30_000;
 
 export type Operation = 'balance' | 'invoice';
 
@@ -63,15 +42,29 @@ export interface PaymentsClientOptions {
   apiKey: string;
   /**
    * The keep-alive pool requests go through; its owner closes it at shutdown. It should allow at
-   * least `concurrency` connections, or requests would queue inside it with their deadline running.
+   * least as many connections as `slots` has (or `concurrency`), or requests would queue inside it
+   * with their deadline running.
    */
   dispatcher: Dispatcher;
-  /** Calls in flight at once; more wait their turn, with their deadline not yet started. */
+  /**
+   * The slots of `dispatcher`'s connections, shared fairly by every client (every key) that uses
+   * it; by default slots of the client's own, `concurrency` of them.
+   */
+  slots?: FairSlots;
+  /** Calls in flight at once for this key; more wait their turn, with their deadline not yet started. */
   concurrency?: number;
   /** Calls allowed to wait; beyond, a call fails at once with `BusyError`. */
   maxQueue?: number;
+  /**
+   * How long a call may wait for its turn (a free connection) before it fails with `BusyError`,
+   * no call made; 30 s by default. Waiting is not counted in the deadline.
+   */
+  maxWaitMs?: number;
   userAgent: string;
-  /** One deadline per call, covering connect, headers, body and retries. */
+  /**
+   * One deadline per call from its turn on (its connection, and for background work its budget),
+   * covering connecting when the connection is new, headers, body and retries.
+   */
   timeoutMs: number;
   retry?: RetryPolicy;
   retryEnvironment?: Partial<RetryEnvironment>;
@@ -83,7 +76,14 @@ export interface PaymentsClientOptions {
    * keeps the budget: it resolves when the next background call may start (every attempt takes
    * its turn from it), e.g. a `Pacer`'s `take`.
    */
-  background?: { dispatcher: Dispatcher; pace: () => Promise<void>; concurrency?: number };
+  background?: {
+    dispatcher: Dispatcher;
+    pace: () => Promise<void>;
+    /** Calls of this key's background work in flight at once. */
+    concurrency?: number;
+    /** The slots of its `dispatcher`'s connections, shared fairly by every key; by default its own. */
+    slots?: FairSlots;
+  };
   /** Told of every call once it ends (metrics, the App Home's service health). */
   onCall?: (report: CallReport) => void;
   /**
@@ -103,12 +103,18 @@ export interface PaymentsClient {
   getBalance(options?: CallOptions): Promise<readonly BalanceEntry[]>;
   /** One invoice; rejects with `InvoiceNotFoundError` when the service has no such id. */
   getInvoice(id: InvoiceId, options?: CallOptions): Promise<Invoice>;
+  /**
+   * Lets go of what it shares with every other client (its place among the breaker's listeners):
+   * a client made for a key that was replaced, or for an installation no longer kept, is then
+   * garbage like the rest of it. Calls already under way finish as they would.
+   */
+  close?(): void;
 }
 
-/** Where a call runs: its queue, its connections, and for background work its budget. */
+/** Where a call runs: its turns, its connections, and for background work its budget. */
 interface Lane {
   background: boolean;
-  limiter: Limiter;
+  turns: KeySlots;
   dispatcher: Dispatcher;
   pace?: () => Promise<void>;
 }
@@ -116,46 +122,36 @@ interface Lane {
 /** Attempts made by one call, counted as they happen. */
 interface Attempts {
   count: number;
-}
-
-interface Answer {
-  status: number;
-  retryAfter: string | undefined;
-  body: string;
-}
-
-class BodyTooLargeError extends Error {
-  override readonly name = 'BodyTooLargeError';
+  /** Whether a request went to the service (its deadline still running when it was sent). */
+  sent: boolean;
 }
 
 export function createPaymentsClient(options: PaymentsClientOptions): PaymentsClient {
   const { timeoutMs } = options;
+  const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
   const retry = options.retry ?? DEFAULT_RETRY;
   const world: RetryEnvironment = { ...REAL_WORLD, ...options.retryEnvironment };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const redact = createRedactor([options.apiKey]);
+  const concurrency = options.concurrency ?? options.slots?.slots ?? DEFAULT_CONCURRENCY;
   const interactive: Lane = {
     background: false,
-    limiter: new Limiter(options.concurrency ?? DEFAULT_CONCURRENCY, options.maxQueue ?? DEFAULT_MAX_QUEUE),
+    turns: (options.slots ?? new FairSlots({ slots: concurrency })).key({
+      concurrency,
+      maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE,
+    }),
     dispatcher: options.dispatcher,
   };
-  const background: Lane = options.background
-    ? {
-        background: true,
-        limiter: new Limiter(options.background.concurrency ?? 4, DEFAULT_MAX_QUEUE),
-        dispatcher: options.background.dispatcher,
-        pace: options.background.pace,
-      }
-    : interactive;
+  const background: Lane = options.background ? backgroundLane(options.background) : interactive;
   const breaker = options.breaker ?? new CircuitBreaker();
   /** The deadlines of calls under way, to let them go when the breaker opens. */
   const underWay = new Set<AbortController>();
   // An outage answers everyone at once: calls still waiting for a turn are let go with it, and so
   // are calls already waiting on the service that is not answering (each would wait out its deadline).
-  breaker.onChange((state) => {
+  const unsubscribe = breaker.onChange((state) => {
     if (state !== 'open') return;
-    interactive.limiter.releaseWaiting(new CircuitOpenError());
-    background.limiter.releaseWaiting(new CircuitOpenError());
+    interactive.turns.releaseWaiting(new CircuitOpenError());
+    background.turns.releaseWaiting(new CircuitOpenError());
     for (const controller of underWay) controller.abort(new CircuitOpenError());
   });
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -183,7 +179,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     work: (tried: Attempts) => Promise<T>,
   ): Promise<T> {
     const started = world.now();
-    const tried: Attempts = { count: 0 };
+    const tried: Attempts = { count: 0, sent: false };
     const report = (result: CallResult) =>
       options.onCall?.({
         operation,
@@ -219,37 +215,34 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
 
   /**
    * GET with the deadline and the retry policy; resolves with a 2xx answer, its body already
-   * redacted, or rejects with a PaymentError. The deadline starts when the call gets its turn.
+   * redacted, or rejects with a PaymentError. The deadline starts when the call gets its turn,
+   * that is its connection; a call that never got one (`BusyError`) tells the breaker nothing.
    */
   async function get(lane: Lane, path: string, operation: Operation, tried: Attempts): Promise<Answer> {
-    const { limiter } = lane;
     if (breaker.state() === 'open') throw new CircuitOpenError();
-    try {
-      return await limiter.run(async () => {
-        const admission = breaker.admit();
-        if (admission === undefined) throw new CircuitOpenError();
-        // Not AbortSignal.timeout(): its timer cannot be cleared, so every call would leave one
-        // running (and a DOMException to build) for the whole deadline after it has finished.
-        const controller = new AbortController();
-        const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
-        underWay.add(controller);
-        try {
-          const answer = await attempts(lane, path, operation, controller.signal, tried);
-          breaker.record(admission, 'answered');
-          // docs/payment-api.md#secrets: the key never reaches a view or a log through an answer.
-          return { ...answer, body: redact(answer.body) };
-        } catch (error) {
-          // A call the opening breaker let go tells it nothing more.
-          if (!(error instanceof CircuitOpenError)) breaker.record(admission, breakerOutcome(error));
-          throw error;
-        } finally {
-          clearTimeout(timer);
-          underWay.delete(controller);
-        }
-      });
-    } catch (error) {
-      throw error instanceof QueueFullError ? new BusyError(limiter.queued) : error;
-    }
+    return lane.turns.run(async () => {
+      const admission = breaker.admit();
+      if (admission === undefined) throw new CircuitOpenError();
+      // Not AbortSignal.timeout(): its timer cannot be cleared, so every call would leave one
+      // running (and a DOMException to build) for the whole deadline after it has finished.
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
+      underWay.add(controller);
+      try {
+        const answer = await attempts(lane, path, operation, controller.signal, tried);
+        breaker.record(admission, 'answered');
+        // docs/payment-api.md#secrets: the key never reaches a view or a log through an answer.
+        return { ...answer, body: redact(answer.body) };
+      } catch (error) {
+        // A call the opening breaker let go tells it nothing more; one never sent, nothing at all.
+        if (!(error instanceof CircuitOpenError))
+          breaker.record(admission, tried.sent ? breakerOutcome(error) : 'not_sent');
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        underWay.delete(controller);
+      }
+    }, maxWaitMs);
   }
 
   async function attempts(
@@ -266,6 +259,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       // Its turn in the budget. A pace kept in the store fails as the store does: no call is made.
       await lane.pace?.();
       try {
+        tried.sent ||= !deadline.aborted;
         const answer = await fetchOnce(lane, path, deadline);
         if (answer.status >= 200 && answer.status < 300) return answer;
         failure = errorFromAnswer({ ...answer, redact });
@@ -323,6 +317,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   }
 
   return {
+    close: unsubscribe,
     getBalance(call = {}) {
       return flight('balance', call, (lane) =>
         observed(lane, 'balance', async (tried) => {
@@ -391,41 +386,13 @@ const breakerOutcome = (error: unknown): BreakerOutcome =>
     ? 'not_answered'
     : 'answered';
 
-/** Connection errors, 429 and 502/503/504 are retried; never 400, 401 or a broken body. */
-function retryDelay(
-  failure: PaymentError,
-  attempt: number,
-  policy: RetryPolicy,
-  random: () => number,
-): number | undefined {
-  if (attempt >= policy.maxRetries) return undefined;
-  const retryable =
-    failure instanceof RateLimitedError ||
-    (failure instanceof ServiceUnavailableError &&
-      (failure.status === undefined || [502, 503, 504].includes(failure.status)));
-  if (!retryable) return undefined;
-  if (failure instanceof RateLimitedError && failure.retryAfterMs !== undefined) return failure.retryAfterMs;
-  return random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-}
-
-async function readText(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      throw new BodyTooLargeError(`the body is larger than ${limit} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function describeNetworkError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' ? code : error.message;
-  }
-  return 'network error';
+/** The background lane of one key: its own connections, its turns among the keys', its budget. */
+function backgroundLane(options: NonNullable<PaymentsClientOptions['background']>): Lane {
+  const concurrency = options.concurrency ?? 4;
+  return {
+    background: true,
+    turns: (options.slots ?? new FairSlots({ slots: concurrency })).key({ concurrency }),
+    dispatcher: options.dispatcher,
+    pace: options.pace,
+  };
 }

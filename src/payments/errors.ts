@@ -127,12 +127,26 @@ export class ServiceError extends PaymentError {
   }
 }
 
-/** More calls to the service are waiting than the bot lets queue; none was made for this one. */
+/**
+ * Every connection to the service was in use (other calls, other keys' too, were under way): no
+ * call was made for this one. Either more calls were already waiting than the bot lets queue, or
+ * no connection came free within the wait allowed (`waitedMs`). Not the service's fault: it
+ * never counts toward the breaker.
+ */
 export class BusyError extends PaymentError {
   override readonly name = 'BusyError';
   readonly code = 'busy';
-  constructor(readonly queued: number) {
-    super(`${queued} calls to the payment service are already waiting`);
+  constructor(
+    /** Calls of the same key still waiting. */
+    readonly queued: number,
+    /** How long this call waited for a connection, when it gave up waiting. */
+    readonly waitedMs?: number,
+  ) {
+    super(
+      waitedMs === undefined
+        ? `${queued} calls to the payment service are already waiting`
+        : `no connection to the payment service came free within ${waitedMs} ms; no call was made`,
+    );
   }
 }
 

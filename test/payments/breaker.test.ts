@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type BreakerState, CircuitBreaker } from '../../src/payments/breaker.js';
+import { type BreakerOutcome, type BreakerState, CircuitBreaker } from '../../src/payments/breaker.js';
 
 function breaker(threshold = 3, openMs = 1000) {
   let now = 0;
@@ -13,7 +13,7 @@ function breaker(threshold = 3, openMs = 1000) {
       now += ms;
     },
     /** Admits a call and records its outcome at once. */
-    call(outcome: 'answered' | 'not_answered') {
+    call(outcome: BreakerOutcome) {
       const admission = b.admit();
       if (admission) b.record(admission, outcome);
       return admission;
@@ -43,6 +43,26 @@ describe('the circuit breaker', () => {
     expect(b.state()).toBe('closed');
     call('not_answered');
     expect(b.state()).toBe('open');
+  });
+
+  it('is told nothing by a call that was never sent: it neither breaks nor restarts the run', () => {
+    const { b, call } = breaker(3);
+    call('not_answered');
+    call('not_answered');
+    call('not_sent');
+    expect(b.state()).toBe('closed');
+    call('not_answered');
+    expect(b.state()).toBe('open');
+  });
+
+  it('lets the next call probe when the probe was never sent, and stays open meanwhile', () => {
+    const { b, call, advance, changes } = breaker(1, 1000);
+    call('not_answered');
+    advance(1000);
+    call('not_sent');
+    expect(b.state()).toBe('half_open');
+    expect(b.admit()).toEqual({ probe: true });
+    expect(changes).toEqual(['open']);
   });
 
   it('lets one probe go once open long enough, refusing the others while it runs', () => {
