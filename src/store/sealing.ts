@@ -4,8 +4,8 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
  * Secrets at rest (bot tokens, refresh tokens, payment API keys): sealed with AES-256-GCM from
  * `node:crypto` before they reach the database, opened only on the way out. A sealed value reads
  * `v1.<key id>.<iv>.<tag>.<ciphertext>` (base64url): the key id says which key sealed it, so
- * `ENCRYPTION_KEY_PREVIOUS` can still open rows sealed before a rotation, and the caller then
- * seals them again with the current key.
+ * `ENCRYPTION_KEY_PREVIOUS` still opens what the other key sealed during a rotation, and the start
+ * can tell which keys the stored secrets need without opening one (src/store/rotation.ts).
  *
  * Each value is bound to where it belongs (`context`, e.g. `installation:T0123:bot_token`) as
  * additional authenticated data: a ciphertext copied into another merchant's row does not open.
@@ -15,6 +15,8 @@ const VERSION = 'v1';
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+/** The head of a sealed value, up to its key id (8 hex digits, as `keyIdOf` makes them). */
+const SEALED_HEAD = new RegExp(`^${VERSION}\\.([0-9a-f]{8})\\.`);
 
 export interface SealingKeys {
   /** Seals every new value. */
@@ -30,7 +32,10 @@ export interface Opened {
 }
 
 export interface Sealer {
+  /** The id of ENCRYPTION_KEY, which seals. */
   readonly keyId: string;
+  /** The id of ENCRYPTION_KEY_PREVIOUS, which only opens; undefined when it is not set. */
+  readonly previousKeyId: string | undefined;
   seal(plaintext: string, context: string): string;
   open(sealed: string, context: string): Opened;
 }
@@ -59,6 +64,14 @@ export function keyIdOf(key: Buffer): string {
 }
 
 /**
+ * The id of the key that sealed `sealed`, read from its head (`v1.<key id>.`, which is all it
+ * needs): undefined when it does not read as a sealed value. Opens nothing.
+ */
+export function sealedKeyId(sealed: string): string | undefined {
+  return SEALED_HEAD.exec(sealed)?.[1];
+}
+
+/**
  * base64url as `seal` writes it, and only that: the last character's spare bits could otherwise
  * be changed without changing the bytes, and an altered value must never open.
  */
@@ -69,11 +82,13 @@ function canonical(part: string): Buffer | undefined {
 
 export function createSealer(keys: SealingKeys): Sealer {
   const current = { id: keyIdOf(keys.current), key: keys.current };
+  const previousKeyId = keys.previous ? keyIdOf(keys.previous) : undefined;
   const byId = new Map([[current.id, current.key]]);
   if (keys.previous) byId.set(keyIdOf(keys.previous), keys.previous);
 
   return {
     keyId: current.id,
+    previousKeyId,
 
     seal(plaintext, context) {
       const iv = randomBytes(IV_BYTES);

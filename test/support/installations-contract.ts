@@ -4,12 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { balanceChanges } from '../../src/feed/deltas.js';
 import { feedQueries } from '../../src/feed/queries.js';
 import type { Store } from '../../src/store/database.js';
-import {
-  createInstallations,
-  NoInstallationError,
-  prepareSealing,
-  SealingKeyError,
-} from '../../src/store/installations.js';
+import { createInstallations, NoInstallationError } from '../../src/store/installations.js';
+import { prepareSealing, SealingKeyError } from '../../src/store/rotation.js';
 import { createSealer } from '../../src/store/sealing.js';
 
 /**
