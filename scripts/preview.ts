@@ -179,6 +179,7 @@ try {
           lastSuccess: { at: NOW, operation: 'balance' },
           lastProblem: undefined,
           keyRejectedSince: undefined,
+          keySource: 'configuration',
           breaker: 'closed',
         },
         outbox: { pending: 0, oldestAt: undefined },

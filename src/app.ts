@@ -270,6 +270,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     poster,
     health: deps.health,
     keyRejectedSince: () => state.keyRejectedSince(),
+    keySource: state.keySource,
     outboxBacklog: () => outboxBacklog(deps.store),
   });
   registerListeners(app, { logger }, async () => handlers);

@@ -79,7 +79,13 @@ export interface ManyWorkspacesConfig extends Omit<Config, 'slack' | 'payments'>
 export type Setup = { tenancy: 'one'; config: Config } | { tenancy: 'many'; config: ManyWorkspacesConfig };
 
 /** Where the bot keeps its state: a SQLite file (one instance), or PostgreSQL (several). */
-export type DatabaseLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type DatabaseLocation =
+  | { kind: 'sqlite'; path: string }
+  /** `poolSize`: connections each instance keeps at most (DATABASE_POOL_SIZE, 10 by default). */
+  | { kind: 'postgres'; url: string; poolSize?: number };
+
+/** PostgreSQL connections an instance keeps at most, unless DATABASE_POOL_SIZE says otherwise. */
+export const DEFAULT_POOL_SIZE = 10;
 
 /** The SQLite file used when DATABASE_URL is unset, relative to the working directory. */
 export const DEFAULT_SQLITE_PATH = './data/bot.sqlite';
@@ -208,6 +214,7 @@ const schema = z.object({
         return z.NEVER;
       }),
   ).default({ kind: 'sqlite', path: DEFAULT_SQLITE_PATH }),
+  DATABASE_POOL_SIZE: optional(whole(2, 200, 'connections')).default(DEFAULT_POOL_SIZE),
   WATCH_POLL_SECONDS: optional(whole(1, 3600, 'seconds')).default(30),
   WATCH_GRACE_MINUTES: optional(whole(0, 10_080, 'minutes')).default(60),
   WATCH_MAX_DAYS: optional(whole(1, 90, 'days')).default(7),
@@ -334,7 +341,10 @@ function common(e: z.infer<typeof commonSchema>): Omit<ManyWorkspacesConfig, 'sl
     access: { balanceUsers: e.BALANCE_ALLOWED_USERS, balanceChannels: e.BALANCE_ALLOWED_CHANNELS },
     invoiceReply: e.INVOICE_REPLY,
     logLevel: e.LOG_LEVEL,
-    database: e.DATABASE_URL,
+    database:
+      e.DATABASE_URL.kind === 'postgres'
+        ? { ...e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+        : e.DATABASE_URL,
     watches: {
       pollSeconds: e.WATCH_POLL_SECONDS,
       graceMinutes: e.WATCH_GRACE_MINUTES,

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import dotenv from 'dotenv';
-import { Pool } from 'undici';
 import { createBot, fetchIdentity } from './app.js';
 import { type Config, ConfigError, loadSetup, manySecretsOf, type Setup, secretsOf } from './config.js';
 import { wantsDemo } from './demo/wanted.js';
@@ -9,11 +8,11 @@ import type { PaymentsFor } from './installations/tenants.js';
 import type { Bot } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { CircuitBreaker, createHealth, createPaymentsClient } from './payments/index.js';
+import { CircuitBreaker, createHealth, createPaymentsClient, openConnections } from './payments/index.js';
 import { Pacer } from './payments/pacer.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
-import { prepareSealing } from './store/installations.js';
 import { sharedPace } from './store/pace.js';
+import { prepareSealing } from './store/rotation.js';
 import { createSealer } from './store/sealing.js';
 import { WATCH_CHECKS_AT_ONCE } from './watches/service.js';
 
@@ -51,20 +50,15 @@ const secrets = setup.tenancy === 'one' ? secretsOf(setup.config) : manySecretsO
 const logger = createLogger({ level: config.logLevel, secrets });
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
-// As many connections as calls the client lets run at once, so none waits inside the pool
-// with its deadline running; background work has connections of its own.
-const poolOptions = {
-  keepAliveTimeout: 30_000,
-  headersTimeout: config.payments.timeoutMs,
-  bodyTimeout: config.payments.timeoutMs,
-};
-const origin = new URL(config.payments.apiUrl).origin;
-const pool = new Pool(origin, { ...poolOptions, connections: config.payments.concurrency });
-const backgroundPool = new Pool(origin, { ...poolOptions, connections: BACKGROUND_POOL_CONNECTIONS });
-const pools = {
-  close: () => Promise.all([pool.close(), backgroundPool.close()]),
-  destroy: () => Promise.all([pool.destroy(), backgroundPool.destroy()]),
-};
+// PAYMENT_API_CONCURRENCY connections for the process, every key's calls taking turns fairly for
+// them, none waiting inside the pool with its deadline running; background work has its own.
+const pools = openConnections({
+  apiUrl: config.payments.apiUrl,
+  timeoutMs: config.payments.timeoutMs,
+  concurrency: config.payments.concurrency,
+  background: { connections: BACKGROUND_POOL_CONNECTIONS, perKey: BACKGROUND_CONNECTIONS },
+  manyKeys: setup.tenancy === 'many',
+});
 const userAgent = `${pkg.name}/${pkg.version} (+Slack bot; node ${process.version})`;
 let store: Store | undefined;
 
@@ -89,12 +83,16 @@ process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
 
 try {
-  store = await openStore(config.database);
+  store = await openStore(config.database, {
+    onLostConnection: (error) =>
+      logger.warn({ err: error }, 'the database dropped connections: the store reconnects on its next call'),
+  });
   logger.info({ store: describeLocation(config.database) }, 'store ready');
   if (setup.tenancy === 'many') {
     // Many workspaces: no token or key of its own; each installation's are in the store.
     const sealer = createSealer(setup.config.encryption);
-    await prepareSealing(store, sealer, Date.now());
+    const sealing = await prepareSealing(store, sealer, Date.now());
+    logger.info({ sealing }, 'ENCRYPTION_KEY opens every stored secret');
     const metrics = createMetrics();
     // One breaker and one pool for the service's origin, whichever workspace's key asks.
     const breaker = new CircuitBreaker();
@@ -126,9 +124,9 @@ try {
 
 /**
  * Payments clients for the service's origin, one per key: every one shares the breaker and the
- * two connection pools, has its own background budget (PAYMENT_API_BACKGROUND_RPS, kept by the
- * pace `paceOf` gives for the client's installation), and reports each call to the metrics (and
- * to `onCall`).
+ * two connection pools (taking its turns for their connections fairly with the other keys), has
+ * its own background budget (PAYMENT_API_BACKGROUND_RPS, kept by the pace `paceOf` gives for the
+ * client's installation), and reports each call to the metrics (and to `onCall`).
  */
 function paymentsClients(
   config: { payments: Pick<Config['payments'], 'apiUrl' | 'timeoutMs' | 'concurrency'> },
@@ -140,14 +138,9 @@ function paymentsClients(
     createPaymentsClient({
       baseUrl: config.payments.apiUrl,
       apiKey,
-      dispatcher: pool,
+      ...pools.interactive,
       timeoutMs: Math.min(options.timeoutMs, config.payments.timeoutMs),
-      concurrency: config.payments.concurrency,
-      background: {
-        dispatcher: backgroundPool,
-        pace: paceOf(options.installation),
-        concurrency: BACKGROUND_CONNECTIONS,
-      },
+      background: { ...pools.background, pace: paceOf(options.installation) },
       breaker,
       userAgent,
       logger,

@@ -1,8 +1,9 @@
 import type { Logger } from './logger.js';
 import type { BreakerState } from './payments/index.js';
 import type { Store } from './store/database.js';
+import { keyRejectedKey } from './store/keys.js';
+import type { KeySource } from './views/key.js';
 
-const KEY_REJECTED = 'payment_key_rejected';
 /** While the key is rejected, background work tries one call this often to see if it works again. */
 export const KEY_PROBE_MS = 60_000;
 
@@ -12,6 +13,8 @@ export const KEY_PROBE_MS = 60_000;
  * saw it first, in each direction.
  */
 export interface ServiceState {
+  /** Where the key comes from: what a person is told to fix when it is rejected. */
+  readonly keySource: KeySource;
   /** Since when the key has been rejected, if it is. */
   keyRejectedSince(): Promise<number | undefined>;
   markKeyRejected(now: number): Promise<void>;
@@ -34,7 +37,7 @@ export function serviceState(
   installation = '',
 ): ServiceState {
   const { db } = store;
-  const rejected = installation ? `${KEY_REJECTED}:${installation}` : KEY_REJECTED;
+  const rejected = keyRejectedKey(installation);
   const keyName = installation ? 'the workspace’s payment API key' : 'PAYMENT_API_KEY';
   let lastProbe = Number.NEGATIVE_INFINITY;
 
@@ -43,6 +46,7 @@ export function serviceState(
       ?.updated_at;
 
   return {
+    keySource: installation ? 'workspace' : 'configuration',
     keyRejectedSince: since,
 
     async markKeyRejected(now) {

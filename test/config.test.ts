@@ -84,14 +84,29 @@ describe('loadConfig', () => {
     [undefined, { kind: 'sqlite', path: './data/bot.sqlite' }],
     ['', { kind: 'sqlite', path: './data/bot.sqlite' }],
     ['file:/var/lib/bot/state.sqlite', { kind: 'sqlite', path: '/var/lib/bot/state.sqlite' }],
-    ['postgres://bot@db:5432/payments', { kind: 'postgres', url: 'postgres://bot@db:5432/payments' }],
+    [
+      'postgres://bot@db:5432/payments',
+      { kind: 'postgres', url: 'postgres://bot@db:5432/payments', poolSize: 10 },
+    ],
     [
       'postgresql://bot:long-enough-pw@db/payments',
-      { kind: 'postgres', url: 'postgresql://bot:long-enough-pw@db/payments' },
+      { kind: 'postgres', url: 'postgresql://bot:long-enough-pw@db/payments', poolSize: 10 },
     ],
   ])('reads DATABASE_URL=%s', (value, database) => {
     expect(loadConfig({ ...base, ...(value === undefined ? {} : { DATABASE_URL: value }) }).database).toEqual(
       database,
+    );
+  });
+
+  it('sizes the PostgreSQL pool from DATABASE_POOL_SIZE, and refuses a size that cannot work', () => {
+    const url = 'postgres://bot@db:5432/payments';
+    expect(loadConfig({ ...base, DATABASE_URL: url, DATABASE_POOL_SIZE: '40' }).database).toEqual({
+      kind: 'postgres',
+      url,
+      poolSize: 40,
+    });
+    expect(() => loadConfig({ ...base, DATABASE_URL: url, DATABASE_POOL_SIZE: '1' })).toThrow(
+      /DATABASE_POOL_SIZE/,
     );
   });
 

@@ -12,6 +12,8 @@ const KEEP_HISTORY_MS = 8 * 24 * 3_600_000;
 
 export interface PollDeps extends BackgroundDeps {
   queries: FeedQueries;
+  /** When the account whose key `payments` holds was connected (many workspaces). */
+  account?: number | undefined;
   /** How often the balance is read (BALANCE_POLL_SECONDS). */
   pollMs: number;
 }
@@ -39,7 +41,7 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
         if (!rejected) return;
         // Said once in each feed channel, not every minute.
         const unaware = (await queries.active(trx)).filter((s) => s.key_notice_at === null);
-        await queries.enqueueTo(trx, unaware, keyRejectedNotice(), now);
+        await queries.enqueueTo(trx, unaware, keyRejectedNotice(state.keySource), now);
         await queries.markKeyNoticed(trx, unaware, now);
       });
       deps.wakeOutbox?.();
@@ -51,6 +53,9 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
     try {
       const announced = await store.transaction(async (trx) => {
         await queries.releasePoll(trx, owner, { next_run_at: now + pollMs, last_success_at: now });
+        // A reading of the account before a Replace key or Disconnect that committed meanwhile
+        // is no reading of this one: compared with the new account's, it would look like a payment.
+        if (!(await queries.readsAccount(trx, deps.account))) return undefined;
         await queries.clearKeyNotices(trx);
         await queries.pruneHistory(trx, now - KEEP_HISTORY_MS);
         const latest = await queries.latestReading(trx);
@@ -63,6 +68,7 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
         await queries.enqueueTo(trx, await queries.active(trx), message, now);
         return changes.length;
       });
+      if (announced === undefined) return { outcome: 'account_changed' };
       if (announced > 0) deps.wakeOutbox?.();
       return {
         outcome: announced > 0 ? 'changed' : 'unchanged',

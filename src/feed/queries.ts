@@ -46,6 +46,27 @@ export function feedQueries(store: Store, installation = '') {
     );
 
   return {
+    /**
+     * Whether the installation's payment account is still the one connected at `account` (many
+     * workspaces; the one workspace's key is the environment's and never changes). Read with a
+     * share lock on PostgreSQL: a Replace key or Disconnect commits before this or after the
+     * transaction holding it, never in between.
+     */
+    async readsAccount(trx: Kysely<Tables>, account: number | undefined): Promise<boolean> {
+      if (installation === '') return true;
+      const row = await trx
+        .selectFrom('installations')
+        .select('payment_key_connected_at')
+        .where('id', '=', installation)
+        .$if(store.dialect === 'postgres', (q) => q.forShare())
+        .executeTakeFirst();
+      return (
+        row !== undefined &&
+        row.payment_key_connected_at !== null &&
+        Number(row.payment_key_connected_at) === account
+      );
+    },
+
     /** The channel's active subscription, if any. */
     activeInChannel: (trx: Kysely<Tables>, channelId: string) =>
       activeRows(trx).where('channel_id', '=', channelId).executeTakeFirst(),

@@ -20,6 +20,12 @@ import { type DigestTime, formatDigestTime, nextDigestAt } from './schedule.js';
 export interface FeedDeps extends BackgroundDeps {
   /** Many workspaces: the installation whose feeds these are ('' is the one workspace's). */
   installation?: string;
+  /**
+   * Many workspaces: when the account whose key `payments` holds was connected. A reading is
+   * kept only while that account is still the installation's, checked in the reading's own
+   * transaction (src/feed/poll.ts).
+   */
+  account?: number;
   pollSeconds: number;
   /** Where the feed may go besides private channels (BALANCE_ALLOWED_CHANNELS). */
   policy: Pick<AccessPolicy, 'allowedChannels'>;

@@ -1,4 +1,4 @@
-import { App, type Authorize, type AuthorizeResult } from '@slack/bolt';
+import { App, type Authorize } from '@slack/bolt';
 import { followBreaker, instanceName, readGauges, sharedListenerDeps, slackClientOptions } from '../app.js';
 import type { ManyWorkspacesConfig } from '../config.js';
 import { feedJobs } from '../feed/jobs.js';
@@ -27,16 +27,13 @@ import {
   type InstallationSummary,
   installationId,
   NoInstallationError,
-  refreshingAlone,
 } from '../store/installations.js';
 import type { Sealer } from '../store/sealing.js';
 import { ACTION_CONNECT, ACTION_DISCONNECT, VIEW_PAYMENT_ACCOUNT } from '../views/installation.js';
 import { watchPollJob } from '../watches/service.js';
+import { tokenRotation } from './authorization.js';
 import { createInstaller } from './oauth.js';
 import { createTenants, type PaymentsFor } from './tenants.js';
-
-/** `@slack/oauth` refreshes a rotating token that expires within two hours. */
-const ROTATION_WINDOW_MS = 2 * 60 * 60_000;
 
 export interface WorkspacesBotDeps {
   logger: Logger;
@@ -73,31 +70,15 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
   });
   const life = lifecycle();
 
-  // Refreshes under way in this process, by installation: concurrent requests share one.
-  const refreshes = new Map<string, Promise<AuthorizeResult>>();
-  const refreshOnce = (id: string, source: Parameters<Authorize<boolean>>[0]) => {
-    let refresh = refreshes.get(id);
-    if (!refresh) {
-      refresh = refreshingAlone(deps.store, id, () => installer.provider.authorize(source)).finally(() =>
-        refreshes.delete(id),
-      );
-      refreshes.set(id, refresh);
-    }
-    return refresh;
-  };
-
-  /** The installation's authorization (its bot token), refreshed first when it expires soon. */
-  const authorizationOf = async (
-    installation: InstallationSummary,
-    source: Parameters<Authorize<boolean>>[0],
-  ) => {
-    const expiresSoon =
-      installation.tokenExpiresAt !== undefined && installation.tokenExpiresAt - clock() < ROTATION_WINDOW_MS;
-    // A copy each: Bolt fills in the request's own team and user on the result it is given.
-    return {
-      ...(await (expiresSoon ? refreshOnce(installation.id, source) : installer.provider.authorize(source))),
-    };
-  };
+  const owner = instanceName();
+  const authorizationOf = tokenRotation({
+    store: deps.store,
+    installations,
+    provider: installer.provider,
+    owner,
+    clock,
+    logger,
+  });
 
   /** The installation, resolved once at the edge: its token (refreshed if need be), who installed it, its account. */
   const authorize: Authorize<boolean> = async (source) => {
@@ -139,7 +120,6 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     logger.warn({ err: error }, 'a Slack request was not handled');
   });
   const inflight = new Inflight();
-  const owner = instanceName();
   const tenants = createTenants({
     shared: sharedListenerDeps(config, { logger, inflight, clock, metrics: deps.metrics, store: deps.store }),
     background: {

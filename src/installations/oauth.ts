@@ -9,9 +9,16 @@ import oauth, {
 } from '@slack/oauth';
 import type { ManyWorkspacesConfig } from '../config.js';
 import type { Routes } from '../http/server.js';
+import { managerOf } from '../listeners/workspaces/payment-account.js';
 import { boltLogger, type Logger } from '../logger.js';
-import type { Installations } from '../store/installations.js';
-import { addToSlackPage, installedPage, installFailedPage, welcomeMessage } from '../views/installation.js';
+import { type Installations, installationId } from '../store/installations.js';
+import {
+  addToSlackPage,
+  installedPage,
+  installFailedPage,
+  reinstalledMessage,
+  welcomeMessage,
+} from '../views/installation.js';
 
 // A CommonJS package whose exports Node cannot name from ESM.
 const { ClearStateStore, ErrorCode, InstallProvider: Provider, InvalidStateError } = oauth;
@@ -104,11 +111,24 @@ export function createInstaller(config: ManyWorkspacesConfig, deps: InstallerDep
   });
   const installOptions = { scopes: [...BOT_SCOPES] };
 
+  /**
+   * A first install welcomes its installer; installing again (anyone may) tells who ran it that
+   * the install was renewed and who still manages the payment account.
+   */
   async function welcome(installation: Installation): Promise<void> {
     const token = installation.bot?.token;
     const installer = installation.user.id;
+    const id = installationId({
+      teamId: installation.team?.id,
+      enterpriseId: installation.enterprise?.id,
+      isEnterpriseInstall: installation.isEnterpriseInstall,
+    });
+    const stored = id === undefined ? undefined : await deps.installations.summaryOf(id);
+    const again =
+      stored !== undefined && (stored.installerUserId !== installer || stored.account !== undefined);
+    const message = again ? reinstalledMessage(installer, managerOf(stored)) : welcomeMessage(installer);
     const client = new webApi.WebClient(token, { ...deps.clientOptions, logger: boltLogger(logger) });
-    await client.chat.postMessage({ channel: installer, ...welcomeMessage(installer) });
+    await client.chat.postMessage({ channel: installer, ...message });
   }
 
   return {

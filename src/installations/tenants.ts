@@ -19,15 +19,17 @@ import type { SlackMethod } from '../slack/calls.js';
 import { createDirectory } from '../slack/people.js';
 import { createSlackPoster, posterClient, type SlackPoster } from '../slack/poster.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
+import { eventKey } from '../store/keys.js';
 import { paymentAccountBlocks } from '../views/installation.js';
 import { createWatches, type WatchDeps, type Watches } from '../watches/service.js';
 
 /**
- * How long background work trusts an installation it resolved (its summary, its token): a
- * rotating token is refreshed two hours before it expires, and an uninstall or a revocation
- * seen by this instance drops it at once; another instance's drops within this long.
+ * How long background work keeps an installation's token without reading it again: a rotating
+ * token is refreshed two hours before it expires. Its account is read every time (one row, no
+ * secret opened): once a key change or an uninstall commits, no check or reading starts with
+ * the key before it, on any instance.
  */
-const BACKGROUND_RESOLVE_MS = 60_000;
+const TOKEN_KEPT_MS = 60_000;
 
 /** A payments client for one key, sharing the service's breaker and connections with every other. */
 export type PaymentsFor = (
@@ -50,6 +52,7 @@ type Own =
   | 'poster'
   | 'health'
   | 'keyRejectedSince'
+  | 'keySource'
   | 'outboxBacklog'
   | 'firstSight'
   | 'moreHome';
@@ -84,10 +87,18 @@ export interface TenantsDeps {
   max?: number;
 }
 
+/** A part no longer used: its payments client lets go of the breaker every client shares. */
+const retire = (tenant: Tenant) => tenant.deps?.payments.close?.();
+
+/** Which account an installation's key is: when it was connected, or 'none'. */
+const accountOf = (installation: InstallationSummary) => String(installation.account?.connectedAt ?? 'none');
+
 /** One installation's part: its listeners' deps, its watches and feeds (when connected), and the handlers. */
 interface Tenant {
   /** What the tenant was built from: a new key, or a rotated token, builds it again. */
   version: string;
+  /** When the account whose key it holds was connected: 'none' while none is. */
+  account: string;
   handlers: Handlers;
   deps: ListenerDeps | undefined;
   watches: Watches | undefined;
@@ -131,7 +142,7 @@ export function createTenants(deps: TenantsDeps) {
         deps.publishAccountHome(client, installation, event.user),
       );
       const none = { deps: undefined, watches: undefined, feed: undefined };
-      return { version, handlers: withConnect(handlers), ...none, poster };
+      return { version, account: accountOf(installation), handlers: withConnect(handlers), ...none, poster };
     }
     // Looking people up (with Slack's retries) is rare: its client is made the first time.
     let people: webApi.WebClient | undefined;
@@ -151,7 +162,12 @@ export function createTenants(deps: TenantsDeps) {
     const own = { installation: id, payments, poster, state, logger, clock };
     const watches = createWatches({ ...deps.background, ...own });
     // Its feeds go to its private channels: nobody lists channels for a workspace of many.
-    const feed = createFeed({ ...deps.background, ...own, policy: { allowedChannels: undefined } });
+    const feed = createFeed({
+      ...deps.background,
+      ...own,
+      account: account?.connectedAt,
+      policy: { allowedChannels: undefined },
+    });
     const tenantDeps: ListenerDeps = {
       ...shared,
       payments,
@@ -167,8 +183,9 @@ export function createTenants(deps: TenantsDeps) {
       poster,
       health,
       keyRejectedSince: () => state.keyRejectedSince(),
+      keySource: state.keySource,
       outboxBacklog: () => outboxBacklog(store, id),
-      firstSight: (key) => deps.shared.firstSight(`${id}:${key}`),
+      firstSight: (key) => deps.shared.firstSight(eventKey(id, key)),
       moreHome: async (userId) =>
         paymentAccountBlocks({
           installerId: installation.installerUserId,
@@ -177,7 +194,7 @@ export function createTenants(deps: TenantsDeps) {
         }),
     };
     const handlers = withConnect(createHandlers(tenantDeps));
-    return { version, deps: tenantDeps, handlers, watches, feed, poster };
+    return { version, account: accountOf(installation), deps: tenantDeps, handlers, watches, feed, poster };
   }
 
   /** `/balance connect` opens the modal, whether the account is connected yet or not. */
@@ -190,13 +207,17 @@ export function createTenants(deps: TenantsDeps) {
 
   function tenantOf(installation: InstallationSummary, token: string): Promise<Tenant> {
     // The token is part of the version: a rotated one builds clients that use it.
-    const version = `${installation.account?.connectedAt ?? 'none'}:${token}`;
+    const version = `${accountOf(installation)}:${token}`;
     const { id } = installation;
     let tenant = tenants.get(id);
     tenants.delete(id);
     if (tenant) {
       const kept = tenant;
-      tenant = kept.then((t) => (t.version === version ? t : build(installation, token, version)));
+      tenant = kept.then((t) => {
+        if (t.version === version) return t;
+        retire(t);
+        return build(installation, token, version);
+      });
     } else {
       tenant = build(installation, token, version);
     }
@@ -206,9 +227,7 @@ export function createTenants(deps: TenantsDeps) {
       if (tenants.get(id) === tenant) tenants.delete(id);
     });
     if (tenants.size > max) {
-      const oldest = tenants.keys().next().value as string;
-      tenants.delete(oldest);
-      resolvedAt.delete(oldest);
+      forget(tenants.keys().next().value as string);
     }
     return tenant;
   }
@@ -225,12 +244,20 @@ export function createTenants(deps: TenantsDeps) {
    */
   async function backgroundOf(id: string): Promise<Tenant | undefined> {
     try {
-      // The installation's part as it is now (a request may have rebuilt it with a rotated token).
+      const installation = await deps.installations.summaryOf(id);
+      if (!installation) {
+        forget(id);
+        return undefined;
+      }
+      // The installation's part as it is now (a request may have rebuilt it with a rotated
+      // token), while it holds the account the installation has now.
       const kept = tenants.get(id);
       const at = resolvedAt.get(id);
-      if (kept && at !== undefined && deps.background.clock() - at < BACKGROUND_RESOLVE_MS) return await kept;
-      const installation = await deps.installations.summaryOf(id);
-      const token = installation && (await deps.tokenFor(installation));
+      if (kept && at !== undefined && deps.background.clock() - at < TOKEN_KEPT_MS) {
+        const tenant = await kept;
+        if (tenant.account === accountOf(installation)) return tenant;
+      }
+      const token = await deps.tokenFor(installation);
       const tenant = installation && token ? await tenantOf(installation, token) : undefined;
       if (tenant) resolvedAt.set(id, deps.background.clock());
       return tenant;
@@ -241,6 +268,16 @@ export function createTenants(deps: TenantsDeps) {
       );
       return undefined;
     }
+  }
+
+  /** Forgets an installation's part (uninstalled, or the least recently used): nothing of it stays in memory. */
+  function forget(id: string) {
+    tenants
+      .get(id)
+      ?.then(retire)
+      .catch(() => undefined);
+    tenants.delete(id);
+    resolvedAt.delete(id);
   }
 
   return {
@@ -282,11 +319,7 @@ export function createTenants(deps: TenantsDeps) {
       return tenant.feed ? tenant.feed.mayDeliver(row) : false;
     },
 
-    /** Forgets an installation's part (uninstalled): nothing of it stays in memory. */
-    forget(id: string) {
-      tenants.delete(id);
-      resolvedAt.delete(id);
-    },
+    forget,
 
     /** How many installations are kept, for the tests. */
     get size() {

@@ -9,6 +9,7 @@ import type { Health, PaymentsClient } from '../payments/index.js';
 import type { AckRaceDeps } from '../pipeline/ack-race.js';
 import type { SlackMethod } from '../slack/calls.js';
 import type { SlackPoster } from '../slack/poster.js';
+import type { KeySource } from '../views/key.js';
 import type { Watches } from '../watches/service.js';
 
 /** What every listener is given: built once at start, nothing read from the environment here. */
@@ -31,6 +32,8 @@ export interface ListenerDeps extends AckRaceDeps {
   health: Health;
   /** Since when the payment service has rejected the key, as all instances know it. */
   keyRejectedSince: () => Promise<number | undefined>;
+  /** Where the key comes from (PAYMENT_API_KEY, or the workspace's connected account): what a rejected key's fix is. */
+  keySource: KeySource;
   /** The bot's own messages waiting for Slack, as all instances know it, for the App Home. */
   outboxBacklog: () => Promise<OutboxBacklog>;
   /** For help texts that state the limits. */

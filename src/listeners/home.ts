@@ -78,6 +78,7 @@ export async function publishHome(deps: ListenerDeps, client: HomeClient, userId
     health: {
       ...deps.health.snapshot(),
       keyRejectedSince: keyRejectedSince === undefined ? undefined : new Date(keyRejectedSince),
+      keySource: deps.keySource,
     },
     outbox: {
       pending: backlog.pending,

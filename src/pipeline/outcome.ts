@@ -40,6 +40,8 @@ export type Outcome =
   | 'ended'
   | 'paused'
   | 'lease_lost'
+  /** A reading or check made with a key that was replaced or disconnected meanwhile: kept nowhere. */
+  | 'account_changed'
   // the payments feed
   | 'already_subscribed'
   | 'not_subscribed'

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import type { DatabaseLocation } from '../config.js';
+import { type DatabaseLocation, DEFAULT_POOL_SIZE } from '../config.js';
 import { type FileLock, holdFile, LockHeldError } from './lock.js';
 import { migrationProvider } from './migrations.js';
 import type { Dialect, Tables } from './schema.js';
@@ -68,16 +68,34 @@ async function sqlite(path: string): Promise<Kysely<Tables>> {
 /** int8 (bigint) columns hold epoch milliseconds and counters: read them as numbers, not strings. */
 const INT8_OID = 20;
 
-async function postgres(url: string): Promise<Kysely<Tables>> {
+/** Burst of dropped connections told as one: a restart drops every idle connection at once. */
+const LOST_TOLD_EVERY_MS = 10_000;
+
+async function postgres(
+  url: string,
+  poolSize: number,
+  onLost: StoreOptions['onLostConnection'],
+): Promise<Kysely<Tables>> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: poolSize,
     connectionTimeoutMillis: 10_000,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
+  });
+  // The server dropping a connection the pool holds idle (a restart, a failover, a proxy's idle
+  // cut, pg_terminate_backend) is an 'error' event of the pool: without a listener it ends the
+  // process. The pool has let that connection go already; the next store call opens another, or
+  // fails and is retried like any store error until the database is back.
+  let toldAt = Number.NEGATIVE_INFINITY;
+  pool.on('error', (error) => {
+    const now = Date.now();
+    if (now - toldAt < LOST_TOLD_EVERY_MS) return;
+    toldAt = now;
+    onLost?.(error);
   });
   return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
 }
@@ -100,12 +118,20 @@ async function releaseLeases(db: Kysely<Tables>): Promise<void> {
   });
 }
 
-export async function openStore(location: DatabaseLocation): Promise<Store> {
+export interface StoreOptions {
+  /** PostgreSQL dropped connections the pool held (told once per burst): the store goes on. */
+  onLostConnection?: (error: Error) => void;
+}
+
+export async function openStore(location: DatabaseLocation, options: StoreOptions = {}): Promise<Store> {
   const where = describeLocation(location);
   const lock = location.kind === 'sqlite' ? await holdSqlite(resolve(location.path), where) : undefined;
   let db: Kysely<Tables>;
   try {
-    db = location.kind === 'sqlite' ? await sqlite(location.path) : await postgres(location.url);
+    db =
+      location.kind === 'sqlite'
+        ? await sqlite(location.path)
+        : await postgres(location.url, location.poolSize ?? DEFAULT_POOL_SIZE, options.onLostConnection);
   } catch (error) {
     lock?.release();
     throw cannotOpen(where, error);

@@ -1,8 +1,8 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
-import { type Kysely, sql } from 'kysely';
 import type { Store } from './database.js';
+import { keyRejectedKey, ownEventKeys, ownStateKeys } from './keys.js';
 import type { Tables } from './schema.js';
-import { type Sealer, SealingError } from './sealing.js';
+import type { Sealer } from './sealing.js';
 
 /**
  * The installations of the app in many-workspaces mode, on the bot's own store (both dialects),
@@ -38,7 +38,7 @@ export interface InstallationSummary {
 type Row = Tables['installations'];
 /** An account's balance readings and the changes the feed counted: they compare one account with itself only. */
 const FEED_HISTORY = ['balance_history', 'feed_changes'] as const;
-/** The rest of what is an installation's own, besides its row. */
+/** The rest of what is an installation's own (rows keyed by `installation_id`), besides its row. */
 const OWN_WORK = [
   'watches',
   'watched_invoices',
@@ -47,11 +47,16 @@ const OWN_WORK = [
   'outbox',
   'background_pace',
 ] as const;
-type Secret = 'bot_token' | 'bot_refresh_token' | 'payment_api_key';
-const SECRETS: readonly Secret[] = ['bot_token', 'bot_refresh_token', 'payment_api_key'];
+/**
+ * Every table whose rows belong to one installation by `installation_id`: uninstalling deletes
+ * them all (test/support/installation-lifecycle-contract.ts fails for a table missing here).
+ */
+export const INSTALLATION_TABLES = [...FEED_HISTORY, ...OWN_WORK] as const;
+export type Secret = 'bot_token' | 'bot_refresh_token' | 'payment_api_key';
+export const SECRETS: readonly Secret[] = ['bot_token', 'bot_refresh_token', 'payment_api_key'];
 
 /** What each sealed value is bound to: a value copied into another installation's row does not open. */
-const contextOf = (id: string, column: Secret) => `installation:${id}:${column}`;
+export const contextOf = (id: string, column: Secret) => `installation:${id}:${column}`;
 
 /** The row an installation or a request belongs to: the organisation for an organisation-wide install. */
 export function installationId(query: {
@@ -84,13 +89,11 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       if (stale) resealed[column] = sealer.seal(plaintext, contextOf(row.id, column));
     }
     if (Object.keys(resealed).length > 0) {
-      // Only if the row is still the one opened: a newer write keeps its own values.
-      await db
-        .updateTable('installations')
-        .set(resealed)
-        .where('id', '=', row.id)
-        .where('updated_at', '=', row.updated_at)
-        .execute();
+      // Only if each value is still the one opened: a newer write (even within the same
+      // millisecond) keeps its own values.
+      let update = db.updateTable('installations').set(resealed).where('id', '=', row.id);
+      for (const column of Object.keys(resealed) as Secret[]) update = update.where(column, '=', row[column]);
+      await update.execute();
     }
     return opened;
   }
@@ -105,6 +108,8 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       await trx.updateTable('installations').set(values).where('id', '=', id).execute();
       for (const table of FEED_HISTORY)
         await trx.deleteFrom(table).where('installation_id', '=', id).execute();
+      // What the service said of the key before is not said of this one.
+      await trx.deleteFrom('service_state').where('key', '=', keyRejectedKey(id)).execute();
     });
 
   return {
@@ -128,13 +133,13 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
         bot_id: bot.id,
         bot_user_id: bot.userId,
         bot_scopes: bot.scopes.join(','),
-        installer_user_id: installation.user.id,
         updated_at: now,
       };
-      // Installing again (or a refreshed token) keeps the connected payment account.
+      // Installing again (or a refreshed token) keeps the connected payment account and who
+      // installed first: any member may run Add to Slack, and that hands nothing over.
       await db
         .insertInto('installations')
-        .values({ id, ...values, created_at: now })
+        .values({ id, ...values, installer_user_id: installation.user.id, created_at: now })
         .onConflict((oc) => oc.column('id').doUpdateSet(values))
         .execute();
     },
@@ -177,8 +182,10 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       const id = installationId(query);
       if (!id) return;
       await store.transaction(async (trx) => {
-        for (const table of [...FEED_HISTORY, ...OWN_WORK] as const)
+        for (const table of INSTALLATION_TABLES)
           await trx.deleteFrom(table).where('installation_id', '=', id).execute();
+        await trx.deleteFrom('service_state').where('key', 'like', ownStateKeys(id)).execute();
+        await trx.deleteFrom('seen_events').where('id', 'like', ownEventKeys(id)).execute();
         await trx.deleteFrom('installations').where('id', '=', id).execute();
       });
     },
@@ -247,84 +254,4 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
         .execute();
     },
   };
-}
-
-/**
- * Runs `work` (a token refresh) while no other instance refreshes the same installation's token:
- * Slack hands out two tokens to two refreshes of one refresh token, and one of them is invalid
- * (node-slack-sdk #2504). On PostgreSQL a transaction-scoped advisory lock on the installation;
- * a SQLite store is one process, whose caller refreshes each installation once at a time.
- */
-export async function refreshingAlone<T>(store: Store, id: string, work: () => Promise<T>): Promise<T> {
-  if (store.dialect !== 'postgres') return work();
-  return store.transaction(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`installation:${id}:refresh`}, 0))`.execute(
-      trx,
-    );
-    return work();
-  });
-}
-
-const CANARY_KEY = 'sealing_canary';
-const CANARY_CONTEXT = `service_state:${CANARY_KEY}`;
-
-/** ENCRYPTION_KEY does not open what the store holds: the start stops, nothing changed. */
-export class SealingKeyError extends Error {
-  override readonly name = 'SealingKeyError';
-}
-
-/**
- * Checks at start that ENCRYPTION_KEY opens the store's secrets, by a value sealed the first
- * time (a canary). A wrong key stops the start and changes nothing; the right key works again
- * afterwards. After a rotation (the canary opens with ENCRYPTION_KEY_PREVIOUS) every secret is
- * sealed again with the new key, in one transaction, so the previous key can then be dropped.
- */
-export async function prepareSealing(store: Store, sealer: Sealer, now: number): Promise<void> {
-  const canary = await store.db
-    .selectFrom('service_state')
-    .select('value')
-    .where('key', '=', CANARY_KEY)
-    .executeTakeFirst();
-  if (!canary) {
-    await store.db
-      .insertInto('service_state')
-      .values({ key: CANARY_KEY, value: sealer.seal(CANARY_KEY, CANARY_CONTEXT), updated_at: now })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
-    return;
-  }
-  let stale: boolean;
-  try {
-    stale = sealer.open(canary.value, CANARY_CONTEXT).stale;
-  } catch (error) {
-    if (!(error instanceof SealingError)) throw error;
-    const sealedWith = canary.value.split('.')[1] ?? 'unknown';
-    throw new SealingKeyError(
-      `ENCRYPTION_KEY (key ${sealer.keyId}) does not open the secrets in the store, sealed with key ${sealedWith}: set ENCRYPTION_KEY back to that key, or to change keys put it in ENCRYPTION_KEY_PREVIOUS. Nothing was changed.`,
-      { cause: error },
-    );
-  }
-  if (stale) await resealAll(store, sealer, now);
-}
-
-async function resealAll(store: Store, sealer: Sealer, now: number): Promise<void> {
-  await store.transaction(async (trx: Kysely<Tables>) => {
-    const rows = await trx.selectFrom('installations').selectAll().execute();
-    for (const row of rows) {
-      const values: Partial<Record<Secret, string>> = {};
-      for (const column of SECRETS) {
-        const sealed = row[column];
-        if (sealed === null) continue;
-        const context = contextOf(row.id, column);
-        values[column] = sealer.seal(sealer.open(sealed, context).plaintext, context);
-      }
-      if (Object.keys(values).length > 0)
-        await trx.updateTable('installations').set(values).where('id', '=', row.id).execute();
-    }
-    await trx
-      .updateTable('service_state')
-      .set({ value: sealer.seal(CANARY_KEY, CANARY_CONTEXT), updated_at: now })
-      .where('key', '=', CANARY_KEY)
-      .execute();
-  });
 }

@@ -2,6 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import type { BalanceChange, StoredBalance } from '../feed/deltas.js';
 import { Amount } from '../payments/index.js';
 import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
+import { type KeySource, keyFix } from './key.js';
 import { channelMention, esc, join, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
 
 /** Longest currency title and id shown; the amounts are always shown whole. */
@@ -169,8 +170,8 @@ export function unsubscribedMessage(userId: string): Message {
 }
 
 /** Said once in each feed channel while the payment service rejects the key. */
-export function keyRejectedNotice(): Message {
-  const body = md`:warning: The payment service rejects the bot’s API key, so the payments feed is paused. It resumes by itself once an admin fixes \`PAYMENT_API_KEY\`; nothing is lost meanwhile: the first reading after that shows what changed.`;
+export function keyRejectedNotice(source: KeySource): Message {
+  const body = md`:warning: The payment service rejects the bot’s API key, so the payments feed is paused. It resumes by itself once ${keyFix(source)}; nothing is lost meanwhile: the first reading after that shows what changed.`;
   return { text: fallbackText(body), blocks: [section(body)] };
 }
 

@@ -5,6 +5,7 @@ import { actionButton, context, divider, fieldSections, header, section } from '
 import { errorTitle } from './errors.js';
 import type { SubscriptionListItem } from './feed.js';
 import { ACTION_STOP_WATCH, payStatusLabel, statusLabel } from './invoice.js';
+import { type KeySource, keyFix } from './key.js';
 import { channelMention, esc, join, type Mrkdwn, md, slackDate } from './mrkdwn.js';
 import type { WatchListItem } from './watch.js';
 
@@ -27,7 +28,7 @@ export interface HomeInput {
   watches: readonly (WatchListItem & { channelId: string })[];
   /** The workspace's feeds, for people who may see the balance; `undefined` for others. */
   feeds: readonly SubscriptionListItem[] | undefined;
-  health: HealthSnapshot & { keyRejectedSince: Date | undefined };
+  health: HealthSnapshot & { keyRejectedSince: Date | undefined; keySource: KeySource };
   /** The bot's own messages waiting for Slack, all instances together. */
   outbox: { pending: number; oldestAt: Date | undefined };
   now: Date;
@@ -117,13 +118,17 @@ function feedBlocks(feeds: readonly SubscriptionListItem[]): KnownBlock[] {
 }
 
 const PROBLEMS: Record<string, string> = {
-  invalid_api_key: 'the service rejected the API key: an admin should check `PAYMENT_API_KEY`',
   service_unavailable: 'the service could not be reached or was failing',
   timeout: 'the service did not answer in time',
   rate_limited: 'the service asked the bot to slow down',
   unexpected_response: 'the service sent an answer the bot could not read',
   service_error: 'the service answered with an error',
 };
+
+const problemWords = (result: string, source: KeySource): Mrkdwn | string =>
+  result === 'invalid_api_key'
+    ? md`the service rejected the API key: it works again once ${keyFix(source)}`
+    : (PROBLEMS[result] ?? result);
 
 function healthBlocks(health: HomeInput['health']): KnownBlock[] {
   const lines: Mrkdwn[] = [];
@@ -139,11 +144,11 @@ function healthBlocks(health: HomeInput['health']): KnownBlock[] {
   );
   if (health.keyRejectedSince) {
     lines.push(
-      md`:warning: Since ${slackDate(health.keyRejectedSince)} the service rejects the bot’s API key: watches and feeds are paused until an admin fixes \`PAYMENT_API_KEY\`.`,
+      md`:warning: Since ${slackDate(health.keyRejectedSince)} the service rejects the bot’s API key: watches and feeds are paused until ${keyFix(health.keySource)}.`,
     );
   } else if (health.lastProblem) {
     lines.push(
-      md`Last problem: ${PROBLEMS[health.lastProblem.result] ?? health.lastProblem.result}, ${slackDate(health.lastProblem.at)}. If it keeps happening, tell the bot’s admin.`,
+      md`Last problem: ${problemWords(health.lastProblem.result, health.keySource)}, ${slackDate(health.lastProblem.at)}. If it keeps happening, tell the bot’s admin.`,
     );
   }
   return [section(join(lines, '\n'))];

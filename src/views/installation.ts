@@ -8,6 +8,15 @@ export const VIEW_PAYMENT_ACCOUNT = 'payment_account';
 export const BLOCK_API_KEY = 'api_key';
 export const INPUT_API_KEY = 'api_key';
 
+/**
+ * Who manages the payment account, besides the workspace's admins and owners: whoever connected
+ * it, or while none is connected whoever first installed the app.
+ */
+export interface AccountManager {
+  userId: string;
+  connected: boolean;
+}
+
 /** Who connected the workspace's payment account, and when. */
 export interface ConnectedAccount {
   connectedBy: string;
@@ -35,8 +44,9 @@ export function stepNotConnected(): string {
 }
 
 /** Someone who is neither the installer nor an admin or owner tried to manage the payment account. */
-export function notAllowedToConnectMessage(installerId: string): Message {
-  const text = md`:lock: *Only the person who installed the app (${mention(installerId)}) or a workspace admin or owner can connect or change the payment account.*`;
+export function notAllowedToConnectMessage(manager: AccountManager): Message {
+  const who = manager.connected ? 'who connected it' : 'who installed the app';
+  const text = md`:lock: *Only the person ${who} (${mention(manager.userId)}) or a workspace admin or owner can connect or change the payment account.*`;
   return { text: fallbackText(text), blocks: [section(text)] };
 }
 
@@ -67,7 +77,7 @@ export const keyProblems = {
   rejected:
     'The payment service rejected this key. Copy it again from your merchant account: any active project’s key works.',
   notAllowed:
-    'Only the person who installed the app or a workspace admin or owner can connect the payment account.',
+    'Only the person who connected the payment account (before that, who installed the app) or a workspace admin or owner can change it.',
   unavailable: (why: string) =>
     `The key could not be checked: ${why} Nothing was saved; try again in a minute.`,
 } as const;
@@ -77,6 +87,18 @@ export function welcomeMessage(installerId: string): Message {
   const text = md`:wave: Thanks for installing *Crypto Payments*, ${mention(installerId)}.\nIt shows your payment service balance (\`/balance\`) and invoices (\`/invoice ${'<id or link>'}\`, pasted payment links, *Check payment status* on any message) right in Slack, to the people allowed to see them.`;
   const next = md`*Next step:* connect your payment account from the app’s *Home* tab (only you and workspace admins or owners can). Until then the bot answers that it is not connected yet.`;
   return { text: fallbackText(text), blocks: [section(text), section(next)] };
+}
+
+/**
+ * To whoever ran Add to Slack again: the install was renewed and nothing was handed over; the
+ * payment account stays with who manages it.
+ */
+export function reinstalledMessage(userId: string, manager: AccountManager): Message {
+  const text = md`:wave: ${mention(userId)}, *Crypto Payments* was installed again in this workspace: its tokens are renewed and everything else stays as it was.`;
+  const account = manager.connected
+    ? md`The payment account stays connected, managed by ${mention(manager.userId)} and the workspace’s admins and owners.`
+    : md`The payment account is not connected yet. ${whoConnects(manager.userId)}`;
+  return { text: fallbackText(text), blocks: [section(text), section(account)] };
 }
 
 /** The payment account's state, and for the installer and admins the buttons to manage it. */

@@ -514,6 +514,34 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
     });
   });
 
+  describe('many workspaces: installing again', () => {
+    const two = () => WORKSPACES.two;
+
+    it('hands nothing over when a member installs the app again: the account, its manager and its money stay', async () => {
+      // Any member may run Add to Slack; Slack gives the same bot token back.
+      await install({ ...two(), installer: 'U0MEMBER', code: 'code-two-again' });
+      await until(() => slack.messages.some((m) => m.channel === 'U0MEMBER'), 'the member told');
+      const told = JSON.stringify(slack.messages.find((m) => m.channel === 'U0MEMBER')?.blocks);
+      expect(told).toContain('installed again');
+      expect(told).toContain('managed by <@U0TWOBOSS>');
+
+      const asked = sandbox.requests.length;
+      const refused = await submitKey(two(), 'U0MEMBER', 'the-members-own-merchant-key-77aa');
+      expect(refused.json()).toMatchObject({
+        response_action: 'errors',
+        errors: { api_key: expect.stringContaining('Only the person who connected') },
+      });
+      expect(sandbox.requests).toHaveLength(asked);
+      const memberHome = await homeFor(two(), 'U0MEMBER');
+      expect(memberHome).not.toContain('connect_payment_account');
+      expect(memberHome).toContain('Connected by <@U0TWOBOSS>');
+      expect(JSON.stringify((await balanceFrom(two(), 'U0TWOBOSS')).reply)).toContain('Bitcoin');
+      expect(sandbox.requests.at(-1)?.authorization).toBe(`Token ${sandbox.apiKey}`);
+      // The first installer is still who installed it, and may manage it no more than before.
+      expect(await homeFor(two(), 'U0TWOBOSS')).toContain('disconnect_payment_account');
+    });
+  });
+
   describe('many workspaces: each reads its own money', () => {
     const one = () => WORKSPACES.one;
     const two = () => WORKSPACES.two;
@@ -741,6 +769,40 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       expect(new Set(checks.map((q) => q.authorization))).toEqual(
         new Set([`Token ${ONE_KEY}`, `Token ${sandbox.apiKey}`]),
       );
+    });
+    it('replaces a key: no instance reads with the old one after, and the feed tells no gap between accounts as money', async () => {
+      const finance = 'G0FINANCE';
+      const third = 'merchant-three-e2e-key-4e5f6a7b8c';
+      sandbox.addMerchant(third, {
+        balances: [{ id: 'ETH', title: 'Ethereum', balance: num('42') }],
+        invoices: [],
+      });
+      // PostgreSQL: a second instance serves the same workspaces' background work meanwhile.
+      const second = name === 'PostgreSQL' ? await startBot(manyEnv(database)) : undefined;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        const posted = slack.calls.length;
+        const replaced = await submitKey(two(), 'U0TWOBOSS', third);
+        expect(replaced.status).toBe(200);
+        const committed = Date.now();
+        await until(
+          () => sandbox.requests.some((q) => q.at > committed && q.authorization === `Token ${third}`),
+          'a reading with the new key',
+        );
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        const oldKeyAfter = sandbox.requests.filter(
+          (q) => q.at > committed && q.authorization === `Token ${sandbox.apiKey}`,
+        );
+        expect(oldKeyAfter).toEqual([]);
+        const feedPosts = slack.calls
+          .slice(posted)
+          .filter((c) => c.args.channel === finance && c.token === two().token)
+          .map((c) => JSON.stringify(c.args));
+        expect(feedPosts.join('\n')).not.toMatch(/withdrawn|received|Bitcoin|Ethereum/);
+      } finally {
+        await second?.stop();
+        expect((await submitKey(two(), 'U0TWOBOSS', sandbox.apiKey)).status).toBe(200);
+      }
     });
   });
 

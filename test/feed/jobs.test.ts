@@ -7,10 +7,13 @@ import { outboxJob } from '../../src/outbox.js';
 import { CircuitBreaker, createPaymentsClient } from '../../src/payments/index.js';
 import { num } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
+import { createInstallations } from '../../src/store/installations.js';
+import { createSealer } from '../../src/store/sealing.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { install, KEY } from '../support/installations-contract.js';
 import { runDue } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
@@ -36,12 +39,16 @@ afterEach(async () => {
 });
 
 /** One installation's feed: its own key (the sandbox's own merchant for A, another for B) and its own poster. */
-function installationFeed(id: string, apiKey: string) {
+async function installationFeed(id: string, apiKey: string, connectedAt = T0) {
+  const installations = createInstallations(env.store, createSealer({ current: KEY }), () => T0);
+  await installations.storeInstallation(install(id, `xoxb-${id}-feed-jobs-token`));
+  await installations.connectPaymentKey(id, apiKey, 'U0FINANCE', connectedAt);
   const logs = captureLogs([apiKey]);
   const poster = recordingPoster();
   poster.conversations.set(FINANCE, { isPrivate: true, isDirect: false, isShared: false });
   const feed = createFeed({
     installation: id,
+    account: connectedAt,
     store: env.store,
     payments: createPaymentsClient({
       baseUrl: env.sandbox.url,
@@ -90,8 +97,8 @@ const subscribe = (feed: ReturnType<typeof createFeed>, teamId: string) =>
 
 describe('the feed’s jobs across installations', () => {
   it('reads each installation’s balance with its key and tells only its own channels, digest included', async () => {
-    const a = installationFeed('A', env.sandbox.apiKey);
-    const b = installationFeed('B', OTHER_KEY);
+    const a = await installationFeed('A', env.sandbox.apiKey);
+    const b = await installationFeed('B', OTHER_KEY);
     const { tick, served } = serving({ A: a, B: b });
     expect(await subscribe(a.feed, 'T0A')).toMatchObject({ kind: 'subscribed' });
     expect(await subscribe(b.feed, 'T0B')).toMatchObject({ kind: 'subscribed' });
@@ -119,8 +126,30 @@ describe('the feed’s jobs across installations', () => {
     expect(b.poster.problems).toEqual([]);
   });
 
+  it('never announces the gap between two accounts: a reading made with a key replaced meanwhile is kept nowhere', async () => {
+    const before = await installationFeed('A', OTHER_KEY);
+    expect(await subscribe(before.feed, 'T0A')).toMatchObject({ kind: 'subscribed' });
+    clock.now += MINUTE;
+    await serving({ A: before }).tick();
+    // Replace key commits (the readings of the account before go) while an instance still holds
+    // the feed it built with the old key: its next reading is of the old account.
+    const after = await installationFeed('A', env.sandbox.apiKey, T0 + 1);
+    clock.now += MINUTE;
+    const stale = serving({ A: before });
+    const [poll] = await stale.jobs.poll.claim(clock.now, 5);
+    expect(poll && (await stale.jobs.poll.run(poll))).toEqual({ outcome: 'account_changed' });
+    clock.now += MINUTE;
+    await serving({ A: after }).tick();
+    clock.now += MINUTE;
+    await serving({ A: after }).tick();
+    const said = [...before.poster.messages, ...after.poster.messages].map((m) => visibleText(m)).join('\n');
+    expect(said).not.toMatch(/withdrawn|received/);
+    expect(before.poster.messages).toHaveLength(1); // "the feed is on", and nothing since
+    expect(after.poster.messages).toHaveLength(0);
+  });
+
   it('leaves an installation it cannot serve now leased, and takes its work up again once the lease ran out', async () => {
-    const b = installationFeed('B', OTHER_KEY);
+    const b = await installationFeed('B', OTHER_KEY);
     await subscribe(b.feed, 'T0B');
     const unserved = serving({});
     clock.now += MINUTE;

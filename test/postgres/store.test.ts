@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { openStore, StoreError } from '../../src/store/database.js';
 import { migrationProvider } from '../../src/store/migrations.js';
@@ -35,5 +36,30 @@ describe('opening a PostgreSQL store', () => {
       /^could not prepare the PostgreSQL at 127\.0\.0\.1:1\/payments named by DATABASE_URL: /,
     );
     expect(message).not.toContain('the-secret-password');
+  });
+
+  it('stays up when the server drops its connections, tells it once, and serves the next call', async () => {
+    const fresh = await freshDatabase(server);
+    const lost: Error[] = [];
+    const store = await openStore(
+      { kind: 'postgres', url: fresh },
+      { onLostConnection: (e) => lost.push(e) },
+    );
+    // Several idle connections in the pool, as a busy instance holds them.
+    await Promise.all(Array.from({ length: 4 }, () => store.db.selectFrom('outbox').select('id').execute()));
+    const admin = new pg.Client({ connectionString: fresh });
+    await admin.connect();
+    try {
+      const { rowCount } = await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+      );
+      expect(rowCount).toBeGreaterThan(1);
+    } finally {
+      await admin.end();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(lost).toHaveLength(1);
+    expect(await store.db.selectFrom('outbox').select('id').execute()).toEqual([]);
+    await store.close();
   });
 });

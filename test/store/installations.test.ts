@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
 import { createInstallations } from '../../src/store/installations.js';
 import { createSealer } from '../../src/store/sealing.js';
+import { installationLifecycleContract } from '../support/installation-lifecycle-contract.js';
 import { install, installationsContract, KEY, NOW } from '../support/installations-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-installations-'));
@@ -53,3 +54,4 @@ describe('installations in a SQLite file', () => {
     await store.close();
   });
 });
+installationLifecycleContract('SQLite', async () => (await fresh()).store);

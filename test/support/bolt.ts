@@ -308,6 +308,7 @@ export function listenerDeps(
     poster,
     health,
     keyRejectedSince: () => state.keyRejectedSince(),
+    keySource: state.keySource,
     outboxBacklog: () => outboxBacklog(store),
     maxWatchDays: 7,
     firstSight: (key) => firstSight(store, key, clock()),

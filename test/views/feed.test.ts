@@ -131,7 +131,12 @@ describe('other feed messages', () => {
       'every 2 minutes',
     ],
     ['the stop notice', unsubscribedMessage('U0A'), '<@U0A> turned off the payments feed in this channel.'],
-    ['the key notice', keyRejectedNotice(), 'rejects the bot’s API key, so the payments feed is paused'],
+    ['the key notice', keyRejectedNotice('configuration'), 'once an admin fixes `PAYMENT_API_KEY`'],
+    [
+      'the key notice of a connected account',
+      keyRejectedNotice('workspace'),
+      'resumes by itself once whoever manages the payment account replaces the key on the app’s *Home* tab',
+    ],
     [
       'the stopped feed',
       feedStoppedNotice('G0FIN', md`the channel is no longer private`),

@@ -12,7 +12,13 @@ const base: HomeInput = {
   },
   watches: [],
   feeds: [],
-  health: { lastSuccess: undefined, lastProblem: undefined, keyRejectedSince: undefined, breaker: 'closed' },
+  health: {
+    lastSuccess: undefined,
+    lastProblem: undefined,
+    keyRejectedSince: undefined,
+    keySource: 'configuration',
+    breaker: 'closed',
+  },
   outbox: { pending: 0, oldestAt: undefined },
   now: NOW,
 };
@@ -75,6 +81,7 @@ describe('the App Home view', () => {
         lastSuccess: { at: NOW, operation: 'invoice' },
         lastProblem: { at: NOW, result: 'invalid_api_key' },
         keyRejectedSince: NOW,
+        keySource: 'configuration',
         breaker: 'closed',
       },
     });
@@ -89,6 +96,24 @@ describe('the App Home view', () => {
     );
   });
 
+  it('tells a workspace that connected its own account to replace the key on the Home tab, not PAYMENT_API_KEY', () => {
+    const rejected = { lastSuccess: undefined, lastProblem: { at: NOW, result: 'invalid_api_key' } } as const;
+    const { text } = check({
+      ...base,
+      health: { ...rejected, keyRejectedSince: NOW, keySource: 'workspace', breaker: 'closed' },
+    });
+    expect(text).toContain(
+      'watches and feeds are paused until whoever manages the payment account replaces the key on the app’s *Home* tab',
+    );
+    expect(text).not.toContain('PAYMENT_API_KEY');
+    const after = check({
+      ...base,
+      health: { ...rejected, keyRejectedSince: undefined, keySource: 'workspace', breaker: 'closed' },
+    });
+    expect(after.text).toContain('the service rejected the API key: it works again once whoever manages');
+    expect(after.text).not.toContain('PAYMENT_API_KEY');
+  });
+
   it('names the last problem when the key is fine', () => {
     const { text } = check({
       ...base,
@@ -96,6 +121,7 @@ describe('the App Home view', () => {
         lastSuccess: undefined,
         lastProblem: { at: NOW, result: 'timeout' },
         keyRejectedSince: undefined,
+        keySource: 'configuration',
         breaker: 'closed',
       },
     });
@@ -108,7 +134,13 @@ describe('the App Home view', () => {
     (breaker) => {
       const { text } = check({
         ...base,
-        health: { lastSuccess: undefined, lastProblem: undefined, keyRejectedSince: undefined, breaker },
+        health: {
+          lastSuccess: undefined,
+          lastProblem: undefined,
+          keyRejectedSince: undefined,
+          keySource: 'configuration',
+          breaker,
+        },
       });
       expect(text).toContain(
         ':red_circle: The payment service is not answering. Commands say so at once, and watches and feeds are paused',
@@ -194,6 +226,7 @@ describe('the App Home view', () => {
         lastSuccess: { at: NOW, operation: 'balance' },
         lastProblem: { at: NOW, result: 'timeout' },
         keyRejectedSince: undefined,
+        keySource: 'configuration',
         breaker: 'closed',
       },
       outbox: { pending: 0, oldestAt: undefined },

@@ -6,6 +6,7 @@ import { errorTitle } from '../../views/errors.js';
 import {
   ACTION_CONNECT,
   ACTION_DISCONNECT,
+  type AccountManager,
   BLOCK_API_KEY,
   INPUT_API_KEY,
   keyProblems,
@@ -38,13 +39,22 @@ export interface PaymentAccountDeps {
 /** The key is checked within Slack's 3 s for answering a modal's submission. */
 const KEY_CHECK_MS = 2000;
 
-/** The installer, or a workspace admin or owner (`users.info`), may connect, replace or disconnect the key. */
+/** Who manages an installation's payment account, besides its admins and owners (installing again changes nobody). */
+export const managerOf = (installation: InstallationSummary): AccountManager =>
+  installation.account
+    ? { userId: installation.account.connectedBy, connected: true }
+    : { userId: installation.installerUserId, connected: false };
+
+/**
+ * Whether `userId` may connect, replace or disconnect the key: its manager (`managerOf`), or a
+ * workspace admin or owner as `users.info` says now. Whoever ran Add to Slack last is nobody here.
+ */
 export async function mayManage(
   client: webApi.WebClient,
   installation: InstallationSummary,
   userId: string,
 ): Promise<boolean> {
-  if (userId === installation.installerUserId) return true;
+  if (userId === managerOf(installation).userId) return true;
   const { user } = await client.users.info({ user: userId });
   return user?.is_admin === true || user?.is_owner === true;
 }
@@ -76,7 +86,7 @@ export async function openPaymentAccountModal(
   refuse: (message: ReturnType<typeof notAllowedToConnectMessage>) => Promise<unknown>,
 ): Promise<void> {
   if (!(await mayManage(client, installation, userId))) {
-    await refuse(notAllowedToConnectMessage(installation.installerUserId));
+    await refuse(notAllowedToConnectMessage(managerOf(installation)));
     return;
   }
   await client.views.open({
@@ -128,7 +138,7 @@ export function registerPaymentAccount(app: App, deps: PaymentAccountDeps): void
         else
           deps.logger.warn(
             { user: body.user.id },
-            'payment account button refused: not the installer or an admin',
+            'payment account button refused: not its manager or an admin',
           );
       },
     );
@@ -151,7 +161,7 @@ export function registerPaymentAccount(app: App, deps: PaymentAccountDeps): void
     if (!(await mayManage(client, installation, userId))) {
       deps.logger.warn(
         { installation: installation.id, user: userId },
-        'payment key refused: not the installer or an admin',
+        'payment key refused: not its manager or an admin',
       );
       return errors(keyProblems.notAllowed);
     }

@@ -1,0 +1,46 @@
+import type { Store } from './database.js';
+import { leaseFree } from './lease.js';
+
+/** The `singletons` row that says which instance is refreshing an installation's bot token. */
+const TOKEN_REFRESH = 'token_refresh';
+
+/**
+ * Takes the right to refresh an installation's rotating token, all instances together: Slack
+ * hands out two tokens to two refreshes of one refresh token, and one of them is invalid
+ * (node-slack-sdk #2504). A lease row, not a lock held on a connection: nothing holds a pooled
+ * connection or a transaction while Slack is asked, so any number of installations refreshing
+ * at once never wait on each other for a connection. True when `owner` holds it until
+ * `now + leaseMs`; false while another instance does.
+ */
+export async function claimRefresh(
+  store: Store,
+  installation: string,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<boolean> {
+  const lease = { lease_owner: owner, lease_until: now + leaseMs, next_run_at: now };
+  const claimed = await store.db
+    .insertInto('singletons')
+    .values({ installation_id: installation, name: TOKEN_REFRESH, last_success_at: null, ...lease })
+    .onConflict((oc) =>
+      oc
+        .columns(['installation_id', 'name'])
+        .doUpdateSet(lease)
+        .where(leaseFree('singletons.lease_until', now)),
+    )
+    .returning('lease_owner')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
+/** Lets the refresh go (done, or failed): the next instance that needs one may take it at once. */
+export async function releaseRefresh(store: Store, installation: string, owner: string): Promise<void> {
+  await store.db
+    .updateTable('singletons')
+    .set({ lease_owner: null, lease_until: null })
+    .where('installation_id', '=', installation)
+    .where('name', '=', TOKEN_REFRESH)
+    .where('lease_owner', '=', owner)
+    .execute();
+}

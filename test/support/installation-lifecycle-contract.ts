@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { enqueue } from '../../src/outbox.js';
+import { serviceState } from '../../src/service-state.js';
+import type { Store } from '../../src/store/database.js';
+import { firstSight } from '../../src/store/events.js';
+import { createInstallations, INSTALLATION_TABLES } from '../../src/store/installations.js';
+import { eventKey } from '../../src/store/keys.js';
+import { reserveSlot } from '../../src/store/pace.js';
+import { claimRefresh, releaseRefresh } from '../../src/store/refresh-lease.js';
+import { createSealer } from '../../src/store/sealing.js';
+import { install, KEY, NOW } from './installations-contract.js';
+
+/**
+ * What installing again, connecting a key and uninstalling do to what the store holds of an
+ * installation, on each database the bot supports (issue 28: points 1, 2 and 8).
+ */
+
+/**
+ * Tables that are no installation's own by `installation_id`, each for its reason. A new table
+ * must be named either here or in INSTALLATION_TABLES: uninstalling must know about it.
+ */
+const NOT_BY_INSTALLATION_ID: Record<string, string> = {
+  installations: 'the installation itself: its row goes last',
+  service_state: 'keys name their installation (src/store/keys.ts): deleted by key',
+  seen_events: 'ids name their installation (src/store/keys.ts): deleted by key',
+};
+
+const silent = createLogger({ level: 'silent', secrets: [] });
+const query = (teamId: string) => ({ teamId, enterpriseId: undefined, isEnterpriseInstall: false });
+
+/** Every row of every table, as text: what is left of an installation is found by its id. */
+async function everything(store: Store): Promise<Record<string, string>> {
+  const tables = await store.db.introspection.getTables();
+  const out: Record<string, string> = {};
+  for (const { name } of tables)
+    out[name] = JSON.stringify(
+      await store.db
+        .selectFrom(name as never)
+        .selectAll()
+        .execute(),
+    );
+  return out;
+}
+
+export function installationLifecycleContract(name: string, fresh: () => Promise<Store>): void {
+  describe(`an installation's lifecycle, on ${name}`, () => {
+    it('keeps who installed first and the connected account when a member installs again', async () => {
+      const store = await fresh();
+      const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+      await installations.storeInstallation(install('T0ONE', 'xoxb-one-first-token'));
+      await installations.connectPaymentKey('T0ONE', 'merchant-key-of-the-admin', 'U0ADMIN', NOW);
+      await installations.storeInstallation(
+        install('T0ONE', 'xoxb-one-second-token', {
+          user: { id: 'U0MEMBER', token: undefined, scopes: undefined },
+        }),
+      );
+      const summary = await installations.summaryOf('T0ONE');
+      expect(summary?.installerUserId).toBe('U0INSTALLER');
+      expect(summary?.account).toEqual({ connectedBy: 'U0ADMIN', connectedAt: NOW });
+      expect(await installations.paymentKeyOf('T0ONE')).toBe('merchant-key-of-the-admin');
+      // The install's own part is renewed.
+      expect((await installations.fetchInstallation(query('T0ONE'))).bot?.token).toBe(
+        'xoxb-one-second-token',
+      );
+      await store.close();
+    });
+
+    it('knows, for every table, whether uninstalling must empty it of the installation', async () => {
+      const store = await fresh();
+      const tables = await store.db.introspection.getTables();
+      const unknown = tables
+        .filter((t) => !(t.name in NOT_BY_INSTALLATION_ID))
+        .filter((t) => !(INSTALLATION_TABLES as readonly string[]).includes(t.name))
+        .map((t) => t.name);
+      expect(unknown, 'tables uninstalling knows nothing of: add them to INSTALLATION_TABLES').toEqual([]);
+      for (const table of INSTALLATION_TABLES) {
+        const columns = tables.find((t) => t.name === table)?.columns.map((c) => c.name);
+        expect(columns, table).toContain('installation_id');
+      }
+      await store.close();
+    });
+
+    it('leaves nothing of an uninstalled installation in any table, and all of another', async () => {
+      const store = await fresh();
+      const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+      for (const id of ['T0GONE', 'T0STAYS']) {
+        await installations.storeInstallation(install(id, `xoxb-${id}-token`));
+        await installations.connectPaymentKey(id, `key-of-${id}`, 'U0ADMIN', NOW);
+        await serviceState(store, silent, undefined, id).markKeyRejected(NOW);
+        await firstSight(store, eventKey(id, 'event:Ev0001'), NOW);
+        await reserveSlot(store, id, NOW, 220);
+        await claimRefresh(store, id, 'instance-1', NOW, 10_000);
+        await store.transaction((trx) =>
+          enqueue(trx, [{ channel: 'C0PAID', message: { text: 'paid' } } as never], NOW, id),
+        );
+      }
+      await installations.deleteInstallation(query('T0GONE'));
+      const left = await everything(store);
+      for (const [table, rows] of Object.entries(left)) {
+        expect(rows, table).not.toContain('T0GONE');
+      }
+      for (const table of [
+        'installations',
+        'service_state',
+        'seen_events',
+        'background_pace',
+        'outbox',
+        'singletons',
+      ])
+        expect(left[table], table).toContain('T0STAYS');
+      await store.close();
+    });
+
+    it('forgets that the service rejected the key when another is connected, or it is disconnected', async () => {
+      const store = await fresh();
+      const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+      const state = (id: string) => serviceState(store, silent, undefined, id);
+      for (const id of ['T0ONE', 'T0TWO']) {
+        await installations.storeInstallation(install(id, `xoxb-${id}-token`));
+        await installations.connectPaymentKey(id, 'a-rejected-key', 'U0ADMIN', NOW);
+        await state(id).markKeyRejected(NOW);
+      }
+      await installations.connectPaymentKey('T0ONE', 'the-good-key', 'U0ADMIN', NOW + 1);
+      expect(await state('T0ONE').keyRejectedSince()).toBeUndefined();
+      expect(await state('T0TWO').keyRejectedSince()).toBe(NOW);
+      await installations.disconnectPaymentKey('T0TWO', NOW + 2);
+      expect(await state('T0TWO').keyRejectedSince()).toBeUndefined();
+      await store.close();
+    });
+
+    it('lets one instance at a time refresh an installation’s token, until it lets go or its lease runs out', async () => {
+      const store = await fresh();
+      expect(await claimRefresh(store, 'T0ONE', 'instance-1', NOW, 10_000)).toBe(true);
+      expect(await claimRefresh(store, 'T0ONE', 'instance-2', NOW + 1, 10_000)).toBe(false);
+      expect(await claimRefresh(store, 'T0TWO', 'instance-2', NOW + 1, 10_000)).toBe(true);
+      await releaseRefresh(store, 'T0ONE', 'instance-2');
+      expect(await claimRefresh(store, 'T0ONE', 'instance-2', NOW + 2, 10_000)).toBe(false);
+      await releaseRefresh(store, 'T0ONE', 'instance-1');
+      expect(await claimRefresh(store, 'T0ONE', 'instance-2', NOW + 3, 10_000)).toBe(true);
+      // A holder that never lets go (killed mid-refresh) holds it only until its lease runs out.
+      expect(await claimRefresh(store, 'T0ONE', 'instance-1', NOW + 10_002, 10_000)).toBe(false);
+      expect(await claimRefresh(store, 'T0ONE', 'instance-1', NOW + 10_004, 10_000)).toBe(true);
+      await store.close();
+    });
+  });
+}
