@@ -1,7 +1,7 @@
 import type { Logger } from './logger.js';
 import type { BreakerState } from './payments/index.js';
 import type { Store } from './store/database.js';
-import { keyRejectedKey } from './store/keys.js';
+import { keyProbeKey, keyRejectedKey } from './store/keys.js';
 import type { KeySource } from './views/key.js';
 
 /** While the key is rejected, background work tries one call this often to see if it works again. */
@@ -26,6 +26,13 @@ export interface ServiceState {
    * KEY_PROBE_MS across every job of this instance; nothing claimed, no probe spent.
    */
   claimWithin<T>(now: number, wanted: number, claim: (limit: number) => Promise<T[]>): Promise<T[]>;
+  /**
+   * Whether this installation's background work may call the service now: always while its key
+   * is not rejected; while it is, once per KEY_PROBE_MS across every instance (the probe that
+   * sees when it works again). Many workspaces: a claim serves many installations, so each is
+   * gated when its work runs.
+   */
+  mayProbe(now: number): Promise<boolean>;
 }
 
 export function serviceState(
@@ -66,6 +73,23 @@ export function serviceState(
       const result = await db.deleteFrom('service_state').where('key', '=', rejected).executeTakeFirst();
       if (result.numDeletedRows > 0n)
         logger.info(`the payment service accepts ${keyName} again: watches and feeds resume`);
+    },
+
+    async mayProbe(now) {
+      if ((await since()) === undefined) return true;
+      const probe = { key: keyProbeKey(installation), value: 'probe', updated_at: now };
+      const taken = await db
+        .insertInto('service_state')
+        .values(probe)
+        .onConflict((oc) =>
+          oc
+            .column('key')
+            .doUpdateSet({ updated_at: now })
+            .where('service_state.updated_at', '<=', now - KEY_PROBE_MS),
+        )
+        .returning('key')
+        .executeTakeFirst();
+      return taken !== undefined;
     },
 
     async claimWithin(now, wanted, claim) {

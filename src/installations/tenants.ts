@@ -270,6 +270,24 @@ export function createTenants(deps: TenantsDeps) {
     }
   }
 
+  /**
+   * Whether an installation's background work may call the service now: while the service
+   * rejects its key, one check or reading a minute, all instances together; the rest wait
+   * ("cannot be served now") without a call.
+   */
+  async function mayCall(id: string): Promise<boolean> {
+    const { store, clock } = deps.background;
+    try {
+      return await serviceState(store, deps.shared.logger, undefined, id).mayProbe(clock());
+    } catch (error) {
+      deps.shared.logger.warn(
+        { err: error, installation: id },
+        'could not serve an installation’s background work',
+      );
+      return false;
+    }
+  }
+
   /** Forgets an installation's part (uninstalled, or the least recently used): nothing of it stays in memory. */
   function forget(id: string) {
     tenants
@@ -298,10 +316,10 @@ export function createTenants(deps: TenantsDeps) {
     },
 
     /** An installation's watches, for the poll job; undefined while it cannot be served. */
-    watchesOf: async (id: string) => (await backgroundOf(id))?.watches,
+    watchesOf: async (id: string) => ((await mayCall(id)) ? (await backgroundOf(id))?.watches : undefined),
 
     /** An installation's feeds, for the feed's jobs; undefined while it cannot be served. */
-    feedOf: async (id: string) => (await backgroundOf(id))?.feed,
+    feedOf: async (id: string) => ((await mayCall(id)) ? (await backgroundOf(id))?.feed : undefined),
 
     /** An installation's bot, for the outbox; undefined while it cannot be served. */
     posterOf: async (id: string) => (await backgroundOf(id))?.poster,

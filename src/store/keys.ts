@@ -11,6 +11,9 @@ const ONE_WORKSPACE = '';
 export const keyRejectedKey = (installation: string): string =>
   installation === ONE_WORKSPACE ? 'payment_key_rejected' : `payment_key_rejected:${installation}`;
 
+/** When this installation's rejected key was last tried (`updated_at`): one probe a minute, all instances together. */
+export const keyProbeKey = (installation: string): string => `payment_key_probe:${installation}`;
+
 /** A `like` pattern for every `service_state` key of an installation (they end in `:<id>`). */
 export const ownStateKeys = (installation: string): string => `%:${installation}`;
 

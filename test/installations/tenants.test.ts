@@ -12,6 +12,7 @@ import type { OutboxRow } from '../../src/outbox.js';
 import { CircuitBreaker, createPaymentsClient } from '../../src/payments/index.js';
 import { demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { serviceState } from '../../src/service-state.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import type { InstallationSummary, Installations } from '../../src/store/installations.js';
 import {
@@ -405,6 +406,45 @@ describe('background work’s installations', () => {
     expect(asked).toHaveLength(3);
     // Built once before it was forgotten, once after.
     expect(t.made).toEqual([OTHER_KEY, OTHER_KEY]);
+  });
+
+  it('checks with a replaced key no more: the next check after the change builds with the new one, within the minute', async () => {
+    const summaries = { T0ONE: installation('T0ONE', 1) };
+    const keys: Record<string, string> = { T0ONE: OTHER_KEY };
+    const t = tenants(keys, { summaries, clock: () => 1_000_000 });
+    const before = await t.tenants.watchesOf('T0ONE');
+    expect(await t.tenants.watchesOf('T0ONE')).toBe(before);
+    summaries.T0ONE = installation('T0ONE', 2);
+    keys.T0ONE = sandbox.apiKey;
+    const after = await t.tenants.watchesOf('T0ONE');
+    expect(after).not.toBe(before);
+    expect(t.made).toEqual([OTHER_KEY, sandbox.apiKey]);
+  });
+
+  it('serves an installation whose key the service rejects for one check a minute, all instances together', async () => {
+    let now = 5_000_000;
+    const summaries = { T0BAD: installation('T0BAD', 1) };
+    const [one, two] = [0, 1].map(() =>
+      tenants({ T0BAD: 'a-rejected-key' }, { summaries, clock: () => now }),
+    );
+    if (!one || !two) throw new Error('two instances');
+    expect(await one.tenants.watchesOf('T0BAD')).toBeDefined();
+    await serviceState(store, one.logs.logger, undefined, 'T0BAD').markKeyRejected(now);
+    const served = async () => {
+      const parts = await Promise.all(
+        [one, two].flatMap((t) => [t.tenants.watchesOf('T0BAD'), t.tenants.feedOf('T0BAD')]),
+      );
+      return parts.filter((p) => p !== undefined).length;
+    };
+    expect(await served()).toBe(1);
+    now += 30_000;
+    expect(await served()).toBe(0);
+    now += 30_000;
+    expect(await served()).toBe(1);
+    // Posting needs no key: messages still go.
+    expect(await two.tenants.posterOf('T0BAD')).toBeDefined();
+    await serviceState(store, one.logs.logger, undefined, 'T0BAD').markKeyAccepted();
+    expect(await served()).toBe(4);
   });
 
   it('posts with the part a request rebuilt for a rotated token, not the one it resolved before', async () => {
