@@ -14,6 +14,14 @@ export const PACE_HORIZON_MS = 1000;
  */
 export const PACE_SLACK_MS = 100;
 
+/**
+ * A key's next free slot further ahead than this is no slot its own calls took: the clock was
+ * stepped back (an NTP correction) since it was reserved. It is taken as free now, so a clock
+ * stepped back ten minutes does not hold background work for ten minutes. (Claims take a key's
+ * checks only while its next slot is under a second away: its calls never reserve this far.)
+ */
+export const PACE_STEPPED_BACK_MS = 60_000;
+
 /** A call late past the slack tries this many slots in all, then goes: a loop that busy is the bigger problem. */
 const PACE_TURNS = 3;
 
@@ -40,8 +48,14 @@ export async function reserveSlot(
     .onConflict((oc) =>
       oc.column('installation_id').doUpdateSet((eb) => {
         const next = eb.ref('background_pace.next_slot_at');
-        // max(next, now), in words both databases know.
-        const free = eb.case().when(next, '>', now).then(next).else(eb.val(now)).end();
+        // max(next, now), in words both databases know; now, when next is past what a key's own
+        // calls could have reserved (the clock was stepped back).
+        const free = eb
+          .case()
+          .when(eb.and([eb(next, '>', now), eb(next, '<=', now + PACE_STEPPED_BACK_MS)]))
+          .then(next)
+          .else(eb.val(now))
+          .end();
         return { next_slot_at: eb(free, '+', intervalMs) };
       }),
     )

@@ -6,6 +6,7 @@ import { openStore, type Store } from '../../src/store/database.js';
 import {
   PACE_HORIZON_MS,
   PACE_SLACK_MS,
+  PACE_STEPPED_BACK_MS,
   paceInterval,
   reserveSlot,
   sharedPace,
@@ -51,6 +52,19 @@ describe('a key’s background budget kept in the store', () => {
       .where('installation_id', '=', 'T1')
       .executeTakeFirstOrThrow();
     expect(row.next_slot_at).toBe(10_900);
+  });
+
+  it('takes the clock stepped back ten minutes as now: the key waits no ten minutes for its next slot', async () => {
+    const at = 5_000_000;
+    expect(await reserveSlot(store, 'T3', at, 220)).toBe(at);
+    expect(await reserveSlot(store, 'T3', at, 220)).toBe(at + 220);
+    // An NTP correction: the clock is ten minutes behind what it was.
+    const back = at - 10 * 60_000;
+    expect(await reserveSlot(store, 'T3', back, 220)).toBe(back);
+    expect(await reserveSlot(store, 'T3', back, 220)).toBe(back + 220);
+    // A key whose calls legitimately reserved a little ahead keeps its turns.
+    expect(await reserveSlot(store, 'T3', back + 10, 220)).toBe(back + 440);
+    expect(PACE_STEPPED_BACK_MS).toBe(60_000);
   });
 
   it('waits for its slot, again if a timer fires before the clock reaches it', async () => {
