@@ -287,12 +287,17 @@ function refuse(...results: Parsed[]): never {
 }
 
 /**
- * Many workspaces when an OAuth client id is set and no bot token; otherwise one workspace,
- * exactly as `loadConfig` reads it.
+ * Many workspaces when an OAuth client id is set; one workspace, exactly as `loadConfig` reads
+ * it, when it is not; refused, naming both, when a bot token is set as well.
  */
 export function loadSetup(env: NodeJS.ProcessEnv): Setup {
   const set = (name: string) => (env[name] ?? '').trim() !== '';
-  if (set('SLACK_BOT_TOKEN') || !set('SLACK_CLIENT_ID')) return { tenancy: 'one', config: loadConfig(env) };
+  // Both ways at once is a switch half made: which one was meant is not the bot's guess.
+  if (set('SLACK_BOT_TOKEN') && set('SLACK_CLIENT_ID'))
+    throw new ConfigError([
+      'SLACK_BOT_TOKEN and SLACK_CLIENT_ID are both set: SLACK_BOT_TOKEN runs the bot for one workspace, SLACK_CLIENT_ID for many through Add to Slack. Leave one of the two empty (README → Configuration).',
+    ]);
+  if (!set('SLACK_CLIENT_ID')) return { tenancy: 'one', config: loadConfig(env) };
   const parsed = manySchema.safeParse(env);
   if (!parsed.success) refuse(parsed);
   const e = parsed.data;

@@ -29,9 +29,19 @@ describe('loadSetup: one workspace or many, by what is set', () => {
       SLACK_SIGNING_SECRET: 'signing-secret-value',
       PAYMENT_API_URL: 'https://api.pay.example',
       PAYMENT_API_KEY: 'api-key-value-123',
-      SLACK_CLIENT_ID: '1234.5678',
     });
     expect(setup.tenancy).toBe('one');
+  });
+
+  it('refuses a bot token and an OAuth client together, naming both: a switch between modes half made', () => {
+    const both = { ...many, SLACK_BOT_TOKEN: 'xoxb-111-222-abcdef', PAYMENT_API_KEY: 'api-key-value-123' };
+    expect(problems(both)).toEqual([
+      expect.stringMatching(
+        /^SLACK_BOT_TOKEN and SLACK_CLIENT_ID are both set: .* Leave one of the two empty/,
+      ),
+    ]);
+    expect(loadSetup({ ...both, SLACK_CLIENT_ID: ' ' }).tenancy).toBe('one');
+    expect(loadSetup({ ...both, SLACK_BOT_TOKEN: '' }).tenancy).toBe('many');
   });
 
   it('serves many workspaces with an OAuth client and no bot token, needing no API key', () => {

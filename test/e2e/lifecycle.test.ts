@@ -161,6 +161,23 @@ describe('a failed start', () => {
     }
   });
 
+  it('exits 1 naming SLACK_BOT_TOKEN and SLACK_CLIENT_ID when both modes are set at once', async () => {
+    const bot = await startBot(
+      {
+        SLACK_BOT_TOKEN: SECRETS.botToken,
+        SLACK_SIGNING_SECRET: SECRETS.signingSecret,
+        SLACK_CLIENT_ID: '1111.2222',
+        SLACK_CLIENT_SECRET: 'a-client-secret-of-this-app',
+        PAYMENT_API_URL: 'https://api.pay.example',
+        PAYMENT_API_KEY: 'a-real-looking-key',
+      },
+      { expectExit: true },
+    );
+    expect(await bot.exited).toBe(1);
+    expect(bot.output.join('\n')).toContain('SLACK_BOT_TOKEN and SLACK_CLIENT_ID are both set');
+    expect(bot.output.join('\n')).not.toContain('a-client-secret-of-this-app');
+  });
+
   it('exits 1 saying Slack could not be reached when nothing answers at SLACK_API_URL', async () => {
     const sandbox = await startSandbox();
     const gone = await startSlackStandIn({ teamId: HOME_TEAM, botToken: SECRETS.botToken });
