@@ -74,7 +74,7 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
   const authorizationOf = tokenRotation({
     store: deps.store,
     installations,
-    provider: installer.provider,
+    refresher: installer.refresher,
     owner,
     clock,
     logger,

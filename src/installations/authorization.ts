@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Authorize, AuthorizeResult, Installation } from '@slack/bolt';
-import type { InstallProvider } from '@slack/oauth';
+import type { InstallationStore, InstallProvider } from '@slack/oauth';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/database.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
@@ -11,8 +11,11 @@ export type AuthorizeSource = Parameters<Authorize<boolean>>[0];
 
 /** `@slack/oauth` refreshes a rotating token that expires within two hours. */
 const ROTATION_WINDOW_MS = 2 * 60 * 60_000;
-/** How long one instance may take over a refresh before another may try (Slack answers in well under a second). */
-const REFRESH_LEASE_MS = 10_000;
+/**
+ * How long one instance may take over a refresh before another may try: the refresh is one
+ * attempt of at most SLACK_HTTP_TIMEOUT_MS (10 s), with the store's reads and write around it.
+ */
+const REFRESH_LEASE_MS = 30_000;
 /**
  * A token this close to its expiry is not used while another instance refreshes it: the request
  * waits for the new one. Any other waits for nobody: the token it has is good for hours yet.
@@ -25,7 +28,8 @@ const LOOK_EVERY_MS = 100;
 export interface AuthorizationDeps {
   store: Store;
   installations: Installations;
-  provider: InstallProvider;
+  /** A provider for one refresh over the given store (src/installations/oauth.ts `refresher`). */
+  refresher: (store: InstallationStore) => InstallProvider;
   /** This instance, as leases name it. */
   owner: string;
   clock: () => number;
@@ -41,7 +45,29 @@ export interface AuthorizationDeps {
  * organisation-wide install serves many).
  */
 export function tokenRotation(deps: AuthorizationDeps) {
-  const { store, installations, provider, owner, clock, logger } = deps;
+  const { store, installations, owner, clock, logger } = deps;
+
+  /**
+   * The installation as the refresh reads and writes it: the new token is kept only over the one
+   * it replaces (same expiry, not revoked, not uninstalled meanwhile), never inserted.
+   */
+  function refreshStore(id: string): InstallationStore {
+    let expiresAt: number | undefined;
+    return {
+      async fetchInstallation(query) {
+        const installation = await installations.fetchInstallation(query);
+        expiresAt = installation.bot?.expiresAt;
+        return installation;
+      },
+      async storeInstallation(installation) {
+        if (!(await installations.storeRefreshed(installation, expiresAt)))
+          logger.warn(
+            { installation: id },
+            'a refreshed bot token was not kept: the installation changed meanwhile (another refresh, a revocation or an uninstall)',
+          );
+      },
+    };
+  }
   const refreshes = new Map<string, Promise<void>>();
 
   const expiresWithin = (installation: InstallationSummary, ms: number) =>
@@ -63,7 +89,7 @@ export function tokenRotation(deps: AuthorizationDeps) {
       return waitForAnother(installation);
     try {
       // Reads the installation again, and refreshes only if nobody did meanwhile; stores the new token.
-      await provider.authorize(source);
+      await deps.refresher(refreshStore(id)).authorize(source);
     } catch (error) {
       // The token it has stays good until it expires: the next request tries again.
       logger.warn({ err: error, installation: id }, 'could not refresh the installation’s bot token');

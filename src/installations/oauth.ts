@@ -4,6 +4,7 @@ import { webApi } from '@slack/bolt';
 import oauth, {
   type CodedError,
   type Installation,
+  type InstallationStore,
   type InstallProvider,
   type StateStore,
 } from '@slack/oauth';
@@ -26,7 +27,11 @@ const { ClearStateStore, ErrorCode, InstallProvider: Provider, InvalidStateError
 export const INSTALL_PATH = '/slack/install';
 export const REDIRECT_PATH = '/slack/oauth_redirect';
 
-/** The bot's scopes, as manifest.yml lists them (test/manifest.test.ts keeps the two alike). */
+/**
+ * The bot's scopes: what Add to Slack asks for, and what every manifest lists (scripts/manifest.ts
+ * prints them, with why each is needed). test/manifest.test.ts checks them against the Web API
+ * methods and events src/ uses: exactly those, no more.
+ */
 export const BOT_SCOPES = [
   'commands',
   'links:read',
@@ -36,6 +41,7 @@ export const BOT_SCOPES = [
   'channels:history',
   'groups:history',
   'im:history',
+  'mpim:history',
   'channels:read',
   'groups:read',
   'im:read',
@@ -55,6 +61,11 @@ export interface InstallerDeps {
 export interface Installer {
   /** Bolt's `authorize`: the installation's token for each request, refreshed when it expires soon. */
   readonly provider: InstallProvider;
+  /**
+   * A provider for one token refresh, over `store`: its `oauth.v2.access` is tried once (no
+   * retries), so a refresh ends within one Slack deadline, inside its lease.
+   */
+  refresher(store: InstallationStore): InstallProvider;
   readonly routes: Routes;
 }
 
@@ -110,6 +121,15 @@ export function createInstaller(config: ManyWorkspacesConfig, deps: InstallerDep
     renderHtmlForInstallPath: addToSlackPage,
   });
   const installOptions = { scopes: [...BOT_SCOPES] };
+  const refresher = (store: InstallationStore) =>
+    new Provider({
+      clientId: config.slack.clientId,
+      clientSecret: config.slack.clientSecret,
+      installationStore: store,
+      stateVerification: false,
+      logger: boltLogger(logger),
+      clientOptions: { ...deps.clientOptions, retryConfig: { retries: 0 } },
+    });
 
   /**
    * A first install welcomes its installer; installing again (anyone may) tells who ran it that
@@ -133,6 +153,7 @@ export function createInstaller(config: ManyWorkspacesConfig, deps: InstallerDep
 
   return {
     provider,
+    refresher,
     routes: {
       [`GET ${INSTALL_PATH}`]: (req, res) => provider.handleInstallPath(req, res, {}, installOptions),
       [`GET ${REDIRECT_PATH}`]: (req, res) =>

@@ -17,6 +17,12 @@ export interface Installations extends Required<InstallationStore> {
   summaryOf(id: string): Promise<InstallationSummary | undefined>;
   /** The installation's payment service API key, opened; undefined while none is connected. */
   paymentKeyOf(id: string): Promise<string | undefined>;
+  /**
+   * Keeps a refreshed bot token over the one it replaces: only while the installation still
+   * holds a token that expires at `expiresAt` (seconds, as `@slack/oauth` has it). False, nothing
+   * written, when another refresh, a revocation or an uninstall came first.
+   */
+  storeRefreshed(installation: Installation, expiresAt: number | undefined): Promise<boolean>;
   /** Stores the workspace's payment service API key, sealed, replacing any before it. */
   connectPaymentKey(id: string, apiKey: string, by: string, at: number): Promise<void>;
   disconnectPaymentKey(id: string, at: number): Promise<void>;
@@ -188,6 +194,29 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
         await trx.deleteFrom('seen_events').where('id', 'like', ownEventKeys(id)).execute();
         await trx.deleteFrom('installations').where('id', '=', id).execute();
       });
+    },
+
+    async storeRefreshed(installation, expiresAt) {
+      const id = installationId({
+        teamId: installation.team?.id,
+        enterpriseId: installation.enterprise?.id,
+        isEnterpriseInstall: installation.isEnterpriseInstall,
+      });
+      const { bot } = installation;
+      if (!id || !bot || expiresAt === undefined) return false;
+      const result = await db
+        .updateTable('installations')
+        .set({
+          bot_token: seal(id, 'bot_token', bot.token),
+          bot_refresh_token: seal(id, 'bot_refresh_token', bot.refreshToken),
+          bot_token_expires_at: bot.expiresAt === undefined ? null : bot.expiresAt * 1000,
+          updated_at: clock(),
+        })
+        .where('id', '=', id)
+        .where('bot_token', 'is not', null)
+        .where('bot_token_expires_at', '=', expiresAt * 1000)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
 
     async summaryOf(id) {

@@ -129,6 +129,33 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       await store.close();
     });
 
+    it('keeps a refreshed token only over the one it replaces: never after another refresh, a revocation or an uninstall', async () => {
+      const store = await fresh();
+      const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+      const rotating = (token: string, expiresAt: number) =>
+        install('T0ONE', token, {
+          bot: {
+            token,
+            refreshToken: `${token}-refresh`,
+            expiresAt,
+            scopes: [],
+            id: 'B0BOT',
+            userId: 'U0BOT',
+          },
+        });
+      await installations.storeInstallation(rotating('xoxe.xoxb-first', 1000));
+      expect(await installations.storeRefreshed(rotating('xoxe.xoxb-second', 2000), 1000)).toBe(true);
+      // A second refresh of the same token (another instance, late) finds it replaced: nothing written.
+      expect(await installations.storeRefreshed(rotating('xoxe.xoxb-late', 2000), 1000)).toBe(false);
+      expect((await installations.fetchInstallation(query('T0ONE'))).bot?.token).toBe('xoxe.xoxb-second');
+      await installations.forgetBotToken('T0ONE');
+      expect(await installations.storeRefreshed(rotating('xoxe.xoxb-revived', 3000), 2000)).toBe(false);
+      await installations.deleteInstallation(query('T0ONE'));
+      expect(await installations.storeRefreshed(rotating('xoxe.xoxb-revived', 3000), 2000)).toBe(false);
+      expect(await installations.summaryOf('T0ONE')).toBeUndefined();
+      await store.close();
+    });
+
     it('lets one instance at a time refresh an installation’s token, until it lets go or its lease runs out', async () => {
       const store = await fresh();
       expect(await claimRefresh(store, 'T0ONE', 'instance-1', NOW, 10_000)).toBe(true);

@@ -83,15 +83,16 @@ export async function installRotating(
 export function rotationInstance(store: Store, slack: SlackStandIn, owner: string) {
   const logger = createLogger({ level: 'silent', secrets: [] });
   const installations = createInstallations(store, createSealer({ current: KEY }), Date.now);
-  const provider = new oauth.InstallProvider({
-    clientId: CLIENT.id,
-    clientSecret: CLIENT.secret,
-    stateSecret: 'rotation-state-secret-5a4b3c',
-    installationStore: installations,
-    clientOptions: { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } },
-    logger: boltLogger(logger),
-  });
-  const authorizationOf = tokenRotation({ store, installations, provider, owner, clock: Date.now, logger });
+  const refresher = (installationStore: oauth.InstallationStore) =>
+    new oauth.InstallProvider({
+      clientId: CLIENT.id,
+      clientSecret: CLIENT.secret,
+      stateVerification: false,
+      installationStore,
+      clientOptions: { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } },
+      logger: boltLogger(logger),
+    });
+  const authorizationOf = tokenRotation({ store, installations, refresher, owner, clock: Date.now, logger });
   return { installations, authorizationOf };
 }
 
