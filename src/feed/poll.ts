@@ -7,8 +7,18 @@ import { feedMessage, keyRejectedNotice } from '../views/feed.js';
 import { balanceChanges, type StoredBalance, toStored } from './deltas.js';
 import type { FeedQueries, PollRow } from './queries.js';
 
-/** Balance readings and feed changes older than this are deleted (the digest looks back 24 h). */
+/**
+ * Balance readings and feed changes older than this are deleted (the digest looks back 24 h),
+ * all but the newest reading: the next one is compared with it, however old.
+ */
 const KEEP_HISTORY_MS = 8 * 24 * 3_600_000;
+/**
+ * A reading more than this many poll intervals after the last successful one compares across a
+ * gap (the bot was not running, the payment service did not answer, the key was rejected): its
+ * message says the change happened somewhere in that span. A missed reading or two is not worth
+ * saying.
+ */
+const GAP_INTERVALS = 3;
 
 export interface PollDeps extends BackgroundDeps {
   queries: FeedQueries;
@@ -27,7 +37,7 @@ export interface PollDeps extends BackgroundDeps {
 export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> {
   const { store, payments, state, clock, owner, queries, pollMs } = deps;
 
-  return async function poll(_row: PollRow): Promise<Tracked> {
+  return async function poll(row: PollRow): Promise<Tracked> {
     const now = clock();
     let entries: readonly BalanceEntry[];
     try {
@@ -62,9 +72,13 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
         const changes = latest ? balanceChanges(JSON.parse(latest.balances) as StoredBalance, current) : [];
         if (latest && changes.length === 0) return 0;
         await queries.insertReading(trx, now, current);
-        if (changes.length === 0) return 0;
+        if (!latest || changes.length === 0) return 0;
         await queries.insertChanges(trx, now, changes);
-        const message = feedMessage(changes, new Date(now));
+        // The balance was last seen as `latest` at its reading or at the last successful poll since
+        // (a reading is stored only when the balance moved).
+        const since = Math.max(latest.taken_at, row.last_success_at ?? latest.taken_at);
+        const gap = now - since > GAP_INTERVALS * pollMs ? new Date(since) : undefined;
+        const message = feedMessage(changes, new Date(now), gap);
         await queries.enqueueTo(trx, await queries.active(trx), message, now);
         return changes.length;
       });

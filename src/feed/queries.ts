@@ -204,12 +204,25 @@ export function feedQueries(store: Store, installation = '') {
       return { rises: count('rise'), falls: count('fall') };
     },
 
-    /** Deletes the readings and the changes from before `before`. */
+    /**
+     * Deletes the readings and the changes from before `before`, never the newest reading: it is
+     * what the next one is compared with, however long the balance has not moved (a reading is
+     * stored only when it did).
+     */
     async pruneHistory(trx: Kysely<Tables>, before: number): Promise<void> {
       await trx
         .deleteFrom('balance_history')
         .where('installation_id', '=', installation)
         .where('taken_at', '<', before)
+        .where('id', 'not in', (eb) =>
+          eb
+            .selectFrom('balance_history as newest')
+            .select('newest.id')
+            .where('newest.installation_id', '=', installation)
+            .orderBy('newest.taken_at', 'desc')
+            .orderBy('newest.id', 'desc')
+            .limit(1),
+        )
         .execute();
       await trx
         .deleteFrom('feed_changes')

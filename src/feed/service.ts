@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type AccessPolicy, feedChannelRefusal, type Refusal } from '../access.js';
+import type { AccessPolicy, Refusal } from '../access.js';
 import type { OutboxRow } from '../outbox.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { SlackPostError } from '../slack/calls.js';
@@ -10,6 +10,8 @@ import {
   unsubscribedMessage,
 } from '../views/feed.js';
 import { md } from '../views/mrkdwn.js';
+import { channelProblem, undecided } from './channel.js';
+import { confirmFeed } from './confirm.js';
 import { toStored } from './deltas.js';
 import { dailyDigest } from './digest.js';
 import { feedJobs } from './jobs.js';
@@ -62,17 +64,20 @@ export function createFeed(deps: FeedDeps) {
   // Only the one workspace's bot runs these jobs itself: made when asked, not for every installation.
   const alone = () => feedJobs({ ...deps, gate: deps.state, feedOf: async () => ({ poll, digest }) });
 
-  /** Why this channel may not receive the feed now, if it may not; `not_in_channel` when the bot cannot see it. */
-  async function channelProblem(channelId: string): Promise<Refusal | 'not_in_channel' | undefined> {
+  /**
+   * Why the subscription's channel may no longer receive the feed, if it may not. When Slack does
+   * not say (busy, or refusing the bot's token), the outbox is to try the message again later.
+   */
+  async function problemOf(sub: SubscriptionRow) {
     try {
-      return feedChannelRefusal(policy, channelId, await poster.conversation(channelId));
-    } catch (error) {
-      if (
-        error instanceof SlackPostError &&
-        (error.failure === 'not_in_channel' || error.failure === 'refused')
-      ) {
-        return 'not_in_channel';
-      }
+      return await channelProblem(poster, policy, sub.channel_id);
+    } catch (failure) {
+      const { error, paused } = undecided(failure);
+      if (paused)
+        logger.warn(
+          { err: failure, channel: sub.channel_id },
+          'payments feed paused: Slack refuses the bot’s token; its messages wait',
+        );
       throw error;
     }
   }
@@ -87,7 +92,7 @@ export function createFeed(deps: FeedDeps) {
       });
       const existing = await queries.activeInChannel(db, req.channelId);
       if (existing) return already(existing);
-      const problem = await channelProblem(req.channelId);
+      const problem = await channelProblem(poster, policy, req.channelId);
       if (problem === 'not_in_channel') return { kind: 'not_in_channel' };
       if (problem) return { kind: 'refused', refusal: problem };
 
@@ -127,20 +132,18 @@ export function createFeed(deps: FeedDeps) {
         if (first) return already(first);
         throw error;
       }
+      const confirmation = subscribedMessage({
+        channelId: req.channelId,
+        userId: req.userId,
+        digest,
+        balances,
+        readAt: new Date(now),
+        pollSeconds: deps.pollSeconds,
+      });
       try {
-        await poster.post({
-          channel: req.channelId,
-          ...subscribedMessage({
-            channelId: req.channelId,
-            userId: req.userId,
-            digest,
-            balances,
-            readAt: new Date(now),
-            pollSeconds: deps.pollSeconds,
-          }),
-        });
+        await confirmFeed({ ...deps, queries }, { id, channel_id: req.channelId }, confirmation);
       } catch (error) {
-        // Nothing was said in the channel: the feed did not start.
+        // Slack refused the message, so nothing was said in the channel: the feed did not start.
         await store.transaction((trx) => queries.end(trx, id, 'not_started', clock()));
         if (error instanceof SlackPostError && error.failure === 'not_in_channel')
           return { kind: 'not_in_channel' };
@@ -175,13 +178,14 @@ export function createFeed(deps: FeedDeps) {
     /**
      * Just before a feed message goes out: is the channel still one the feed may go to? A
      * channel shared with another organisation since, a DM, or one the bot was removed from
-     * ends the subscription, and the subscriber is told why, privately.
+     * (deleted, archived) ends the subscription, and the subscriber is told why, privately.
+     * Slack busy or refusing the bot's token ends nothing: the message is tried again (./channel.ts).
      */
     async mayDeliver(row: OutboxRow): Promise<boolean> {
       if (!row.subscription_id) return true;
       const sub = await queries.byId(row.subscription_id);
       if (sub?.state !== 'active') return false;
-      const problem = await channelProblem(sub.channel_id);
+      const problem = await problemOf(sub);
       if (!problem) return true;
       const now = clock();
       const why =

@@ -65,8 +65,12 @@ function lineSections(lines: readonly Mrkdwn[]): KnownBlock[] {
   return blocks;
 }
 
-/** The feed's message for one reading: every currency that moved, as one message within Slack's limits. */
-export function feedMessage(changes: readonly BalanceChange[], readAt: Date): Message {
+/**
+ * The feed's message for one reading: every currency that moved, as one message within Slack's
+ * limits. With `since`, the reading before it is that old (src/feed/poll.ts says when that is a
+ * gap): the change happened somewhere between the two, and may sum several payments.
+ */
+export function feedMessage(changes: readonly BalanceChange[], readAt: Date, since?: Date): Message {
   const { shown, omitted } = fitting(changes, changeLine);
   const rises = changes.filter((c) => c.delta.sign() > 0);
   const summary =
@@ -76,7 +80,11 @@ export function feedMessage(changes: readonly BalanceChange[], readAt: Date): Me
           ', ',
         )}`
       : md`Balance changed in ${changes.length} ${changes.length === 1 ? 'currency' : 'currencies'}`;
-  const notes = [md`:moneybag: Payments feed · read ${slackDate(readAt)}`];
+  const notes = [
+    since === undefined
+      ? md`:moneybag: Payments feed · read ${slackDate(readAt)}`
+      : md`:moneybag: Payments feed · changed between ${slackDate(since)} and ${slackDate(readAt)}: the balance could not be read in between, so this is the net change over that time`,
+  ];
   if (omitted > 0)
     notes.push(
       md`${omitted} more ${omitted === 1 ? 'change' : 'changes'} not shown: \`/balance\` shows every balance`,

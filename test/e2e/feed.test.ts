@@ -25,11 +25,11 @@ afterEach(async () => {
   stack = undefined;
 });
 
-async function balanceCommand(bot: BotProcess, text: string, channel = FINANCE) {
+async function balanceCommand(bot: BotProcess, text: string, channel = FINANCE, timeoutMs?: number) {
   if (!stack) throw new Error('the stack has not started');
   const body = (response_url: string) =>
     commandBody({ command: '/balance', text, response_url, channel_id: channel, user_id: 'U0FINANCE' });
-  return (await askBot(bot, stack.slack, body)).reply;
+  return (await askBot(bot, stack.slack, body, timeoutMs)).reply;
 }
 
 async function start(database: string) {
@@ -89,6 +89,25 @@ describe.each(Object.entries(stores))('the payments feed, on %s', (_name, databa
     expect(slack.repliesIn(FINANCE)).toHaveLength(2);
     expect(visibleText(slack.repliesIn(FINANCE)[1])).toContain('received `+1` BTC');
   });
+});
+
+describe('a feed whose first message Slack took but answered too late', () => {
+  it('stays on: the channel is told once, and the next payment is posted', async () => {
+    const { slack, sandbox, bot } = await start(await stores.SQLite());
+    // Longer than the bot waits for Slack (10 s): the bot's call times out, yet the message is in.
+    slack.answerLate('chat.postMessage', 12_000);
+    const reply = await balanceCommand(bot, 'subscribe', FINANCE, 25_000);
+    expect(visibleText(reply)).toContain('the payments feed is on in this channel');
+    expect(slack.repliesIn(FINANCE)).toHaveLength(1);
+
+    sandbox.setBalances([{ ...BTC, balance: num('1.0012') }]);
+    await until(() => slack.repliesIn(FINANCE).length === 2, 'the payment’s post');
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(slack.repliesIn(FINANCE).map((m) => m.text)).toEqual([
+      expect.stringMatching(/^Payments feed turned on in this channel/),
+      'Received: +1 BTC',
+    ]);
+  }, 60_000);
 });
 
 describe('three instances on one PostgreSQL', () => {

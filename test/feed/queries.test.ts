@@ -57,11 +57,12 @@ describe('the feed’s queries', () => {
     expect(JSON.parse((await q.oldestReading(store.db))?.balances ?? '')).toEqual(balance('1'));
   });
 
-  it('count the rises and falls after a time, and prune what is older', async () => {
+  it('count the rises and falls after a time, and prune what is older but the newest reading', async () => {
     const q = feedQueries(store);
     const rise = balanceChanges(balance('1'), balance('2'));
     const fall = balanceChanges(balance('2'), balance('1'));
     await store.transaction(async (trx) => {
+      await q.insertReading(trx, 5, balance('0'));
       await q.insertReading(trx, 10, balance('1'));
       await q.insertChanges(trx, 10, rise);
       await q.insertChanges(trx, 20, rise);
@@ -70,7 +71,9 @@ describe('the feed’s queries', () => {
     expect(await q.changeCounts(store.db, 10)).toEqual({ rises: 1, falls: 1 });
     await store.transaction((trx) => q.pruneHistory(trx, 20));
     expect(await q.changeCounts(store.db, 0)).toEqual({ rises: 1, falls: 1 });
-    expect(await q.latestReading(store.db)).toBeUndefined();
+    // However old, the newest reading is what the next one is compared with.
+    expect((await q.oldestReading(store.db))?.taken_at).toBe(10);
+    expect(JSON.parse((await q.latestReading(store.db))?.balances ?? '')).toEqual(balance('1'));
   });
 
   it('let only the instance holding the poll release it', async () => {
@@ -136,7 +139,9 @@ describe('the feed’s queries', () => {
     await store.transaction(async (trx) => {
       await one.insert(trx, oneSub);
       await two.insert(trx, twoSub);
+      await one.insertReading(trx, 5, balance('1'));
       await one.insertReading(trx, 10, balance('1'));
+      await two.insertReading(trx, 15, balance('2'));
       await two.insertReading(trx, 20, balance('2'));
       await one.insertChanges(trx, 10, balanceChanges(balance('0'), balance('1')));
       await one.startPoll(trx, 100, 10);
@@ -178,8 +183,10 @@ describe('the feed’s queries', () => {
     expect((await two.byId(twoSub.id))?.state).toBe('active');
     expect((await two.byId(twoSub.id))?.key_notice_at).toBeNull();
     expect((await one.byId(oneSub.id))?.key_notice_at).toBe(30);
-    expect(await one.latestReading(store.db)).toBeUndefined();
-    expect(await two.latestReading(store.db)).toBeDefined();
+    // One's newest reading stays, and the other's older one too.
+    expect((await one.oldestReading(store.db))?.taken_at).toBe(10);
+    expect((await one.latestReading(store.db))?.taken_at).toBe(10);
+    expect((await two.oldestReading(store.db))?.taken_at).toBe(15);
     await store.transaction(async (trx) => {
       await one.enqueueTo(trx, [oneSub], { text: 'x', blocks: [] }, 40);
       await two.tell(trx, [{ channel: 'G1', message: { text: 'y', blocks: [] } }], 40);

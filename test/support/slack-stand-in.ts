@@ -104,6 +104,11 @@ export interface SlackStandIn {
    * one, with HTTP `status` (200 unless given).
    */
   answerNext(method: string, body: Record<string, unknown>, opts?: { status?: number; times?: number }): void;
+  /**
+   * The next call of `method` is done as usual (a post is taken and kept) but answered `delayMs`
+   * later: a caller that gives up before then cannot tell it went through.
+   */
+  answerLate(method: string, delayMs: number): void;
   /** Thread replies under `threadTs`, or top-level posts when it is undefined, not deleted. */
   repliesIn(channel: string, threadTs?: string): StandInMessage[];
   readonly posts: ResponsePost[];
@@ -178,6 +183,7 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const functionResults: SlackStandIn['functionResults'] = [];
   const rateLimits = new Map<string, { retryAfter: number; count: number }>();
   const answers = new Map<string, { body: Record<string, unknown>; status: number; times: number }>();
+  const lateAnswers = new Map<string, number>();
   let outage: number | undefined;
   let seq = 0;
   const nextTs = () => {
@@ -193,9 +199,15 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    let lateMs = 0;
     const json = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
+      const answer = () => {
+        if (res.destroyed) return; // the caller gave up
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (lateMs > 0) setTimeout(answer, lateMs).unref();
+      else answer();
     };
 
     if (path.startsWith('/api/')) {
@@ -203,6 +215,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
       const args = parseArgs(raw, req.headers['content-type']);
       const bearer = req.headers.authorization?.replace(/^Bearer /, '');
       calls.push({ method, args, raw, token: bearer, at: Date.now() });
+      lateMs = lateAnswers.get(method) ?? 0;
+      lateAnswers.delete(method);
       if (outage !== undefined) return json(outage, { ok: false, error: 'service_unavailable' });
       const limit = rateLimits.get(method);
       if (limit && limit.count > 0) {
@@ -466,6 +480,9 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
     },
     answerNext(method, body, { status = 200, times = 1 } = {}) {
       answers.set(method, { body, status, times });
+    },
+    answerLate(method, delayMs) {
+      lateAnswers.set(method, delayMs);
     },
     repliesIn(channel, threadTs) {
       return messages.filter((m) => m.channel === channel && m.threadTs === threadTs && !m.deleted);

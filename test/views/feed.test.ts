@@ -72,6 +72,19 @@ describe('the feed message', () => {
     expect(text).toContain('*ETH*: received `+1` ETH');
   });
 
+  it('says between which readings a change seen across a gap happened, in dates each reader sees in their zone', () => {
+    const changes = balanceChanges(
+      { BTC: { title: 'BTC', balance: '1' } },
+      { BTC: { title: 'BTC', balance: '2' } },
+    );
+    const message = feedMessage(changes, NOW, new Date(NOW.getTime() - 3 * 86_400_000));
+    expectValidMessage(message);
+    expect(visibleText(message)).toMatch(
+      /· changed between <!date\^\d+\^\{date_short_pretty\} at \{time\}\|[^>]+> and <!date\^\d+\^[^>]+>: the balance could not be read in between, so this is the net change over that time$/,
+    );
+    expect(visibleText(feedMessage(changes, NOW))).not.toContain('between');
+  });
+
   it('says "currency" for one', () => {
     const change: BalanceChange[] = balanceChanges({ X: { title: 'X', balance: '2' } }, {});
     expect(feedMessage(change, NOW).text).toBe('Balance changed in 1 currency');

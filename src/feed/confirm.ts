@@ -1,0 +1,73 @@
+import { ATTEMPT_WINDOW_MS } from '../outbox.js';
+import type { BackgroundDeps } from '../scheduler.js';
+import { SlackPostError, slackWasBusy } from '../slack/calls.js';
+import type { Message } from '../views/blocks.js';
+import type { FeedQueries, SubscriptionRow } from './queries.js';
+
+/** How the feed's first message reached its channel. */
+export type Confirmed =
+  /** Slack took it and said so. */
+  | 'posted'
+  /** Slack's answer was lost, but the message is in the channel. */
+  | 'found'
+  /** Slack took nothing, or would not say: the outbox delivers it, trying again as long as it takes. */
+  | 'queued';
+
+type ConfirmDeps = Pick<BackgroundDeps, 'store' | 'poster' | 'logger' | 'clock' | 'wakeOutbox'> & {
+  queries: FeedQueries;
+};
+
+/**
+ * Posts a new feed's first message ("the feed is on") in its channel. Only a definite refusal
+ * (the bot is not in the channel, Slack finds the message invalid) is thrown, and the feed does
+ * not start. A time-out may come after Slack took the message: it is looked for by its id, and
+ * when it is not found, or Slack will not let the bot look, the outbox delivers it, so the channel
+ * is told the feed is on and the feed goes on (a rare duplicate rather than a silent feed).
+ */
+export async function confirmFeed(
+  deps: ConfirmDeps,
+  sub: Pick<SubscriptionRow, 'id' | 'channel_id'>,
+  message: Message,
+): Promise<Confirmed> {
+  const { poster, clock } = deps;
+  const messageId = `feed-${sub.id}`;
+  const attemptedAt = clock();
+  try {
+    await poster.post({ channel: sub.channel_id, ...message, messageId });
+    return 'posted';
+  } catch (error) {
+    if (!slackWasBusy(error)) throw error;
+    // A 429 means Slack took nothing: there is nothing to look for.
+    if (error.failure === 'transient' && (await postedAfter(deps, sub.channel_id, messageId, attemptedAt)))
+      return 'found';
+    await deps.store.transaction((trx) => deps.queries.enqueueTo(trx, [sub], message, clock()));
+    deps.logger.warn(
+      { err: error, channel: sub.channel_id },
+      'the payments feed’s first message did not go out; the outbox delivers it',
+    );
+    deps.wakeOutbox?.();
+    return 'queued';
+  }
+}
+
+/** Whether the post tried at `attemptedAt` is in the channel; false when Slack will not say. */
+async function postedAfter(
+  deps: ConfirmDeps,
+  channel: string,
+  messageId: string,
+  attemptedAt: number,
+): Promise<boolean> {
+  try {
+    const found = await deps.poster.find({
+      channel,
+      oldest: attemptedAt,
+      latest: attemptedAt + ATTEMPT_WINDOW_MS,
+      messageId,
+    });
+    return found !== undefined;
+  } catch (error) {
+    if (!(error instanceof SlackPostError)) throw error;
+    deps.logger.warn({ err: error, channel }, 'could not look for the payments feed’s first message');
+    return false;
+  }
+}

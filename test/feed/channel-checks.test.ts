@@ -1,0 +1,140 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { TOKEN_PAUSE_MS } from '../../src/feed/channel.js';
+import { DEFAULT_DIGEST } from '../../src/feed/schedule.js';
+import { RETRY_FOR_MS } from '../../src/outbox.js';
+import { num } from '../../src/sandbox/data.js';
+import { SlackPostError } from '../../src/slack/calls.js';
+import { visibleText } from '../support/block-kit.js';
+import { HOME_TEAM } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
+import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { useSandbox } from '../support/use-sandbox.js';
+import { feedInstance } from './feed-instance.js';
+
+/**
+ * What `conversations.info` says just before a feed message goes out: only a channel gone,
+ * archived or closed to the bot (or shared since) ends the feed; Slack refusing for now, or
+ * refusing the bot's token, holds the message until it answers.
+ */
+
+const env = useSandbox();
+const FINANCE = 'G0FINANCE';
+const MINUTE = 60_000;
+const T0 = Date.parse('2026-11-21T08:00:00Z');
+
+let clock: { now: number };
+let poster: RecordingPoster;
+/** While set, conversations.info is refused with this error. */
+let refusal: string | undefined;
+beforeEach(async () => {
+  clock = { now: T0 };
+  refusal = undefined;
+  poster = recordingPoster();
+  poster.conversations.set(FINANCE, { isPrivate: true, isDirect: false, isShared: false });
+  const conversation = poster.conversation;
+  poster.conversation = async (channel) => {
+    if (refusal !== undefined) throw new SlackPostError('refused', refusal);
+    return conversation(channel);
+  };
+  await emptyWork(env.store);
+  env.sandbox.reset();
+  env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('0.0012') }]);
+});
+
+async function subscribed() {
+  const bot = feedInstance(env, 'a', poster, clock);
+  await bot.feed.subscribe({
+    teamId: HOME_TEAM,
+    channelId: FINANCE,
+    userId: 'U0FIN',
+    digest: DEFAULT_DIGEST,
+  });
+  return bot;
+}
+/** A payment arrives, and the next reading sees it: its message waits in the outbox. */
+async function payment(tick: () => Promise<unknown>, balance = '1.0012') {
+  env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num(balance) }]);
+  clock.now += MINUTE;
+  await tick();
+}
+const feedPosts = () =>
+  poster
+    .repliesIn(FINANCE)
+    .slice(1)
+    .map((m) => m.text);
+const toSubscriber = () => poster.repliesIn('U0FIN').map((m) => visibleText(m));
+
+describe('a refusal of conversations.info that says nothing about the channel', () => {
+  it.each(['org_login_required', 'token_expired', 'invalid_auth', 'missing_scope'])(
+    'keeps the feed (%s): the payment is posted once Slack answers again',
+    async (code) => {
+      const { feed, tick } = await subscribed();
+      refusal = code;
+      await payment(tick);
+      expect(feedPosts()).toEqual([]);
+      expect(await feed.list(HOME_TEAM)).toHaveLength(1);
+      refusal = undefined;
+      clock.now += TOKEN_PAUSE_MS;
+      await tick();
+      expect(feedPosts()).toEqual(['Received: +1 BTC']);
+      expect(toSubscriber()).toEqual([]);
+    },
+  );
+
+  it('tries again within seconds when Slack is only busy (a migration), as after a time-out', async () => {
+    const { tick } = await subscribed();
+    refusal = 'org_login_required';
+    await payment(tick);
+    refusal = undefined;
+    clock.now += 2000;
+    await tick();
+    expect(feedPosts()).toEqual(['Received: +1 BTC']);
+  });
+
+  it('pauses on token trouble for as long as it lasts, then posts every payment in order', async () => {
+    const { feed, tick, logs } = await subscribed();
+    refusal = 'token_expired';
+    await payment(tick);
+    clock.now += RETRY_FOR_MS; // longer than the outbox tries a message Slack keeps failing
+    await payment(tick, '3.0012');
+    expect(feedPosts()).toEqual([]);
+    expect(logs.lines.map((l) => l.msg)).toContain(
+      'payments feed paused: Slack refuses the bot’s token; its messages wait',
+    );
+    refusal = undefined;
+    clock.now += TOKEN_PAUSE_MS;
+    await tick();
+    expect(feedPosts()).toEqual(['Received: +1 BTC', 'Received: +2 BTC']);
+    expect(await feed.list(HOME_TEAM)).toHaveLength(1);
+  });
+});
+
+describe('an answer that the bot can no longer see the channel', () => {
+  it.each(['channel_not_found', 'not_in_channel', 'is_archived'])(
+    'ends the feed (%s), and tells the subscriber',
+    async (code) => {
+      const { feed, tick } = await subscribed();
+      refusal = code;
+      await payment(tick);
+      expect(feedPosts()).toEqual([]);
+      expect(await feed.list(HOME_TEAM)).toEqual([]);
+      refusal = undefined;
+      await tick();
+      expect(toSubscriber()).toEqual([
+        ':warning: The payments feed in <#G0FINANCE> has stopped: the bot can no longer see the channel. Subscribe again in a private channel of this workspace if you still want it.',
+      ]);
+    },
+  );
+});
+
+describe('turning a feed on where Slack will not describe the channel', () => {
+  it('is an error, not "invite me first", when Slack refuses the bot’s token', async () => {
+    const { feed } = feedInstance(env, 'a', poster, clock);
+    refusal = 'missing_scope';
+    await expect(
+      feed.subscribe({ teamId: HOME_TEAM, channelId: FINANCE, userId: 'U0FIN', digest: DEFAULT_DIGEST }),
+    ).rejects.toMatchObject({ slackError: 'missing_scope' });
+    expect(await feed.list(HOME_TEAM)).toEqual([]);
+    expect(poster.messages).toEqual([]);
+  });
+});

@@ -1,0 +1,57 @@
+import type { AccessPolicy } from '../../src/access.js';
+import { createFeed } from '../../src/feed/service.js';
+import { outboxJob } from '../../src/outbox.js';
+import type { PaymentsClient } from '../../src/payments/index.js';
+import { serviceState } from '../../src/service-state.js';
+import { captureLogs } from '../support/bolt.js';
+import type { RecordingPoster } from '../support/fake-slack.js';
+import { runDue } from '../support/jobs.js';
+import type { useSandbox } from '../support/use-sandbox.js';
+
+export interface InstanceOptions {
+  pollSeconds?: number;
+  payments?: PaymentsClient;
+  wakeOutbox?: () => void;
+  leaseMs?: number;
+}
+
+/**
+ * One instance of the one workspace's bot, as far as the feed goes: its feed over the sandbox
+ * and `poster`, its outbox asking the feed before each message, and a clock the test moves.
+ */
+export function feedInstance(
+  env: ReturnType<typeof useSandbox>,
+  name: string,
+  poster: RecordingPoster,
+  clock: { now: number },
+  policy: Pick<AccessPolicy, 'allowedChannels'> = {},
+  opts: InstanceOptions = {},
+) {
+  const logs = captureLogs();
+  const state = serviceState(env.store, logs.logger);
+  const feed = createFeed({
+    store: env.store,
+    payments: opts.payments ?? env.deps().payments,
+    poster,
+    state,
+    logger: logs.logger,
+    clock: () => clock.now,
+    owner: name,
+    pollSeconds: opts.pollSeconds ?? 60,
+    policy,
+    ...(opts.wakeOutbox ? { wakeOutbox: opts.wakeOutbox } : {}),
+    ...(opts.leaseMs ? { leaseMs: opts.leaseMs } : {}),
+  });
+  const outbox = outboxJob({
+    store: env.store,
+    posterOf: async () => poster,
+    logger: logs.logger,
+    clock: () => clock.now,
+    owner: name,
+    mayDeliver: (row) => feed.mayDeliver(row),
+  });
+  const jobs = [feed.pollJob(), feed.digestJob()];
+  /** Runs every due poll and digest, then delivers every message, as the scheduler would. */
+  const tick = () => runDue(jobs, outbox, clock.now, 10);
+  return { feed, tick, logs, state, outbox };
+}
