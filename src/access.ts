@@ -115,6 +115,49 @@ export function sameOrganisation(home: Home, person: Membership): boolean {
   return home.enterpriseId !== undefined && person.enterpriseId === home.enterpriseId;
 }
 
+/** What `users.info` says of a person now, as far as managing a payment account goes. */
+export interface Standing extends Membership {
+  /** An admin or owner of their own workspace. */
+  workspaceAdmin: boolean;
+  /** An admin or owner of their Enterprise Grid organisation. */
+  organisationAdmin: boolean;
+  /** A guest, a deactivated account or a bot: never manages money settings. */
+  limited: boolean;
+}
+
+/** An installation's payment account, as far as who may manage it goes. */
+export interface ManagedAccount {
+  home: Home;
+  /** Installed for a whole organisation: its admins are the organisation's, not one workspace's. */
+  enterpriseInstall: boolean;
+  /** Who connected it, or while none is connected who first installed the app. */
+  managerId: string;
+}
+
+/**
+ * Whether someone may connect, replace or disconnect an installation's payment account: its
+ * manager, or an admin or owner of where it is installed (the workspace; for an organisation-wide
+ * install, the organisation) as `users.info` says now. A workspace admin of another workspace,
+ * or of one workspace of an organisation that installed it for all, is not; nor a guest, a
+ * deactivated account or a bot. Whoever ran Add to Slack last is nobody here.
+ */
+export function mayManageAccount(
+  account: ManagedAccount,
+  userId: string,
+  standing: Standing | undefined,
+): boolean {
+  if (userId === account.managerId) return true;
+  if (!standing || standing.limited) return false;
+  const { home } = account;
+  if (account.enterpriseInstall)
+    return (
+      home.enterpriseId !== undefined &&
+      standing.enterpriseId === home.enterpriseId &&
+      standing.organisationAdmin
+    );
+  return standing.teamId === home.teamId && standing.workspaceAdmin;
+}
+
 /** Why the rules refuse `what`, given whether the person is of the organisation; `undefined` when they allow it. */
 export function refusalFor(
   policy: AccessPolicy,

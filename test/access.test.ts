@@ -6,8 +6,10 @@ import {
   type Action,
   createAccess,
   type Membership,
+  mayManageAccount,
   RULES,
   refusalFor,
+  type Standing,
   sameOrganisation,
 } from '../src/access.js';
 import { createDirectory, type UsersClient } from '../src/slack/people.js';
@@ -276,5 +278,65 @@ describe('the directory (users.info)', () => {
     expect(await lookUp('U1')).toEqual({ teamId: 'TU1', enterpriseId: 'E0ORG' });
     expect(calls).toEqual(['U1', 'U1']);
     expect(results).toEqual(['error', 'ok']);
+  });
+});
+
+describe('who may manage an installation’s payment account', () => {
+  const workspace = {
+    home: { teamId: 'T0SHOP', enterpriseId: 'E0GRID' },
+    enterpriseInstall: false,
+    managerId: 'U0BOSS',
+  };
+  const org = {
+    home: { teamId: 'E0GRID', enterpriseId: 'E0GRID' },
+    enterpriseInstall: true,
+    managerId: 'U0BOSS',
+  };
+  const standing = (over: Partial<Standing>): Standing => ({
+    teamId: 'T0SHOP',
+    enterpriseId: 'E0GRID',
+    workspaceAdmin: false,
+    organisationAdmin: false,
+    limited: false,
+    ...over,
+  });
+
+  it('lets its manager, and an admin or owner of its own workspace, whoever installed last', () => {
+    expect(mayManageAccount(workspace, 'U0BOSS', undefined)).toBe(true);
+    expect(mayManageAccount(workspace, 'U0ADMIN', standing({ workspaceAdmin: true }))).toBe(true);
+    expect(mayManageAccount(workspace, 'U0MEMBER', standing({}))).toBe(false);
+    expect(mayManageAccount(workspace, 'U0NOBODY', undefined)).toBe(false);
+  });
+
+  it('refuses an admin of another workspace, even of the same organisation', () => {
+    expect(
+      mayManageAccount(workspace, 'U0OTHER', standing({ teamId: 'T0OTHER', workspaceAdmin: true })),
+    ).toBe(false);
+    expect(
+      mayManageAccount(
+        workspace,
+        'U0OTHER',
+        standing({ teamId: 'T0OTHER', workspaceAdmin: true, organisationAdmin: true }),
+      ),
+    ).toBe(false);
+  });
+
+  it('asks an organisation-wide install’s organisation admins, not one workspace’s', () => {
+    expect(mayManageAccount(org, 'U0WSADMIN', standing({ workspaceAdmin: true }))).toBe(false);
+    expect(mayManageAccount(org, 'U0ORGADMIN', standing({ teamId: 'T0ANY', organisationAdmin: true }))).toBe(
+      true,
+    );
+    expect(
+      mayManageAccount(org, 'U0STRANGER', standing({ enterpriseId: 'E0ELSE', organisationAdmin: true })),
+    ).toBe(false);
+  });
+
+  it('refuses a guest, a deactivated account or a bot, admin or not', () => {
+    expect(mayManageAccount(workspace, 'U0GUEST', standing({ workspaceAdmin: true, limited: true }))).toBe(
+      false,
+    );
+    expect(mayManageAccount(org, 'U0GUEST', standing({ organisationAdmin: true, limited: true }))).toBe(
+      false,
+    );
   });
 });

@@ -424,7 +424,7 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
     const two = () => WORKSPACES.two;
 
     it('shows Connect payment account to the installer and admins only', async () => {
-      slack.people.set('U0TWOBOSS', { is_admin: true });
+      slack.people.set('U0TWOBOSS', { team_id: WORKSPACES.two.team, is_admin: true });
       expect(await homeFor(two(), two().installer)).toContain('connect_payment_account');
       expect(await homeFor(two(), 'U0TWOBOSS')).toContain('connect_payment_account');
       const member = await homeFor(two(), 'U0MEMBER');
@@ -530,6 +530,11 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       expect(refused.json()).toMatchObject({
         response_action: 'errors',
         errors: { api_key: expect.stringContaining('Only the person who connected') },
+      });
+      // An admin, but of another workspace: no more than a member here.
+      slack.people.set('U0ELSEADMIN', { team_id: WORKSPACES.one.team, is_admin: true });
+      expect((await submitKey(two(), 'U0ELSEADMIN', 'another-merchant-key-88bb')).json()).toMatchObject({
+        response_action: 'errors',
       });
       expect(sandbox.requests).toHaveLength(asked);
       const memberHome = await homeFor(two(), 'U0MEMBER');

@@ -1,4 +1,5 @@
 import type { AllMiddlewareArgs, App, webApi } from '@slack/bolt';
+import { mayManageAccount, type Standing } from '../../access.js';
 import type { Logger } from '../../logger.js';
 import { isPaymentError, type PaymentsClient } from '../../payments/index.js';
 import type { InstallationSummary, Installations } from '../../store/installations.js';
@@ -45,18 +46,37 @@ export const managerOf = (installation: InstallationSummary): AccountManager =>
     ? { userId: installation.account.connectedBy, connected: true }
     : { userId: installation.installerUserId, connected: false };
 
-/**
- * Whether `userId` may connect, replace or disconnect the key: its manager (`managerOf`), or a
- * workspace admin or owner as `users.info` says now. Whoever ran Add to Slack last is nobody here.
- */
+/** What `users.info` says of a person now (never kept: a demoted admin is refused at once). */
+async function standingOf(client: webApi.WebClient, userId: string): Promise<Standing | undefined> {
+  const { user } = await client.users.info({ user: userId });
+  if (!user) return undefined;
+  const grid = user.enterprise_user;
+  return {
+    teamId: user.team_id,
+    enterpriseId: grid?.enterprise_id,
+    workspaceAdmin: user.is_admin === true || user.is_owner === true,
+    organisationAdmin: grid?.is_admin === true || grid?.is_owner === true,
+    limited:
+      user.deleted === true ||
+      user.is_bot === true ||
+      user.is_restricted === true ||
+      user.is_ultra_restricted === true,
+  };
+}
+
+/** Whether `userId` may connect, replace or disconnect the key (src/access.ts `mayManageAccount`). */
 export async function mayManage(
   client: webApi.WebClient,
   installation: InstallationSummary,
   userId: string,
 ): Promise<boolean> {
-  if (userId === managerOf(installation).userId) return true;
-  const { user } = await client.users.info({ user: userId });
-  return user?.is_admin === true || user?.is_owner === true;
+  const account = {
+    home: installation.home,
+    enterpriseInstall: installation.enterpriseInstall,
+    managerId: managerOf(installation).userId,
+  };
+  if (userId === account.managerId) return true;
+  return mayManageAccount(account, userId, await standingOf(client, userId));
 }
 
 /** The App Home of an installation without a payment account: the account alone. */
