@@ -141,7 +141,7 @@ function paymentsClients(
       ...pools.interactive,
       timeoutMs: Math.min(options.timeoutMs, config.payments.timeoutMs),
       background: { ...pools.background, pace: paceOf(options.installation) },
-      breaker,
+      breaker: options.checking ? new CircuitBreaker() : breaker,
       userAgent,
       logger,
       onCall: (report) => {

@@ -39,6 +39,11 @@ export type PaymentsFor = (
     onCall?: (report: CallReport) => void;
     /** Whose key it is: its metrics carry it, and its background calls keep the key's budget with every instance's. */
     installation?: string;
+    /**
+     * A key being checked before it is kept (the Connect modal): a breaker of its own, so that a
+     * key that anyone may submit, answered slowly, never opens the breaker every workspace shares.
+     */
+    checking?: boolean;
   },
 ) => PaymentsClient;
 

@@ -545,6 +545,21 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       // The first installer is still who installed it, and may manage it no more than before.
       expect(await homeFor(two(), 'U0TWOBOSS')).toContain('disconnect_payment_account');
     });
+
+    it('lets no key check, however slow, open the breaker every workspace shares', async () => {
+      // Anyone may install the app and submit keys: five checks the service does not answer in time.
+      sandbox.failNext({ kind: 'hang' }, 5);
+      const checks = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => submitKey(two(), 'U0TWOBOSS', `a-slow-key-to-check-${i}0000`)),
+      );
+      for (const check of checks)
+        expect(check.json()).toMatchObject({
+          errors: { api_key: expect.stringContaining('could not be checked') },
+        });
+      sandbox.clearFaults();
+      // The workspace's own account is still read: the breaker is closed.
+      expect(JSON.stringify((await balanceFrom(two(), 'U0TWOBOSS')).reply)).toContain('Bitcoin');
+    });
   });
 
   describe('many workspaces: each reads its own money', () => {

@@ -25,7 +25,7 @@ export const installationOf = (context: AllMiddlewareArgs['context']): Installat
 export interface PaymentAccountDeps {
   installations: Installations;
   /** A payments client for a key, sharing the service's breaker and connections. */
-  paymentsFor: (apiKey: string, options: { timeoutMs: number }) => PaymentsClient;
+  paymentsFor: (apiKey: string, options: { timeoutMs: number; checking: true }) => PaymentsClient;
   logger: Logger;
   clock: () => number;
   /** Publishes the person's App Home as their installation shows it now. */
@@ -186,7 +186,8 @@ export function registerPaymentAccount(app: App, deps: PaymentAccountDeps): void
       return errors(keyProblems.notAllowed);
     }
     const apiKey = view.state.values[BLOCK_API_KEY]?.[INPUT_API_KEY]?.value?.trim() ?? '';
-    const problem = await keyProblem(deps.paymentsFor(apiKey, { timeoutMs: KEY_CHECK_MS }));
+    const checked = deps.paymentsFor(apiKey, { timeoutMs: KEY_CHECK_MS, checking: true });
+    const problem = await keyProblem(checked).finally(() => checked.close?.());
     if (problem) return errors(problem);
     const at = deps.clock();
     await deps.installations.connectPaymentKey(installation.id, apiKey, userId, at);
