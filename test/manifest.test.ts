@@ -1,10 +1,37 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { BOT_SCOPES } from '../src/installations/oauth.js';
+import {
+  COMMAND_SCOPE,
+  EVENT_SCOPES,
+  EVENTS_PATH,
+  MANY_WORKSPACES_EVENTS,
+  type ManifestOptions,
+  METHOD_SCOPES,
+  type Mode,
+  manifestOf,
+  parseOptions,
+  renderManifest,
+  STEP_EVENT,
+  UsageError,
+} from '../scripts/manifest.js';
+import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
 import { FUNCTION_GET_INVOICE } from '../src/listeners/functions/get-invoice.js';
+import { COMMANDS, EVENTS } from '../src/listeners/index.js';
 import { ACTION_REFRESH } from '../src/views/invoice.js';
 import { SHORTCUT_CHECK_PAYMENT } from '../src/views/shortcut.js';
+
+/**
+ * The manifests `npm run manifest` prints (scripts/manifest.ts), checked against what the code
+ * listens to and calls: read from src/ itself, not from the generator's lists.
+ */
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SRC = join(ROOT, 'src');
+const URL_BASE = 'https://bot.example.com';
 
 interface SlashCommandEntry {
   command: string;
@@ -14,99 +41,344 @@ interface SlashCommandEntry {
   should_escape?: boolean;
 }
 
-const manifest = parse(readFileSync(new URL('../manifest.yml', import.meta.url), 'utf8'));
-const workflow = parse(readFileSync(new URL('../manifest.workflow.yml', import.meta.url), 'utf8'));
+// biome-ignore lint/suspicious/noExplicitAny: a manifest is YAML read back, checked field by field.
+type Manifest = any;
 
-describe('manifest.yml', () => {
-  it('asks for the same bot scopes that Add to Slack asks for (many workspaces)', () => {
-    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...BOT_SCOPES].sort());
+const read = (name: string) => readFileSync(join(ROOT, name), 'utf8');
+/** A manifest as Slack reads it: the YAML the command prints, parsed. */
+const printed = (options: ManifestOptions): Manifest => parse(renderManifest(options));
+const urlOf = (mode: Mode) => (mode === 'socket' ? {} : { url: URL_BASE });
+const ALL: ManifestOptions[] = (['socket', 'http', 'many'] as const).flatMap((mode) => [
+  { mode, ...urlOf(mode) },
+  { mode, ...urlOf(mode), workflow: true },
+]);
+const nameOf = (o: ManifestOptions) => `--mode ${o.mode}${o.workflow ? ' --workflow' : ''}`;
+
+/** The bot's own modules: not the demo's Slack nor the sandbox's payment service. */
+function sources(dir = SRC): { file: string; text: string }[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    const file = relative(SRC, path);
+    if (file === 'demo' || file === 'sandbox') return [];
+    if (statSync(path).isDirectory()) return sources(path);
+    return path.endsWith('.ts') ? [{ file, text: readFileSync(path, 'utf8') }] : [];
+  });
+}
+
+const FAMILIES =
+  'admin|apps|assistant|auth|bookmarks|bots|calls|canvases|chat|conversations|dialog|dnd|emoji|files|functions|oauth|openid|pins|reactions|reminders|search|stars|team|usergroups|users|views|workflows';
+
+/** Web API methods a module calls (`client.chat.postMessage(`) or names as a call's label (`'users.info'`). */
+function methodsIn(text: string): string[] {
+  const calls = [...text.matchAll(new RegExp(`\\.(${FAMILIES})\\.(\\w+)\\s*\\(`, 'g'))];
+  const labels = [...text.matchAll(new RegExp(`'(${FAMILIES})\\.(\\w+)'`, 'g'))];
+  return [...calls, ...labels].map((m) => `${m[1]}.${m[2]}`);
+}
+
+/** Events a module registers a Bolt listener for, and whether it listens to messages. */
+function listenersIn(text: string): { events: string[]; messages: boolean } {
+  return {
+    events: [...text.matchAll(/\bapp\.event\(\s*'(\w+)'/g)].map((m) => m[1] as string),
+    messages: /\bapp\.message\(/.test(text),
+  };
+}
+
+/** Event types the one global middleware routes (src/listeners/index.ts `routeOf`). */
+const routedIn = (text: string) => [...text.matchAll(/event\.type === '(\w+)'/g)].map((m) => m[1] as string);
+
+const unique = <T>(items: T[]) => [...new Set(items)].sort();
+
+const code = sources();
+const calledMethods = unique(code.flatMap(({ text }) => methodsIn(text)));
+const listening = code
+  .map(({ file, text }) => ({ file, ...listenersIn(text) }))
+  .filter((f) => f.events.length > 0 || f.messages);
+const routed = unique(routedIn(read('src/listeners/index.ts')));
+
+describe('npm run manifest', () => {
+  it('is the command package.json names', () => {
+    expect(JSON.parse(read('package.json')).scripts.manifest).toBe('tsx scripts/manifest.ts');
   });
 
-  it('names the app within Slack’s 35 characters and gives the bot a display name', () => {
-    expect(manifest.display_information.name.length).toBeGreaterThan(0);
-    expect(manifest.display_information.name.length).toBeLessThanOrEqual(35);
-    expect(manifest.features.bot_user.display_name).toBeTruthy();
+  it('keeps manifest.yml equal to its socket output, and manifest.workflow.yml to socket --workflow', () => {
+    expect(read('manifest.yml')).toBe(renderManifest({ mode: 'socket' }));
+    expect(read('manifest.workflow.yml')).toBe(renderManifest({ mode: 'socket', workflow: true }));
   });
 
-  it('declares both commands with descriptions and usage hints, and no URL in Socket Mode', () => {
-    const commands: SlashCommandEntry[] = manifest.features.slash_commands;
-    expect(commands.map((c) => c.command)).toEqual(['/balance', '/invoice']);
-    for (const c of commands) {
-      expect(c.description).toBeTruthy();
-      expect(c.usage_hint).toBeTruthy();
-      expect(c.url).toBeUndefined();
-    }
-    expect(manifest.settings.socket_mode_enabled).toBe(true);
+  it('prints the manifest on stdout alone, and refuses bad arguments with exit 2 and a reason', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/manifest.ts', ...args], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+    const ok = run('--mode', 'socket');
+    expect(ok.status).toBe(0);
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout).toBe(read('manifest.yml'));
+
+    const refused = run('--mode', 'http', '--url', 'http://bot.example.com');
+    expect(refused.status).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('--url must start with https://');
+    expect(refused.stderr).toContain('usage: npm run --silent manifest -- --mode socket|http|many');
+  }, 30_000);
+
+  it('refuses what Slack would refuse, or what would print a broken manifest, saying why', () => {
+    const refusal = (argv: string[]) => {
+      try {
+        renderManifest(parseOptions(argv));
+      } catch (error) {
+        expect(error).toBeInstanceOf(UsageError);
+        return (error as Error).message;
+      }
+      throw new Error(`accepted ${argv.join(' ')}`);
+    };
+    expect(refusal([])).toMatch(/--mode is required/);
+    expect(refusal(['--mode', 'lambda'])).toMatch(/not one of socket, http, many/);
+    expect(refusal(['--mode', 'socket', '--verbose'])).toMatch(/--verbose/);
+    expect(refusal(['--mode', 'http'])).toMatch(/--mode http needs --url https:\/\//);
+    expect(refusal(['--mode', 'many'])).toMatch(/--mode many needs --url/);
+    expect(refusal(['--mode', 'socket', '--url', URL_BASE])).toMatch(/Socket Mode needs no public address/);
+    for (const url of ['http://bot.example.com', 'http://localhost:3000', 'ws://bot.example.com'])
+      expect(refusal(['--mode', 'http', '--url', url])).toMatch(/only to HTTPS URLs/);
+    expect(refusal(['--mode', 'http', '--url', 'bot.example.com'])).toMatch(/is not a URL/);
+    expect(refusal(['--mode', 'many', '--url', `${URL_BASE}/slack/events`])).toMatch(
+      /address only \(https:\/\/bot\.example\.com\): the manifest adds \/slack\/events/,
+    );
+    expect(refusal(['--mode', 'http', '--url', `${URL_BASE}?x=1`])).toMatch(/address only/);
+    expect(refusal(['--mode', 'http', '--url', 'https://me:pw@bot.example.com'])).toMatch(/user name/);
+    expect(refusal(['--mode', 'socket', '--pay-url', 'pay.example.com'])).toMatch(
+      /--pay-url .* is not a URL/,
+    );
+    expect(refusal(['--mode', 'socket', '--pay-url', 'https://[::1]/'])).toMatch(
+      /cannot be an unfurl domain/,
+    );
   });
 
-  it('asks for exactly the scopes the bot uses, and subscribes to link_shared', () => {
-    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([
-      'channels:history',
-      'channels:read',
-      'chat:write',
-      'chat:write.public',
-      'commands',
-      'groups:history',
-      'groups:read',
-      'im:history',
-      'im:read',
-      'links:read',
-      'links:write',
-      'mpim:read',
-      'users:read',
-    ]);
-    expect(manifest.settings.event_subscriptions.bot_events).toEqual(['link_shared', 'app_home_opened']);
-    const domains: string[] = manifest.features.unfurl_domains;
-    expect(domains.length).toBeGreaterThanOrEqual(1);
-    expect(domains.length).toBeLessThanOrEqual(5);
-  });
-
-  it(`enables interactivity, which the ${ACTION_REFRESH} button needs`, () => {
-    expect(manifest.settings.interactivity.is_enabled).toBe(true);
-    expect(manifest.settings.token_rotation_enabled).toBe(false);
-  });
-
-  it('offers the message shortcut and the App Home the bot handles', () => {
-    expect(manifest.features.shortcuts).toEqual([
-      expect.objectContaining({
-        type: 'message',
-        callback_id: SHORTCUT_CHECK_PAYMENT,
-        name: 'Check payment status',
-      }),
-    ]);
-    expect(manifest.features.app_home.home_tab_enabled).toBe(true);
-    expect(manifest.settings.event_subscriptions.bot_events).toContain('app_home_opened');
-  });
-
-  it('stays installable on a free workspace: no org-level settings, no functions', () => {
-    expect(manifest.settings.org_deploy_enabled).toBe(false);
-    expect(manifest.functions).toBeUndefined();
-    expect(manifest.settings.function_runtime).toBeUndefined();
+  it('takes the address with a port or a trailing slash, and the payment links’ host from --pay-url', () => {
+    const m = printed(parseOptions(['--mode', 'http', '--url', 'https://Bot.Example.com:8443/']));
+    expect(m.settings.event_subscriptions.request_url).toBe('https://bot.example.com:8443/slack/events');
+    expect(printed({ mode: 'socket' }).features.unfurl_domains).toEqual(['pay.example.com']);
+    const pay = printed(parseOptions(['--mode', 'socket', '--pay-url', 'https://Pay.Acme.io/i/']));
+    expect(pay.features.unfurl_domains).toEqual(['pay.acme.io']);
+    expect(renderManifest({ mode: 'socket', payUrl: 'https://pay.acme.io' })).not.toContain(
+      'pay.example.com',
+    );
   });
 });
 
-describe('manifest.workflow.yml', () => {
-  it('is manifest.yml plus the Get invoice step and what a custom step needs, nothing else', () => {
-    const { functions, settings, ...rest } = workflow;
-    const { settings: baseSettings, ...baseRest } = manifest;
-    expect(rest).toEqual(baseRest);
-    const { function_runtime, org_deploy_enabled, event_subscriptions, ...otherSettings } = settings;
-    const { org_deploy_enabled: _free, event_subscriptions: baseEvents, ...baseOther } = baseSettings;
-    expect(otherSettings).toEqual(baseOther);
-    expect(function_runtime).toBe('remote');
-    expect(org_deploy_enabled).toBe(true);
-    expect(event_subscriptions.bot_events).toEqual([...baseEvents.bot_events, 'function_executed']);
-    expect(Object.keys(functions)).toEqual([FUNCTION_GET_INVOICE]);
+describe('each way of running it', () => {
+  it('Socket Mode: no URL anywhere, no redirect, no rotation (SLACK_BOT_TOKEN never changes)', () => {
+    const m = printed({ mode: 'socket' });
+    expect(m.settings.socket_mode_enabled).toBe(true);
+    expect(JSON.stringify(m)).not.toMatch(/"(url|request_url|redirect_urls)"/);
+    expect(m.settings.token_rotation_enabled).toBe(false);
   });
 
-  it('declares the step’s input and exactly the outputs it completes with', () => {
-    const step = workflow.functions[FUNCTION_GET_INVOICE];
-    expect(step.title).toBe('Get invoice');
-    expect(step.input_parameters.required).toEqual(['invoice']);
-    expect(Object.keys(step.input_parameters.properties)).toEqual(['invoice']);
-    expect(Object.keys(step.output_parameters.properties).sort()).toEqual(
-      ['amount', 'currency', 'expires_at', 'link', 'pay_status', 'shop', 'status', 'title'].sort(),
+  it('HTTP mode: commands, clicks and events all go to <url>/slack/events; no redirect, no rotation', () => {
+    const m = printed({ mode: 'http', url: URL_BASE });
+    const endpoint = `${URL_BASE}${EVENTS_PATH}`;
+    expect(m.settings.socket_mode_enabled).toBe(false);
+    expect(m.features.slash_commands.map((c: SlashCommandEntry) => c.url)).toEqual(
+      COMMANDS.map(() => endpoint),
     );
+    expect(m.settings.interactivity).toEqual({ is_enabled: true, request_url: endpoint });
+    expect(m.settings.event_subscriptions.request_url).toBe(endpoint);
+    expect(m.oauth_config.redirect_urls).toBeUndefined();
+    expect(m.settings.token_rotation_enabled).toBe(false);
+  });
+
+  it('many workspaces: HTTP plus the OAuth redirect, the uninstall events and token rotation', () => {
+    const m = printed({ mode: 'many', url: URL_BASE });
+    const http = printed({ mode: 'http', url: URL_BASE });
+    expect(m.oauth_config.redirect_urls).toEqual([`${URL_BASE}${REDIRECT_PATH}`]);
+    expect(m.settings.event_subscriptions.bot_events).toEqual([
+      ...http.settings.event_subscriptions.bot_events,
+      'app_uninstalled',
+      'tokens_revoked',
+    ]);
+    expect(m.settings.token_rotation_enabled).toBe(true);
+    expect(m.settings.socket_mode_enabled).toBe(false);
+    expect(renderManifest({ mode: 'many', url: URL_BASE })).toContain(`${URL_BASE}${INSTALL_PATH}`);
+  });
+
+  it('differ only in what the mode changes: one source for the app itself', () => {
+    const common = (m: Manifest) => {
+      for (const c of m.features.slash_commands) delete c.url;
+      delete m.oauth_config.redirect_urls;
+      delete m.settings.event_subscriptions.request_url;
+      delete m.settings.interactivity.request_url;
+      m.settings.event_subscriptions.bot_events = m.settings.event_subscriptions.bot_events.filter(
+        (e: string) => !(MANY_WORKSPACES_EVENTS as readonly string[]).includes(e),
+      );
+      delete m.settings.socket_mode_enabled;
+      delete m.settings.token_rotation_enabled;
+      return m;
+    };
+    const socket = common(printed({ mode: 'socket' }));
+    expect(common(printed({ mode: 'http', url: URL_BASE }))).toEqual(socket);
+    expect(common(printed({ mode: 'many', url: URL_BASE }))).toEqual(socket);
+  });
+
+  it('stays installable on a free workspace without --workflow: no org-level settings, no functions', () => {
+    for (const options of ALL.filter((o) => !o.workflow)) {
+      const m = printed(options);
+      expect(m.settings.org_deploy_enabled, nameOf(options)).toBe(false);
+      expect(m.functions, nameOf(options)).toBeUndefined();
+      expect(m.settings.function_runtime, nameOf(options)).toBeUndefined();
+    }
+  });
+
+  it('--workflow: the same app plus the Get invoice step and what a custom step needs, nothing else', () => {
+    for (const mode of ['socket', 'http', 'many'] as const) {
+      const { functions, settings, ...rest } = printed({ mode, ...urlOf(mode), workflow: true });
+      const { settings: baseSettings, ...baseRest } = printed({ mode, ...urlOf(mode) });
+      expect(rest).toEqual(baseRest);
+      const { function_runtime, org_deploy_enabled, event_subscriptions, ...otherSettings } = settings;
+      const { org_deploy_enabled: _free, event_subscriptions: baseEvents, ...baseOther } = baseSettings;
+      expect(otherSettings).toEqual(baseOther);
+      expect(function_runtime).toBe('remote');
+      expect(org_deploy_enabled).toBe(true);
+      expect(unique(event_subscriptions.bot_events)).toEqual(unique([...baseEvents.bot_events, STEP_EVENT]));
+      expect(Object.keys(functions)).toEqual([FUNCTION_GET_INVOICE]);
+    }
+  });
+
+  it('stays within the limits of Slack’s manifest schema, in every mode', () => {
+    for (const options of ALL) {
+      const m = printed(options);
+      const at = nameOf(options);
+      expect(m.display_information.name.length, at).toBeGreaterThan(0);
+      expect(m.display_information.name.length, at).toBeLessThanOrEqual(35);
+      expect(m.display_information.description.length, at).toBeLessThanOrEqual(140);
+      expect(m.display_information.background_color, at).toMatch(/^#[0-9a-fA-F]{6}$/);
+      expect(m.features.bot_user.display_name, at).toBeTruthy();
+      for (const s of m.features.shortcuts) {
+        expect(s.name.length, at).toBeLessThanOrEqual(24);
+        expect(s.description.length, at).toBeLessThanOrEqual(150);
+      }
+      for (const c of m.features.slash_commands as SlashCommandEntry[]) {
+        expect(c.command, at).toMatch(/^\/[a-z0-9_-]{1,31}$/);
+        expect(c.description, at).toBeTruthy();
+        expect(c.usage_hint, at).toBeTruthy();
+      }
+      const domains: string[] = m.features.unfurl_domains;
+      expect(domains.length, at).toBeGreaterThanOrEqual(1);
+      expect(domains.length, at).toBeLessThanOrEqual(5);
+      for (const d of domains) expect(d, at).toMatch(/^(?![.-])[-a-z0-9.]+[a-z0-9]$/);
+      expect(unique(m.oauth_config.scopes.bot), at).toHaveLength(m.oauth_config.scopes.bot.length);
+      const events: string[] = m.settings.event_subscriptions.bot_events;
+      expect(unique(events), at).toHaveLength(events.length);
+      const urls = JSON.stringify(m).match(/"(url|request_url)":"[^"]*"|"redirect_urls":\[[^\]]*\]/g) ?? [];
+      for (const url of urls) expect(url, at).toMatch(/"https:\/\//);
+    }
+  });
+});
+
+describe('against the code', () => {
+  it('finds the calls and listeners it checks (the scans themselves work)', () => {
+    expect(methodsIn("await client.chat.postMessage({ channel }); call('users.info', f)")).toEqual([
+      'chat.postMessage',
+      'users.info',
+    ]);
+    expect(listenersIn("app.event('app_uninstalled', h); app.message(/hi/, h)")).toEqual({
+      events: ['app_uninstalled'],
+      messages: true,
+    });
+    expect(calledMethods).toEqual(expect.arrayContaining(['chat.postMessage', 'conversations.history']));
+    expect(routed).toContain('link_shared');
+  });
+
+  it('has a scope entry for every Web API method src/ calls', () => {
+    expect(calledMethods.filter((m) => !(m in METHOD_SCOPES))).toEqual([]);
+  });
+
+  it('asks for exactly the scopes those methods, the events and the commands need: no more, no fewer', () => {
+    const allEvents = unique([...EVENTS, STEP_EVENT, ...MANY_WORKSPACES_EVENTS]);
+    expect(allEvents.filter((e) => !(e in EVENT_SCOPES))).toEqual([]);
+    const needed = unique([
+      COMMAND_SCOPE,
+      ...calledMethods.flatMap((m) => METHOD_SCOPES[m] ?? []),
+      ...allEvents.flatMap((e) => EVENT_SCOPES[e] ?? []),
+    ]);
+    expect(unique([...BOT_SCOPES])).toEqual(needed);
+    // The bot reads and asks about every kind of conversation it posts in: public and private
+    // channels, DMs and group DMs.
+    const kinds = ['channels', 'groups', 'im', 'mpim'];
+    expect(METHOD_SCOPES['conversations.history']).toEqual(kinds.map((k) => `${k}:history`));
+    expect(METHOD_SCOPES['conversations.replies']).toEqual(kinds.map((k) => `${k}:history`));
+    expect(METHOD_SCOPES['conversations.info']).toEqual(kinds.map((k) => `${k}:read`));
+    expect(BOT_SCOPES).toEqual(
+      expect.arrayContaining(['channels:history', 'groups:history', 'im:history', 'mpim:history']),
+    );
+    for (const options of ALL)
+      expect(printed(options).oauth_config.scopes.bot, nameOf(options)).toEqual([...BOT_SCOPES]);
+  });
+
+  it('subscribes to exactly the events the code listens to, in each mode', () => {
+    // What the global middleware routes in every mode is EVENTS, plus a custom step's event.
+    expect(routed).toEqual(unique([...EVENTS, STEP_EVENT]));
+    // Nothing listens to messages: that would need message.* events and their history scopes.
+    expect(listening.filter((f) => f.messages).map((f) => f.file)).toEqual([]);
+    // Bolt listeners of their own are many-workspaces mode's alone.
+    const registered = unique(listening.flatMap((f) => f.events));
+    expect(registered).toEqual(unique([...MANY_WORKSPACES_EVENTS]));
+    for (const { file } of listening) {
+      expect(file).toMatch(/^listeners\/workspaces\//);
+      const importers = code.filter(({ text }) => text.includes(`/${basename(file, '.ts')}.js'`));
+      expect(importers.map((i) => i.file)).toEqual([expect.stringMatching(/^installations\//)]);
+    }
+
+    for (const options of ALL) {
+      const expected = unique([
+        ...routed.filter((e) => e !== STEP_EVENT || options.workflow),
+        ...(options.mode === 'many' ? registered : []),
+      ]);
+      expect(unique(printed(options).settings.event_subscriptions.bot_events), nameOf(options)).toEqual(
+        expected,
+      );
+    }
+  });
+
+  it('declares the commands and the shortcut the code routes', () => {
+    for (const options of ALL) {
+      const m = printed(options);
+      expect(m.features.slash_commands.map((c: SlashCommandEntry) => c.command)).toEqual([...COMMANDS]);
+      expect(m.features.shortcuts).toEqual([
+        expect.objectContaining({
+          type: 'message',
+          callback_id: SHORTCUT_CHECK_PAYMENT,
+          name: 'Check payment status',
+        }),
+      ]);
+      expect(m.features.app_home.home_tab_enabled).toBe(true);
+    }
+  });
+
+  it(`enables interactivity, which the ${ACTION_REFRESH} button and the shortcut need`, () => {
+    for (const options of ALL)
+      expect(printed(options).settings.interactivity.is_enabled, nameOf(options)).toBe(true);
+  });
+
+  it('declares the step’s input as the listener reads it, and exactly the outputs it completes with', () => {
+    const source = read('src/listeners/functions/get-invoice.ts');
+    const inputs = unique([...source.matchAll(/\binputs\.(\w+)/g)].map((m) => m[1] as string));
+    const block = source.match(/outputs:\s*\{([\s\S]*?)\n\s*\},/)?.[1] ?? '';
+    const outputs = unique([...block.matchAll(/^\s*(\w+):/gm)].map((m) => m[1] as string));
+    expect(outputs.length).toBeGreaterThan(0);
+
+    const step = printed({ mode: 'socket', workflow: true }).functions[FUNCTION_GET_INVOICE];
+    expect(step.title).toBe('Get invoice');
+    expect(step.input_parameters.required).toEqual(inputs);
+    expect(unique(Object.keys(step.input_parameters.properties))).toEqual(inputs);
+    expect(unique(Object.keys(step.output_parameters.properties))).toEqual(outputs);
     expect(step.output_parameters.properties.expires_at.type).toBe('slack#/types/timestamp');
+  });
+
+  it('names only paths the bot serves', () => {
+    for (const assembly of ['src/app.ts', 'src/installations/app.ts'])
+      expect(read(assembly), assembly).toContain(`'POST ${EVENTS_PATH}'`);
+    const m = manifestOf({ mode: 'many', url: URL_BASE }) as Manifest;
+    expect(m.oauth_config.redirect_urls).toEqual([`${URL_BASE}${REDIRECT_PATH}`]);
   });
 });
