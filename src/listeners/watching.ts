@@ -28,6 +28,15 @@ export async function startWatch(deps: ListenerDeps, req: WatchRequest): Promise
         'already_watched',
         req.invoiceId,
       );
+    case 'posting':
+      return reply(
+        watchReplies.posting(result.invoice, result.since),
+        'ephemeral',
+        'already_watched',
+        req.invoiceId,
+      );
+    case 'unconfirmed':
+      return reply(watchReplies.unconfirmed(result.invoice), 'ephemeral', 'slack_busy', req.invoiceId);
     case 'limit':
       return reply(watchReplies.limit(result.limit), 'ephemeral', 'watch_limit', req.invoiceId);
     case 'expired':

@@ -318,6 +318,20 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '009_watch_pending': {
+      async up(db) {
+        // A watch is stored as 'pending' before its card is posted, and holds its channel's one
+        // watch of the invoice from then on: a second start is told so before it posts anything.
+        await db.schema.dropIndex('watches_one_per_channel').execute();
+        await db.schema
+          .createIndex('watches_one_per_channel')
+          .on('watches')
+          .columns(['installation_id', 'channel_id', 'invoice_id'])
+          .unique()
+          .where(sql.ref('state'), '<>', 'ended')
+          .execute();
+      },
+    },
   };
 }
 

@@ -34,11 +34,15 @@ export interface Tables {
     channel_id: string;
     invoice_id: string;
     watcher_id: string;
-    /** The live message the bot keeps current (`chat.update`). */
+    /** The live message the bot keeps current (`chat.update`); '' while pending. */
     card_ts: string;
-    /** Where change notices go: the live card's thread. */
+    /** Where change notices go: the live card's thread; while pending, the thread the card is posted in, or ''. */
     thread_ts: string;
-    state: 'active' | 'ended';
+    /**
+     * 'pending' from before its card is posted until the card is known to be in Slack (then
+     * 'active', with `card_ts`), or known not to be (then the row is deleted).
+     */
+    state: 'pending' | 'active' | 'ended';
     started_at: number;
     /** When it ends whatever happens (WATCH_MAX_DAYS). */
     ends_at: number;

@@ -163,6 +163,16 @@ export const watchReplies = {
     const body = md`*${esc(invoiceTitle(invoice), 200)}* is already watched in this channel, since ${slackDate(since)}. Its live card is kept current.`;
     return { text: fallbackText(body), blocks: [section(body)] };
   },
+  /** Its card is being posted by another start, or Slack has not confirmed it yet. */
+  posting: (invoice: Pick<Invoice, 'title'>, since: Date): Message => {
+    const body = md`*${esc(invoiceTitle(invoice), 200)}* is being watched in this channel since ${slackDate(since)}, but Slack has not confirmed its live card yet. If the card has not appeared within a minute, try again.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  /** Slack did not answer the post of the live card, and the card is not found: it may still appear. */
+  unconfirmed: (invoice: Pick<Invoice, 'title'>): Message => {
+    const body = md`:warning: Slack did not answer in time when I posted the live card of *${esc(invoiceTitle(invoice), 200)}*. If the card appears in this channel, the invoice is watched; if it has not appeared within a minute, nothing is, and you can try again.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
   limit: (limit: number): Message => {
     const body = md`:warning: This channel already watches ${limit} invoices, the most it may. Stop one with \`/invoice watching\` first.`;
     return { text: fallbackText(body), blocks: [section(body)] };

@@ -51,13 +51,22 @@ export function watchQueries(store: Store, installation = '') {
         .where('state', '=', 'active')
         .executeTakeFirst(),
 
+    /** The channel's watch of an invoice that has not ended, active or pending, if any. */
+    current: (channelId: string, invoiceId: string) =>
+      watches(db)
+        .where('channel_id', '=', channelId)
+        .where('invoice_id', '=', invoiceId)
+        .where('state', '!=', 'ended')
+        .executeTakeFirst(),
+
+    /** The channel's watches that count against its limit: active, and pending (being started). */
     countActive: async (channelId: string) => {
       const { n } = await db
         .selectFrom('watches')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('installation_id', '=', installation)
         .where('channel_id', '=', channelId)
-        .where('state', '=', 'active')
+        .where('state', '!=', 'ended')
         .executeTakeFirstOrThrow();
       return Number(n);
     },
@@ -93,7 +102,10 @@ export function watchQueries(store: Store, installation = '') {
       return Number(n);
     },
 
-    /** Stores a new watch and, if no other watch polls its invoice yet, the invoice to poll. */
+    /**
+     * Stores a new watch (a pending one, before its card is posted) and, if no other watch polls
+     * its invoice yet, the invoice to poll.
+     */
     async insert(
       trx: Kysely<Tables>,
       watch: Omit<WatchRow, 'installation_id'>,
@@ -136,9 +148,54 @@ export function watchQueries(store: Store, installation = '') {
     activeOfInvoice: (trx: Kysely<Tables>, invoiceId: string) =>
       watches(trx).where('invoice_id', '=', invoiceId).where('state', '=', 'active').execute(),
 
-    /** Stops polling an invoice nobody watches any more. */
-    async forgetIfUnwatched(trx: Kysely<Tables>, invoiceId: string): Promise<void> {
-      await trx
+    /**
+     * Of these watches, the ones still active, locked until the transaction ends (PostgreSQL; on
+     * SQLite the transaction holds the write lock): one a Stop ended since they were read is
+     * left out, and a Stop that comes now waits for the transaction.
+     */
+    holdActive: async (trx: Kysely<Tables>, ids: readonly string[]) =>
+      ids.length === 0
+        ? []
+        : watches(trx)
+            .where('id', 'in', ids)
+            .where('state', '=', 'active')
+            .$if(store.dialect === 'postgres', (q) => q.forUpdate())
+            .execute(),
+
+    /** Makes a pending watch active with its card; false when it is no longer pending. */
+    async activate(trx: Kysely<Tables>, id: string, card: Pick<WatchRow, 'card_ts' | 'thread_ts'>) {
+      const result = await trx
+        .updateTable('watches')
+        .set({ state: 'active', card_ts: card.card_ts, thread_ts: card.thread_ts })
+        .where('installation_id', '=', installation)
+        .where('id', '=', id)
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** Forgets a pending watch whose card is known not to be in Slack; false when it is no longer pending. */
+    async drop(trx: Kysely<Tables>, id: string): Promise<boolean> {
+      const result = await trx
+        .deleteFrom('watches')
+        .where('installation_id', '=', installation)
+        .where('id', '=', id)
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    /** The invoice's watches pending since `before` or earlier: their start did not finish. */
+    pendingSince: (invoiceId: string, before: number) =>
+      watches(db)
+        .where('invoice_id', '=', invoiceId)
+        .where('state', '=', 'pending')
+        .where('started_at', '<=', before)
+        .execute(),
+
+    /** Stops polling an invoice nobody watches any more (a pending watch still does); true when it did. */
+    async forgetIfUnwatched(trx: Kysely<Tables>, invoiceId: string): Promise<boolean> {
+      const result = await trx
         .deleteFrom('watched_invoices')
         .where('installation_id', '=', installation)
         .where('invoice_id', '=', invoiceId)
@@ -149,11 +206,12 @@ export function watchQueries(store: Store, installation = '') {
                 .select('id')
                 .where('watches.installation_id', '=', installation)
                 .where('watches.invoice_id', '=', invoiceId)
-                .where('watches.state', '=', 'active'),
+                .where('watches.state', '!=', 'ended'),
             ),
           ),
         )
-        .execute();
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
     },
 
     /**

@@ -87,6 +87,35 @@ describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, data
     expect(visibleText(slack.repliesIn('C0SUPPORT', card.ts)[0])).toContain('*Payment*: Not paid → `paid`');
   });
 
+  it('when Slack takes the card but answers after the deadline: one live card, "watching" said, a retry adds no card', async () => {
+    stack = await startStack({ env: { DATABASE_URL: await database(), WATCH_POLL_SECONDS: '1' } });
+    const { slack, sandbox, bot } = stack;
+    // The bot gives up on a Web API call after 10 s; Slack has posted the card by then.
+    slack.answerLate('chat.postMessage', 11_000);
+    const reply = visibleText(await watchCommand(bot));
+    expect(reply).toContain(
+      'Watching *Order #1042 — annual support plan*: its live card is in this channel.',
+    );
+    expect(reply).not.toContain('nothing was posted');
+    const [card, ...more] = slack.repliesIn('C0SUPPORT');
+    if (!card) throw new Error('no live card');
+    expect(more).toEqual([]);
+    expect(visibleText(card)).toContain('Watched since');
+
+    expect(visibleText(await watchCommand(bot))).toContain('is already watched in this channel');
+    expect(slack.repliesIn('C0SUPPORT')).toHaveLength(1);
+
+    // The watch is that card's: its change is told in its thread and shown on it.
+    sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    await until(
+      () => slack.repliesIn('C0SUPPORT', card.ts).length > 0 && card.edits.length > 0,
+      'a reply and an edit',
+    );
+    expect(visibleText(slack.repliesIn('C0SUPPORT', card.ts)[0])).toContain('*Payment*: Not paid → `paid`');
+    expect(visibleText(card.edits.at(-1))).toContain('Watched since');
+    expect(slack.problems).toEqual([]);
+  }, 60_000);
+
   it('asks to invite the bot where it cannot post, and watches nothing there', async () => {
     stack = await startStack({ env: { DATABASE_URL: await database(), WATCH_POLL_SECONDS: '1' } });
     const reply = await watchCommand(stack.bot, 'CLOSED1');

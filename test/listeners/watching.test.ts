@@ -6,6 +6,7 @@ import { createWatchInvoiceAction } from '../../src/listeners/actions/watch-invo
 import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
 import { commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { SlackPostError } from '../../src/slack/calls.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { buttonArgs, commandArgs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
@@ -55,6 +56,24 @@ describe('/invoice watch', () => {
     const reply = await invoiceCommand(`watch ${OPEN}`, { channel_id: 'C0PRIVATE' });
     expect(visibleText(reply)).toContain('I cannot post in <#C0PRIVATE>. Invite me first');
     expect(await env.deps().watches.list('C0PRIVATE')).toEqual([]);
+  });
+
+  it('says "nothing was posted" only when Slack refused the card; when it did not answer, that the card may yet appear', async () => {
+    env.poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 1000));
+    expect(visibleText(await invoiceCommand(`watch ${OPEN}`))).toContain('so nothing was posted');
+    expect(env.poster.messages).toEqual([]);
+
+    // No answer to the post, nor to the look for the card: it may have been posted.
+    env.poster.failNext(new SlackPostError('transient', undefined), 2);
+    const unanswered = visibleText(await invoiceCommand(`watch ${OPEN}`));
+    expect(unanswered).toContain(
+      'Slack did not answer in time when I posted the live card of *Order #1042 — annual support plan*. If the card appears in this channel, the invoice is watched',
+    );
+    expect(unanswered).not.toContain('nothing was posted');
+    expect(visibleText(await invoiceCommand(`watch ${OPEN}`))).toContain(
+      'but Slack has not confirmed its live card yet',
+    );
+    expect(env.poster.calls.filter((c) => c.startsWith('post'))).toHaveLength(2);
   });
 
   it('refuses someone from another organisation before calling anything', async () => {

@@ -1,0 +1,248 @@
+import type { OutgoingEntry } from '../outbox.js';
+import {
+  CircuitOpenError,
+  InvalidApiKeyError,
+  type Invoice,
+  type InvoiceId,
+  InvoiceNotFoundError,
+  isPaymentError,
+} from '../payments/index.js';
+import type { Outcome } from '../pipeline/outcome.js';
+import type { Tracked } from '../pipeline/tracked.js';
+import { KEY_PROBE_MS } from '../service-state.js';
+import { LeaseLost } from '../store/lease.js';
+import { liveInvoiceCard } from '../views/invoice.js';
+import { type EndReason, transitionMessage } from '../views/watch.js';
+import { nextPollAt } from './cadence.js';
+import { liveWatch, type WatchContext } from './context.js';
+import type { WatchedInvoiceRow, WatchRow } from './queries.js';
+import { type Change, changes, fromSnapshot, type InvoiceSnapshot, toSnapshot } from './snapshot.js';
+
+/** What one check came to: the invoice as read (or as last read), and when to check next. */
+interface Reading {
+  invoice: Invoice;
+  diff: readonly Change[];
+  /** The snapshot to store: set only when the invoice was read. */
+  snapshot?: string;
+  /** When the cadence (or the backoff) puts the next check. */
+  nextAt: number;
+  failures: number;
+  /** Since when the invoice could not be read; null when this check read it. */
+  failingSince: number | null;
+}
+
+/** What a check decided for one watch: whether it ends, and what its card and thread are told. */
+interface Decision {
+  watch: WatchRow;
+  reason: EndReason | undefined;
+  entries: OutgoingEntry[];
+}
+
+const snapshotOf = (row: WatchedInvoiceRow) => JSON.parse(row.snapshot) as InvoiceSnapshot;
+
+/**
+ * The background check of a watched invoice: it notices a change, keeps each live card current
+ * and tells each thread, exactly once across restarts and instances (the decision and its
+ * messages are one transaction; see src/outbox.ts). Its decisions are made from a read of the
+ * invoice's watches; the transaction then holds those still active, so a watch a Stop ended in
+ * between is neither edited back to live nor told of a change after its "stopped by".
+ */
+export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) => Promise<boolean>) {
+  const { deps, queries, graceMs } = ctx;
+  const { store, payments, state, logger, clock, settings, owner } = deps;
+
+  function decide(w: WatchRow, reading: Reading, now: number): Decision {
+    const { invoice, diff } = reading;
+    const reason: EndReason | undefined =
+      now >= invoice.timeout.getTime() + graceMs ? 'expired' : now >= w.ends_at ? 'max_days' : undefined;
+    const entries: OutgoingEntry[] = [];
+    if (diff.length > 0) {
+      if (!reason) {
+        const card = liveInvoiceCard(invoice, { now: new Date(now), watch: liveWatch(w) });
+        entries.push({ channel: w.channel_id, ts: w.card_ts, message: card, watchId: w.id });
+      }
+      entries.push({
+        channel: w.channel_id,
+        threadTs: w.thread_ts,
+        message: transitionMessage(invoice, diff, w.watcher_id, new Date(now)),
+        watchId: w.id,
+      });
+    }
+    if (reason) {
+      const unreadSince = reading.failingSince ?? undefined;
+      entries.push(...ctx.endingMessages(w, invoice, reason, now, { unreadSince }));
+    }
+    return { watch: w, reason, entries };
+  }
+
+  /**
+   * Records a check, in one transaction with its messages: what changed is told in each
+   * watch's thread, and every watch whose time is up ends (its invoice's expiry plus the grace,
+   * WATCH_MAX_DAYS) whether or not this check could read the invoice, so a failing service never
+   * keeps a watch alive; an end without a fresh reading says since when there was none.
+   * Undefined when another instance took the check over meanwhile: nothing is recorded.
+   */
+  async function record(
+    row: WatchedInvoiceRow,
+    now: number,
+    reading: Reading,
+  ): Promise<{ diff: number; ended: number } | undefined> {
+    // Decided, cards rendered, before the transaction; it then writes only for the watches still
+    // active, locked until it commits: a Stop committed in between is not undone, a later one waits.
+    const decisions = (await queries.activeOfInvoice(store.db, row.invoice_id)).map((w) =>
+      decide(w, reading, now),
+    );
+    const result = await store
+      .transaction(async (trx) => {
+        const held = await queries.holdActive(
+          trx,
+          decisions.map((d) => d.watch.id),
+        );
+        const still = new Set(held.map((w) => w.id));
+        const outgoing: OutgoingEntry[] = [];
+        let ended = 0;
+        let earliestEnd = reading.invoice.timeout.getTime() + graceMs;
+        for (const { watch, reason, entries } of decisions.filter((d) => still.has(d.watch.id))) {
+          if (reason) {
+            await queries.end(trx, watch.id, reason, now);
+            ended += 1;
+          } else {
+            earliestEnd = Math.min(earliestEnd, watch.ends_at);
+          }
+          outgoing.push(...entries);
+        }
+        // The last check happens when the watch is due to end, not a cadence step later.
+        const completed = await queries.complete(trx, owner, row.invoice_id, {
+          ...(reading.snapshot === undefined ? {} : { snapshot: reading.snapshot }),
+          next_poll_at: Math.max(now + 1000, Math.min(reading.nextAt, earliestEnd)),
+          failures: reading.failures,
+          failing_since: reading.failingSince,
+        });
+        if (!completed) throw new LeaseLost();
+        await ctx.send(trx, outgoing, now);
+        if (ended === held.length) await queries.forgetIfUnwatched(trx, row.invoice_id);
+        return { diff: reading.diff.length, ended };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof LeaseLost) return undefined;
+        throw error;
+      });
+    if (!result) return undefined;
+    if (result.diff > 0 || result.ended > 0) deps.wakeOutbox?.();
+    if (result.ended > 0 && reading.failingSince !== null) {
+      logger.warn(
+        {
+          invoiceId: row.invoice_id,
+          ended: result.ended,
+          unreadSince: new Date(reading.failingSince).toISOString(),
+        },
+        'watch ended on time without a fresh reading: the invoice could not be read',
+      );
+    }
+    return result;
+  }
+
+  /** A check that could not read the invoice: nothing to announce, but the end rules still apply. */
+  async function unread(
+    row: WatchedInvoiceRow,
+    now: number,
+    next: { nextAt: number; failures: number; outcome: Outcome },
+  ): Promise<Tracked> {
+    const result = await record(row, now, {
+      invoice: fromSnapshot(snapshotOf(row)),
+      diff: [],
+      nextAt: next.nextAt,
+      failures: next.failures,
+      failingSince: row.failing_since ?? now,
+    });
+    if (!result) return { outcome: 'lease_lost', invoiceId: row.invoice_id };
+    return { outcome: result.ended > 0 ? 'ended' : next.outcome, invoiceId: row.invoice_id };
+  }
+
+  /** Ends every watch of an invoice (it no longer exists), each told in its thread. */
+  async function endAll(row: WatchedInvoiceRow, reason: EndReason): Promise<Tracked> {
+    const now = clock();
+    const invoice = fromSnapshot(snapshotOf(row));
+    await store.transaction(async (trx) => {
+      const watches = await queries.activeOfInvoice(trx, row.invoice_id);
+      const outgoing: OutgoingEntry[] = [];
+      for (const w of watches) {
+        // One a Stop ended meanwhile has been told already.
+        if (await queries.end(trx, w.id, reason, now))
+          outgoing.push(...ctx.endingMessages(w, invoice, reason, now));
+      }
+      await ctx.send(trx, outgoing, now);
+      await queries.forgetIfUnwatched(trx, row.invoice_id);
+    });
+    deps.wakeOutbox?.();
+    return { outcome: 'ended', invoiceId: row.invoice_id };
+  }
+
+  /** The check's reading failed: ended, paused, or backed off, as the failure says. */
+  async function failed(row: WatchedInvoiceRow, now: number, error: unknown): Promise<Tracked> {
+    if (error instanceof InvoiceNotFoundError) return endAll(row, 'not_found');
+    if (error instanceof CircuitOpenError) {
+      // No call was made: the service is down for everyone, which says nothing of this invoice.
+      const nextAt = now + settings.pollSeconds * 1000;
+      return unread(row, now, { nextAt, failures: row.failures, outcome: 'paused' });
+    }
+    if (error instanceof InvalidApiKeyError) {
+      await state.markKeyRejected(now);
+      return unread(row, now, { nextAt: now + KEY_PROBE_MS, failures: row.failures, outcome: 'paused' });
+    }
+    if (!isPaymentError(error)) throw error;
+    const failures = row.failures + 1;
+    const nextAt = nextPollAt({
+      now,
+      due: row.next_poll_at,
+      since: row.watched_since,
+      timeout: Date.parse(snapshotOf(row).timeout),
+      pollSeconds: settings.pollSeconds,
+      failures,
+    });
+    return unread(row, now, { nextAt, failures, outcome: error.code });
+  }
+
+  /** One check of a watched invoice this instance claimed (`watchPollJob`). */
+  async function check(row: WatchedInvoiceRow): Promise<Tracked> {
+    const invoiceId = row.invoice_id;
+    // A watch whose start did not finish is settled first; if it was the only one, there is nothing to check.
+    if (await settleStale(invoiceId)) return { outcome: 'ended', invoiceId };
+    const now = clock();
+    let invoice: Invoice;
+    try {
+      // Stored only after it was parsed as an InvoiceId when the watch started.
+      invoice = await payments.getInvoice(invoiceId as InvoiceId, { background: true });
+    } catch (error) {
+      return failed(row, now, error);
+    }
+    await state.markKeyAccepted();
+
+    const after = toSnapshot(invoice);
+    const diff = changes(snapshotOf(row), after);
+    const cadence = nextPollAt({
+      now,
+      due: row.next_poll_at,
+      since: row.watched_since,
+      timeout: invoice.timeout.getTime(),
+      pollSeconds: settings.pollSeconds,
+      failures: 0,
+    });
+    const result = await record(row, now, {
+      invoice,
+      diff,
+      snapshot: JSON.stringify(after),
+      nextAt: cadence,
+      failures: 0,
+      failingSince: null,
+    });
+    if (!result) return { outcome: 'lease_lost', invoiceId };
+    return {
+      outcome: result.diff > 0 ? 'changed' : result.ended > 0 ? 'ended' : 'unchanged',
+      invoiceId,
+      quiet: result.diff === 0 && result.ended === 0,
+    };
+  }
+
+  return { check };
+}

@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely';
+import { enqueue, type OutgoingEntry } from '../outbox.js';
+import type { Invoice } from '../payments/index.js';
+import type { BackgroundDeps } from '../scheduler.js';
+import type { Tables } from '../store/schema.js';
+import { liveInvoiceCard } from '../views/invoice.js';
+import { type EndReason, endReasonText, watchEndedMessage } from '../views/watch.js';
+import { type WatchRow, watchQueries } from './queries.js';
+import { fromSnapshot, type InvoiceSnapshot } from './snapshot.js';
+
+export interface WatchSettings {
+  pollSeconds: number;
+  graceMinutes: number;
+  maxDays: number;
+  limitPerChannel: number;
+}
+
+export interface WatchDeps extends BackgroundDeps {
+  settings: WatchSettings;
+  /** The installation whose watches these are: '' (the default) for the one workspace. */
+  installation?: string;
+}
+
+/** Reasons that end a watch without a word in its thread: the bot could not post there anyway. */
+export const QUIET: ReadonlySet<EndReason> = new Set(['card_deleted', 'not_in_channel']);
+
+/** A watch as its live card shows it. */
+export const liveWatch = (w: Pick<WatchRow, 'id' | 'watcher_id' | 'started_at'>) => ({
+  id: w.id,
+  watcherId: w.watcher_id,
+  startedAt: new Date(w.started_at),
+});
+
+/**
+ * What starting, checking and stopping watches share: the installation's queries, its outbox,
+ * and the messages that end a watch.
+ */
+export function watchContext(deps: WatchDeps) {
+  const { settings } = deps;
+  const installation = deps.installation ?? '';
+  const queries = watchQueries(deps.store, installation);
+  return {
+    deps,
+    queries,
+    graceMs: settings.graceMinutes * 60_000,
+
+    send: (trx: Kysely<Tables>, entries: readonly OutgoingEntry[], now: number) =>
+      enqueue(trx, entries, now, installation),
+
+    /** The invoice as last read, while it is polled. */
+    async lastSeen(trx: Kysely<Tables>, invoiceId: string): Promise<Invoice | undefined> {
+      const snapshot = await queries.lastSnapshot(trx, invoiceId);
+      return snapshot ? fromSnapshot(JSON.parse(snapshot) as InvoiceSnapshot) : undefined;
+    },
+
+    /** The card update and the thread notice that end a watch. */
+    endingMessages(
+      w: WatchRow,
+      invoice: Invoice,
+      reason: EndReason,
+      now: number,
+      opts: { by?: string | undefined; unreadSince?: number | undefined } = {},
+    ): OutgoingEntry[] {
+      const text = endReasonText(reason, {
+        by: opts.by,
+        graceMinutes: settings.graceMinutes,
+        maxDays: settings.maxDays,
+        unreadSince: opts.unreadSince === undefined ? undefined : new Date(opts.unreadSince),
+      });
+      const card = liveInvoiceCard(invoice, {
+        now: new Date(now),
+        watch: { ...liveWatch(w), ended: { at: new Date(now), reason: text } },
+      });
+      const entries: OutgoingEntry[] = [
+        { channel: w.channel_id, ts: w.card_ts, message: card, watchId: w.id },
+      ];
+      if (!QUIET.has(reason)) {
+        entries.push({
+          channel: w.channel_id,
+          threadTs: w.thread_ts,
+          message: watchEndedMessage(invoice, text, w.watcher_id),
+          watchId: w.id,
+        });
+      }
+      return entries;
+    },
+  };
+}
+
+export type WatchContext = ReturnType<typeof watchContext>;

@@ -1,0 +1,212 @@
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
+import { outboxJob } from '../../src/outbox.js';
+import { type Invoice, InvoiceNotFoundError, type PaymentsClient } from '../../src/payments/index.js';
+import { serviceState } from '../../src/service-state.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { createWatches, type StartRequest } from '../../src/watches/service.js';
+import { visibleText } from '../support/block-kit.js';
+import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
+import { INVOICE_ID, invoice, invoiceId, NOW } from '../support/factories.js';
+import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { freshDatabase } from '../support/postgres-server.js';
+
+/**
+ * A Stop that lands while a check of the same invoice is under way, on PostgreSQL, where the
+ * two run side by side (read committed): the check has read the watch as active, the Stop
+ * commits, then the check writes. The stopped watch must stay stopped: its card not edited back
+ * to "Watched since … Stop watching", its thread not told "changed" after "stopped by".
+ */
+
+const store = await openStore({ kind: 'postgres', url: await freshDatabase(inject('postgresUrl')) });
+
+/** Holds back the result of the next read of active watches until released: the check is then between its read and its write. */
+class PauseAfterRead implements KyselyPlugin {
+  private armed = false;
+  private readonly held = new WeakSet<object>();
+  private arrived = () => {};
+  private gate = Promise.resolve();
+  /** Resolves once the read has been made and its result is held back. */
+  reached = Promise.resolve();
+
+  /** Holds back the next read of active watches; resolves with what lets it go on. */
+  arm(): () => void {
+    let release = () => {};
+    this.armed = true;
+    this.reached = new Promise((resolve) => {
+      this.arrived = resolve;
+    });
+    this.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    return () => release();
+  }
+
+  transformQuery({ node, queryId }: PluginTransformQueryArgs): RootOperationNode {
+    const text = JSON.stringify(node);
+    const readsActiveWatches =
+      node.kind === 'SelectQueryNode' &&
+      text.includes('"name":"watches"') &&
+      text.includes('"value":"active"') &&
+      !text.includes('ForUpdate');
+    if (this.armed && readsActiveWatches) {
+      this.armed = false;
+      this.held.add(queryId);
+    }
+    return node;
+  }
+
+  async transformResult({ queryId, result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    if (this.held.has(queryId)) {
+      this.arrived();
+      await this.gate;
+    }
+    return result;
+  }
+}
+
+const pause = new PauseAfterRead();
+/** The checking instance's view of the store: its reads of active watches can be held back. */
+const pausable: Store = {
+  ...store,
+  db: store.db.withPlugin(pause),
+  transaction: (work) => store.db.withPlugin(pause).transaction().execute(work),
+};
+
+let clock: { now: number };
+let poster: RecordingPoster;
+/** What the payment service answers for the invoice: the invoice, or that it no longer exists. */
+let answer: () => Invoice;
+const payments = {
+  getInvoice: async () => answer(),
+} as unknown as PaymentsClient;
+
+const instance = (name: string, on: Store) => {
+  const logs = captureLogs();
+  return createWatches({
+    store: on,
+    payments,
+    poster,
+    state: serviceState(on, logs.logger),
+    logger: logs.logger,
+    clock: () => clock.now,
+    settings: TEST_WATCH_SETTINGS,
+    owner: name,
+    leaseMs: 30_000,
+  });
+};
+
+const SUPPORT = 'C0SUPPORT';
+const FINANCE = 'C0FINANCE';
+const request = (channelId: string): StartRequest => ({
+  teamId: HOME_TEAM,
+  channelId,
+  userId: 'U0WATCHER',
+  invoiceId: invoiceId(INVOICE_ID),
+});
+
+async function deliverAll() {
+  const outbox = outboxJob({
+    store,
+    posterOf: async () => poster,
+    logger: captureLogs().logger,
+    clock: () => clock.now,
+    owner: 'outbox',
+  });
+  for (
+    let batch = await outbox.claim(clock.now, 10);
+    batch.length > 0;
+    batch = await outbox.claim(clock.now, 10)
+  )
+    for (const row of batch) await outbox.run(row);
+}
+
+const cardIn = (channel: string) => {
+  const [card] = poster.repliesIn(channel);
+  if (!card) throw new Error(`no card in ${channel}`);
+  return card;
+};
+const thread = (channel: string) => poster.repliesIn(channel, cardIn(channel).ts).map((m) => visibleText(m));
+
+/**
+ * Watches in two channels; the invoice becomes what `then` answers; a check of it held between its read and its write while
+ * the support channel's watch is stopped by another instance (committed); then the check goes on.
+ */
+async function stopDuringCheck(then: () => Invoice): Promise<unknown> {
+  const checker = instance('checker', pausable);
+  const other = instance('other', store);
+  await other.start(request(SUPPORT));
+  await other.start(request(FINANCE));
+  answer = then;
+  clock.now += 31_000;
+  const poll = checker.pollJob();
+  const [row] = await poll.claim(clock.now, 10);
+  if (!row) throw new Error('no check due');
+
+  const release = pause.arm();
+  const checking = poll.run(row);
+  await pause.reached;
+  const [watch] = await other.list(SUPPORT);
+  expect(await other.stop(watch?.id ?? '', 'U0STOPPER')).toMatchObject({ kind: 'stopped' });
+  release();
+  const result = await checking;
+  await deliverAll();
+  return result;
+}
+
+beforeEach(async () => {
+  await emptyWork(store);
+  clock = { now: NOW.getTime() };
+  poster = recordingPoster();
+  answer = () => invoice();
+});
+
+describe('a Stop committed while a check is between its read and its write, on PostgreSQL', () => {
+  it('a change: the stopped watch’s card stays stopped and its thread ends with "stopped by"; the other is told', async () => {
+    expect(await stopDuringCheck(() => invoice({ payStatus: 'paid' }))).toMatchObject({ outcome: 'changed' });
+
+    expect(thread(SUPPORT)).toEqual([
+      expect.stringContaining('No longer watching *Order #1042*: stopped by <@U0STOPPER>'),
+    ]);
+    const stopped = visibleText(latest(cardIn(SUPPORT)));
+    expect(stopped).toContain('No longer watched since');
+    expect(JSON.stringify(latest(cardIn(SUPPORT)).blocks)).not.toContain('stop_watch');
+
+    expect(thread(FINANCE)).toEqual([expect.stringContaining('*Payment*: Not paid → `paid`')]);
+    expect(visibleText(latest(cardIn(FINANCE)))).toContain('Watched since');
+    // The check queued nothing for the stopped watch: only the Stop's card edit and reply.
+    const [support] = await store.db
+      .selectFrom('watches')
+      .select('id')
+      .where('channel_id', '=', SUPPORT)
+      .execute();
+    const queued = await store.db
+      .selectFrom('outbox')
+      .select('method')
+      .where('watch_id', '=', support?.id ?? '')
+      .execute();
+    expect(queued.map((r) => r.method).sort()).toEqual(['chat.postMessage', 'chat.update']);
+  });
+
+  it('the invoice gone: the stopped watch is told it ended once, by its Stop; the other is told why it ended', async () => {
+    const gone = () => {
+      throw new InvoiceNotFoundError(INVOICE_ID, { status: 404 });
+    };
+    expect(await stopDuringCheck(gone)).toMatchObject({ outcome: 'ended' });
+
+    expect(thread(SUPPORT)).toEqual([expect.stringContaining('stopped by <@U0STOPPER>')]);
+    expect(visibleText(latest(cardIn(SUPPORT)))).toContain('stopped by <@U0STOPPER>');
+    expect(thread(FINANCE)).toEqual([
+      expect.stringContaining('the payment service no longer knows this invoice'),
+    ]);
+    expect(await store.db.selectFrom('watched_invoices').selectAll().execute()).toEqual([]);
+  });
+});
