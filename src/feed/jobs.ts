@@ -1,7 +1,8 @@
 import type { Tracked } from '../pipeline/tracked.js';
 import { type Job, ofInstallation } from '../scheduler.js';
-import type { ServiceState } from '../service-state.js';
+import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
+import { stepBackGuard } from '../store/schedules.js';
 import { feedQueries, type PollRow, type SubscriptionRow } from './queries.js';
 
 /** What one installation's feed does with a claimed poll or digest (`createFeed`). */
@@ -15,6 +16,8 @@ export interface FeedJobsDeps {
   /** This instance's name in leases. */
   owner: string;
   leaseMs?: number;
+  /** BALANCE_POLL_SECONDS: how far ahead a poll is ever scheduled. */
+  pollSeconds: number;
   /** Whether background work may call the service now, and how much (the breaker; a rejected key). */
   gate: Pick<ServiceState, 'claimWithin'>;
   /**
@@ -32,6 +35,12 @@ export interface FeedJobsDeps {
 export function feedJobs(deps: FeedJobsDeps): { poll: Job<PollRow>; digest: Job<SubscriptionRow> } {
   const queries = feedQueries(deps.store);
   const leaseMs = deps.leaseMs ?? 30_000;
+  // A poll is next due one interval on, or a minute on (a rejected key), never further.
+  const steppedBack = stepBackGuard(deps.store, {
+    table: 'singletons',
+    column: 'next_run_at',
+    maxAheadMs: Math.max(deps.pollSeconds * 1000, KEY_PROBE_MS) + KEY_PROBE_MS,
+  });
   const served =
     <T extends { installation_id: string }>(work: (feed: InstallationFeed, row: T) => Promise<Tracked>) =>
     async (row: T): Promise<Tracked> => {
@@ -45,8 +54,12 @@ export function feedJobs(deps: FeedJobsDeps): { poll: Job<PollRow>; digest: Job<
       idleMs: 1000,
       dueAt: (row) => row.next_run_at,
       nextDueAt: (now) => queries.nextPollDueAt(now),
-      claim: (now, limit) =>
-        deps.gate.claimWithin(now, limit, (allowed) => queries.claimPolls(deps.owner, now, allowed, leaseMs)),
+      async claim(now, limit) {
+        await steppedBack(now);
+        return deps.gate.claimWithin(now, limit, (allowed) =>
+          queries.claimPolls(deps.owner, now, allowed, leaseMs),
+        );
+      },
       describe: ofInstallation,
       run: served((feed, row) => feed.poll(row)),
     },

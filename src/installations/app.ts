@@ -159,11 +159,18 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
   // Every installation's watches, feeds and messages, from one scheduler: each item is served by
   // its own installation's key and token; claims are shared fairly between installations.
   const gate = serviceState(deps.store, logger, () => deps.breaker.state());
-  const feed = feedJobs({ store: deps.store, owner, gate, feedOf: tenants.feedOf });
+  const feed = feedJobs({
+    store: deps.store,
+    owner,
+    gate,
+    pollSeconds: config.balancePollSeconds,
+    feedOf: tenants.feedOf,
+  });
   const scheduler = createScheduler(
     { logger, inflight, clock, metrics: deps.metrics, onLag: deps.metrics.schedulerLag },
     [
       watchPollJob({
+        pollSeconds: config.watches.pollSeconds,
         store: deps.store,
         owner,
         clock,

@@ -3,6 +3,8 @@ import { type Job, ofInstallation } from '../scheduler.js';
 import type { ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
 import { paceInterval } from '../store/pace.js';
+import { stepBackGuard } from '../store/schedules.js';
+import { CEILING_MS } from './cadence.js';
 import { type WatchedInvoiceRow, watchQueries } from './queries.js';
 
 /** What the poll job needs of an installation's watches: one check of an invoice it claimed. */
@@ -26,6 +28,8 @@ export interface WatchPollDeps {
   /** The watches of an installation, to check its invoice with its key; undefined when it cannot be served now. */
   watchesOf: (installation: string) => Promise<WatchChecker | undefined>;
   clock: () => number;
+  /** WATCH_POLL_SECONDS: with the cadence's ceiling, how far ahead a check is ever scheduled. */
+  pollSeconds: number;
 }
 
 /** The checks an instance runs at once, all installations together. */
@@ -46,6 +50,13 @@ const UNSERVED_RETRY_MS = 60_000;
  */
 export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
   const queries = watchQueries(deps.store);
+  // The cadence's longest step, or a minute's wait (an unserved installation, a rejected key).
+  const maxAheadMs = Math.max(deps.pollSeconds * 1000, CEILING_MS) + UNSERVED_RETRY_MS;
+  const steppedBack = stepBackGuard(deps.store, {
+    table: 'watched_invoices',
+    column: 'next_poll_at',
+    maxAheadMs,
+  });
   const leaseMs = deps.leaseMs ?? 30_000;
   const paceMs = deps.perSecond === undefined ? undefined : paceInterval(deps.perSecond);
   const concurrency = paceMs === undefined ? ONE_KEY_CHECKS_AT_ONCE : WATCH_CHECKS_AT_ONCE;
@@ -65,6 +76,7 @@ export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
     dueAt: (row) => row.next_poll_at,
     nextDueAt: (now) => queries.nextDueAt(now),
     async claim(now, limit) {
+      await steppedBack(now);
       const rows = await deps.gate.claimWithin(now, limit, (allowed) =>
         queries.claimDue(deps.owner, now, allowed, leaseMs, busy, paceMs),
       );

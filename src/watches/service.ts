@@ -106,7 +106,12 @@ export function createWatches(deps: WatchDeps) {
     /** The poll job when these are the only watches (one workspace). */
     pollJob(): Job<WatchedInvoiceRow> {
       const watches = { check };
-      return watchPollJob({ ...deps, gate: state, watchesOf: async () => watches });
+      return watchPollJob({
+        ...deps,
+        pollSeconds: deps.settings.pollSeconds,
+        gate: state,
+        watchesOf: async () => watches,
+      });
     },
   };
 }

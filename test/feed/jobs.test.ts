@@ -77,6 +77,7 @@ function serving(feeds: Record<string, { feed: InstallationFeed; poster: Recordi
     store: env.store,
     owner: 'instance-1',
     gate: serviceState(env.store, logs.logger),
+    pollSeconds: 60,
     feedOf: async (id) => {
       served.push(id);
       return feeds[id]?.feed;

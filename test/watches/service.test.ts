@@ -171,6 +171,7 @@ describe('checking a watched invoice', () => {
       perSecond: 5,
       watchesOf: async () => undefined,
       clock: () => clock.now,
+      pollSeconds: 30,
     });
     expect(WATCH_CHECKS_AT_ONCE).toBe(48);
     expect([many.concurrency, many.claimBatch]).toEqual([48, 24]);
@@ -204,6 +205,23 @@ describe('checking a watched invoice', () => {
     clock.now = started + 76_000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
     expect(await due()).toBe(started + 106_000);
+  });
+
+  it('checks within a minute when the clock is stepped back ten minutes, not ten minutes later', async () => {
+    const a = instance('a', poster, clock);
+    await a.watches.start(request());
+    clock.now += 30_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
+    // An NTP correction: the clock goes back ten minutes; the next check was due 30 s on.
+    clock.now -= 10 * 60_000;
+    const asked = env.sandbox.requests.length;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
+    expect(env.sandbox.requests).toHaveLength(asked + 1);
+    // From there on the cadence as usual, by the clock as it is now.
+    clock.now += 29_000;
+    expect(await a.tick()).toEqual([]);
+    clock.now += 1_000;
+    expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
   });
 
   it('on a change: edits the card and replies once in its thread, naming the change and the watcher', async () => {

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedQueries } from '../../src/feed/queries.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { LEASE_STEPPED_BACK_MS } from '../../src/store/lease.js';
+import { stepBackGuard } from '../../src/store/schedules.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'bot-schedules-'));
+let store: Store;
+beforeAll(async () => {
+  store = await openStore({ kind: 'sqlite', path: join(dir, 'bot.sqlite') });
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const NOW = 1_800_000_000_000;
+const TEN_MINUTES = 10 * 60_000;
+
+/** A feed's balance poll due at `nextRunAt`, leased until `leaseUntil`, with its feed running. */
+async function poll(installation: string, nextRunAt: number, leaseUntil: number | null) {
+  await store.db
+    .insertInto('feed_subscriptions')
+    .values({
+      id: `sub-${installation}`,
+      installation_id: installation,
+      team_id: 'T0',
+      channel_id: 'G0FIN',
+      subscriber_id: 'U0',
+      digest_hour: 9,
+      digest_minute: 0,
+      digest_zone: 'UTC',
+      state: 'active',
+      created_at: NOW,
+      ended_at: null,
+      end_reason: null,
+      next_digest_at: NOW + 86_400_000,
+      lease_owner: null,
+      lease_until: null,
+      key_notice_at: null,
+    })
+    .execute();
+  await store.db
+    .insertInto('singletons')
+    .values({
+      installation_id: installation,
+      name: 'balance_poll',
+      next_run_at: nextRunAt,
+      lease_owner: leaseUntil === null ? null : 'gone-instance',
+      lease_until: leaseUntil,
+      last_success_at: null,
+    })
+    .execute();
+}
+
+describe('a clock stepped back ten minutes', () => {
+  it('pulls back what was scheduled further ahead than its schedule ever puts it, once a minute', async () => {
+    await poll('A', NOW + 60_000, null);
+    await poll('B', NOW + 30_000, null);
+    const guard = stepBackGuard(store, { table: 'singletons', column: 'next_run_at', maxAheadMs: 120_000 });
+    expect(await guard(NOW)).toBe(0);
+    const back = NOW - TEN_MINUTES;
+    // The clock went back past the last look: looked at at once.
+    expect(await guard(back)).toBe(2);
+    const times = await store.db.selectFrom('singletons').select('next_run_at').execute();
+    expect(times.map((t) => t.next_run_at)).toEqual([back, back]);
+    // Within the minute after a look, nothing is read again.
+    expect(await guard(back + 1000)).toBe(0);
+  });
+
+  it('frees a lease that ends further ahead than any lease is long, so the work is taken over', async () => {
+    await store.db.deleteFrom('singletons').execute();
+    await store.db.deleteFrom('feed_subscriptions').execute();
+    const back = NOW - TEN_MINUTES;
+    // Leased for 30 s by an instance that then died, by the clock before the step.
+    await poll('C', back, NOW + 30_000);
+    await poll('D', back, back + 30_000);
+    const claimed = await feedQueries(store).claimPolls('instance-2', back, 5, 30_000);
+    expect(claimed.map((c) => c.installation_id)).toEqual(['C']);
+    expect(LEASE_STEPPED_BACK_MS).toBe(5 * 60_000);
+  });
+});
