@@ -15,18 +15,20 @@ import type { Message } from './views/blocks.js';
  * at a time per channel, in order, its slots shared between installations (src/store/outbox-claim.ts):
  * one workspace's backlog does not hold back another's messages.
  *
- * Slack failing or asking to wait (a 5xx, a time-out, a 429, an outage of hours) only delays a
- * message: it is tried again, backing off up to five minutes, for at least RETRY_FOR_MS. Only a
- * refusal no retry can change drops it (the channel archived, deleted or closed to the bot, the
- * token revoked, the message or its thread deleted, a message Slack finds invalid), logged and
- * counted.
+ * Slack failing or asking to wait (a 5xx, a time-out, a 429, an outage of hours, any code Slack
+ * documents as temporary: src/slack/error-codes.ts) only delays a message: it is tried again,
+ * backing off up to five minutes, for at least RETRY_FOR_MS. Only a refusal no retry can change
+ * drops it (the channel archived, deleted or closed to the bot, the token revoked, the message or
+ * its thread deleted, a message Slack finds invalid), logged and counted.
  *
- * A post is marked as attempted before it goes out. If its answer is lost (a time-out, a crash),
- * the next attempt first looks for it in Slack, by the id in its metadata, in the minutes around
- * that attempt, so it is not sent twice. Where Slack will not let the bot look (a public channel
- * it has not joined, a direct message addressed by user id, a missing scope), it posts again: a
- * rare duplicate rather than a lost message. A 429 means Slack took nothing, so after one there
- * is nothing to look for.
+ * A post is marked as attempted before it goes out. If its answer is lost (a time-out, a crash,
+ * a 5xx, an `internal_error`), the next attempt first looks for it in Slack, by the id in its
+ * metadata, in the minutes around that attempt (allowing for this machine's clock and Slack's to
+ * differ by up to CLOCK_TOLERANCE_MS either way), so it is not sent twice. Where Slack will not
+ * let the bot look (a public channel it has not joined, a direct message addressed by user id, a
+ * missing scope), it posts again: a rare duplicate rather than a lost message. A 429 (or
+ * chat.postMessage's `rate_limited`) means Slack took nothing, so after one there is nothing to
+ * look for.
  */
 
 export type OutboxRow = Selectable<Tables['outbox']>;
@@ -137,8 +139,15 @@ export const MAX_BACKOFF_MS = 5 * 60_000;
 /** Backoff after a transient failure: 2^attempts seconds, at most MAX_BACKOFF_MS. */
 const backoffMs = (attempts: number) => Math.min(MAX_BACKOFF_MS, 1000 * 2 ** attempts);
 /**
- * How long after an attempt its post is looked for: the call's own time-out (10 s) and any
- * difference between this machine's clock and Slack's, with room to spare.
+ * How far this machine's clock may be from Slack's, either way, and a post whose answer was lost
+ * still be found: the attempt's time is read on this clock, the post's `ts` on Slack's. Five
+ * minutes, as for a signed request's timestamp (docs/slack.md#signing): with a clock further off,
+ * Slack's requests would be refused anyway.
+ */
+export const CLOCK_TOLERANCE_MS = 5 * 60_000;
+/**
+ * How long after an attempt its post is looked for: the call's own time-out (10 s) and the
+ * clock tolerance, with room to spare.
  */
 export const ATTEMPT_WINDOW_MS = 10 * 60_000;
 /** Failures of a look for an earlier attempt that mean Slack will not say, not that the message is refused. */
@@ -195,7 +204,7 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
     try {
       const found = await poster.find({
         ...target,
-        oldest: attemptedAt,
+        oldest: attemptedAt - CLOCK_TOLERANCE_MS,
         latest: attemptedAt + ATTEMPT_WINDOW_MS,
       });
       return found !== undefined;
@@ -266,7 +275,8 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
     if (!(error instanceof SlackPostError)) throw error;
     switch (error.failure) {
       case 'rate_limited':
-        await later(row, error.retryAfterMs ?? 1000);
+        // Slack's own wait, else (chat.postMessage's `rate_limited` names none) the backoff.
+        await later(row, error.retryAfterMs ?? backoffMs(row.attempts + 1));
         return { outcome: 'retry_later' };
       case 'transient':
         if (clock() - row.created_at >= RETRY_FOR_MS) return drop(row, error, 'gave_up');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ATTEMPT_WINDOW_MS,
+  CLOCK_TOLERANCE_MS,
   type DropReason,
   enqueue,
   KEEP_DONE_MS,
@@ -180,6 +181,21 @@ describe('the outbox', () => {
     expect((await rows())[0]).toMatchObject({ next_attempt_at: clock.now + 4000, attempts: 2 });
   });
 
+  it('backs off when Slack says to slow down without saying how long (chat.postMessage’s rate_limited)', async () => {
+    const { outbox, dropped } = job();
+    await put([{ channel: 'C1', message }]);
+    for (const wait of [2000, 4000, 8000]) {
+      poster.failNext(new SlackPostError('rate_limited', 'rate_limited'));
+      expect(await runOnce(outbox)).toEqual({ outcome: 'retry_later' });
+      const [row] = await rows();
+      expect(row).toMatchObject({ next_attempt_at: clock.now + wait, attempted_at: null });
+      clock.now += wait;
+    }
+    expect(await runOnce(outbox)).toEqual({ outcome: 'sent' });
+    expect(poster.calls).toEqual(['post C1', 'post C1', 'post C1', 'post C1']);
+    expect(dropped).toEqual([]);
+  });
+
   it('keeps trying through a day of Slack failing, never waiting more than five minutes between tries', async () => {
     const { outbox, dropped } = job();
     await put([{ channel: 'C1', message }]);
@@ -270,7 +286,7 @@ describe('the outbox', () => {
   });
 
   describe('after a post whose answer was lost', () => {
-    it('looks for it only in the minutes around that attempt', async () => {
+    it('looks for it only in the minutes around that attempt, allowing for either clock to be ahead', async () => {
       const { outbox } = job();
       await put([{ channel: 'C1', threadTs: '1.000001', message }]);
       await attemptedAt(T0 - 1000);
@@ -286,7 +302,7 @@ describe('the outbox', () => {
         expect.objectContaining({
           channel: 'C1',
           threadTs: '1.000001',
-          oldest: T0 - 1000,
+          oldest: T0 - 1000 - CLOCK_TOLERANCE_MS,
           latest: T0 - 1000 + ATTEMPT_WINDOW_MS,
         }),
       ]);

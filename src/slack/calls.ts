@@ -18,15 +18,18 @@ export type SlackMethod =
   | 'functions.completeError'
   | 'response_url';
 
-/** Why Slack did not take a message, in the few ways the bot acts on (docs/slack.md#posting). */
+/**
+ * Why Slack did not take a message, in the few ways the bot acts on (docs/slack.md#posting); how
+ * each of Slack's error codes maps onto them, per method: src/slack/error-codes.ts.
+ */
 export type PostFailure =
   /** A private channel or DM the bot is not in: ask a person to /invite it. */
   | 'not_in_channel'
   /** The message to edit is gone (deleted). */
   | 'message_not_found'
-  /** Slack asks to wait (`retryAfterMs`). */
+  /** Slack asks to wait (for `retryAfterMs` when it says how long), and took nothing. */
   | 'rate_limited'
-  /** No answer, a 5xx, a time-out: worth another try. */
+  /** No answer, a 5xx, a time-out, a code Slack documents as temporary (or not at all): worth another try. */
   | 'transient'
   /** Anything else Slack refused (`slackError` says what). */
   | 'refused';

@@ -1,6 +1,7 @@
 import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { type SlackMethod, SlackPostError } from './calls.js';
+import { failureOfCode } from './error-codes.js';
 
 export interface OutgoingMessage {
   channel: string;
@@ -52,31 +53,19 @@ export const FIND_PAGE_SIZE = 200;
 /** ...and at most this many pages: 1,000 messages in the few minutes around one attempt. */
 export const FIND_MAX_PAGES = 5;
 
-const NOT_IN_CHANNEL = new Set(['not_in_channel', 'channel_not_found', 'is_archived', 'restricted_action']);
-/** The message, or the thread it replies to (`thread_not_found`: its parent was deleted), is gone. */
-const GONE = new Set(['message_not_found', 'cant_update_message', 'thread_not_found']);
-/** Errors Slack answers with HTTP 200 that say it failed this time, not that it refuses. */
-const SLACK_TROUBLE = new Set([
-  'internal_error',
-  'fatal_error',
-  'service_unavailable',
-  'request_timeout',
-  'team_added_to_org',
-]);
-
-function failureOf(error: unknown): SlackPostError {
+/** Why a call failed, in the bot's terms: Slack's code read by the method's table (src/slack/error-codes.ts). */
+function failureOf(method: SlackMethod, error: unknown): SlackPostError {
   if (error instanceof webApi.WebAPIPlatformError) {
     const code = error.data.error;
-    if (NOT_IN_CHANNEL.has(code))
-      return new SlackPostError('not_in_channel', code, undefined, { cause: error });
-    if (GONE.has(code)) return new SlackPostError('message_not_found', code, undefined, { cause: error });
-    if (code === 'ratelimited') return new SlackPostError('rate_limited', code, 1000, { cause: error });
-    if (SLACK_TROUBLE.has(code)) return new SlackPostError('transient', code, undefined, { cause: error });
-    return new SlackPostError('refused', code, undefined, { cause: error });
+    const failure = failureOfCode(method, code);
+    // `ratelimited` without a 429 names no wait: a second. Other slow-downs leave it to the caller.
+    const retryAfterMs = code === 'ratelimited' ? 1000 : undefined;
+    return new SlackPostError(failure, code, retryAfterMs, { cause: error });
   }
   if (error instanceof webApi.WebAPIRateLimitedError) {
     return new SlackPostError('rate_limited', 'ratelimited', error.retryAfter * 1000, { cause: error });
   }
+  // No answer, a time-out, a 5xx: the call may or may not have been carried out.
   return new SlackPostError('transient', undefined, undefined, { cause: error });
 }
 
@@ -120,7 +109,7 @@ export function createSlackPoster(
       onCall?.(method, 'ok');
       return result;
     } catch (error) {
-      const failure = failureOf(error);
+      const failure = failureOf(method, error);
       onCall?.(method, failure.failure);
       throw failure;
     }
