@@ -32,8 +32,9 @@ import type { Sealer } from '../store/sealing.js';
 import { ACTION_CONNECT, ACTION_DISCONNECT, VIEW_PAYMENT_ACCOUNT } from '../views/installation.js';
 import { watchPollJob } from '../watches/service.js';
 import { tokenRotation } from './authorization.js';
+import { boltClients } from './bolt-clients.js';
 import { createInstaller } from './oauth.js';
-import { createTenants, type PaymentsFor } from './tenants.js';
+import { createTenants, KEPT_INSTALLATIONS, type PaymentsFor } from './tenants.js';
 
 export interface WorkspacesBotDeps {
   logger: Logger;
@@ -86,7 +87,9 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     const installation = id ? await installations.summaryOf(id) : undefined;
     if (!id || !installation)
       throw new NoInstallationError(`no installation for ${id ?? 'a request without a workspace'}`);
-    return { ...(await authorizationOf(installation, source)), installation };
+    const authorization = await authorizationOf(installation, source);
+    clients.served(authorization.teamId ?? authorization.enterpriseId, authorization.botToken, id);
+    return { ...authorization, installation };
   };
 
   /** Background work's token for an installation, through the same path as requests' (rotation included). */
@@ -115,6 +118,12 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
   const server = createHttpServer(routes, logger);
 
   const app = new App({ receiver, authorize, logger: slackLog, clientOptions, convoStore: false });
+  const clients = boltClients(app, KEPT_INSTALLATIONS);
+  /** Drops what this process keeps of an installation: its part, and Bolt's clients of its tokens. */
+  const forget = (id: string) => {
+    tenants.forget(id);
+    clients.forget(id);
+  };
   app.error(async (error) => {
     // Bolt's authorization failure names the workspace, never a token.
     logger.warn({ err: error }, 'a Slack request was not handled');
@@ -146,8 +155,8 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     events: ['app_uninstalled', 'tokens_revoked'],
     views: [VIEW_PAYMENT_ACCOUNT],
   });
-  registerAppUninstalled(app, installations, logger, tenants.forget);
-  registerTokensRevoked(app, installations, logger, tenants.forget);
+  registerAppUninstalled(app, installations, logger, forget);
+  registerTokensRevoked(app, installations, logger, forget);
   registerPaymentAccount(app, {
     installations,
     paymentsFor: deps.paymentsFor,

@@ -95,6 +95,9 @@ export interface TenantsDeps {
 /** A part no longer used: its payments client lets go of the breaker every client shares. */
 const retire = (tenant: Tenant) => tenant.deps?.payments.close?.();
 
+/** Installations kept in memory at once by default (about 48 KB each: bench/weight.ts). */
+export const KEPT_INSTALLATIONS = 2000;
+
 /** Which account an installation's key is: when it was connected, or 'none'. */
 const accountOf = (installation: InstallationSummary) => String(installation.account?.connectedAt ?? 'none');
 
@@ -121,7 +124,7 @@ interface Tenant {
  * are kept; a replaced key or a rotated token builds the installation's part again.
  */
 export function createTenants(deps: TenantsDeps) {
-  const { max = 2000 } = deps;
+  const { max = KEPT_INSTALLATIONS } = deps;
   const tenants = new Map<string, Promise<Tenant>>();
   // One client posts for every installation, each call with the installation's token: a Web API
   // client is about 26 KB, most of what an installation's part would weigh.
