@@ -42,6 +42,12 @@ export function serviceState(
   circuit: () => BreakerState = () => 'closed',
   /** Many workspaces: the installation whose key this is about ('' is the one workspace's). */
   installation = '',
+  /**
+   * Many workspaces: when the account whose key this is was connected. What a call with it says
+   * of the key is kept only while that account is still the installation's: a call in flight
+   * across a Replace key says nothing of the new key.
+   */
+  account?: number,
 ): ServiceState {
   const { db } = store;
   const rejected = keyRejectedKey(installation);
@@ -57,9 +63,22 @@ export function serviceState(
     keyRejectedSince: since,
 
     async markKeyRejected(now) {
-      const result = await db
-        .insertInto('service_state')
-        .values({ key: rejected, value: 'rejected', updated_at: now })
+      const mark = { key: rejected, value: 'rejected', updated_at: now };
+      const insert = db.insertInto('service_state');
+      const result = await (account === undefined
+        ? insert.values(mark)
+        : insert.columns(['key', 'value', 'updated_at']).expression((eb) =>
+            eb
+              .selectFrom('installations')
+              .select([
+                eb.val(mark.key).as('key'),
+                eb.val(mark.value).as('value'),
+                eb.val(now).as('updated_at'),
+              ])
+              .where('id', '=', installation)
+              .where('payment_key_connected_at', '=', account),
+          )
+      )
         .onConflict((oc) => oc.column('key').doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) {
@@ -70,7 +89,21 @@ export function serviceState(
     },
 
     async markKeyAccepted() {
-      const result = await db.deleteFrom('service_state').where('key', '=', rejected).executeTakeFirst();
+      const result = await db
+        .deleteFrom('service_state')
+        .where('key', '=', rejected)
+        .$if(account !== undefined, (q) =>
+          q.where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom('installations')
+                .select('id')
+                .where('id', '=', installation)
+                .where('payment_key_connected_at', '=', account as number),
+            ),
+          ),
+        )
+        .executeTakeFirst();
       if (result.numDeletedRows > 0n)
         logger.info(`the payment service accepts ${keyName} again: watches and feeds resume`);
     },

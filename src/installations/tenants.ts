@@ -166,7 +166,7 @@ export function createTenants(deps: TenantsDeps) {
       onCall: (report) => health.record(report),
     });
     const { store, clock } = deps.background;
-    const state = serviceState(store, logger, () => deps.breaker.state(), id);
+    const state = serviceState(store, logger, () => deps.breaker.state(), id, account?.connectedAt);
     const own = { installation: id, payments, poster, state, logger, clock };
     const watches = createWatches({ ...deps.background, ...own });
     // Its feeds go to its private channels: nobody lists channels for a workspace of many.

@@ -156,6 +156,27 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       await store.close();
     });
 
+    it('keeps what a call with a replaced key said of it off the key connected since', async () => {
+      const store = await fresh();
+      const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+      await installations.storeInstallation(install('T0ONE', 'xoxb-one-token'));
+      await installations.connectPaymentKey('T0ONE', 'the-key-before', 'U0ADMIN', NOW);
+      const before = serviceState(store, silent, undefined, 'T0ONE', NOW);
+      await installations.connectPaymentKey('T0ONE', 'the-key-now', 'U0ADMIN', NOW + 1);
+      const now = serviceState(store, silent, undefined, 'T0ONE', NOW + 1);
+      // A call with the key before, in flight across Replace key, comes back rejected.
+      await before.markKeyRejected(NOW + 2);
+      expect(await now.keyRejectedSince()).toBeUndefined();
+      await now.markKeyRejected(NOW + 3);
+      expect(await now.keyRejectedSince()).toBe(NOW + 3);
+      // Nor does a call with it that worked say the key now works.
+      await before.markKeyAccepted();
+      expect(await now.keyRejectedSince()).toBe(NOW + 3);
+      await now.markKeyAccepted();
+      expect(await now.keyRejectedSince()).toBeUndefined();
+      await store.close();
+    });
+
     it('lets one instance at a time refresh an installation’s token, until it lets go or its lease runs out', async () => {
       const store = await fresh();
       expect(await claimRefresh(store, 'T0ONE', 'instance-1', NOW, 10_000)).toBe(true);
