@@ -155,7 +155,7 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     events: ['app_uninstalled', 'tokens_revoked'],
     views: [VIEW_PAYMENT_ACCOUNT],
   });
-  registerAppUninstalled(app, installations, logger, forget);
+  registerAppUninstalled(app, { installations, logger, forget });
   registerTokensRevoked(app, installations, logger, forget);
   registerPaymentAccount(app, {
     installations,

@@ -11,6 +11,12 @@ import type { Sealer } from './sealing.js';
  * sees ciphertext, nothing below sees plain text.
  */
 export interface Installations extends Required<InstallationStore> {
+  /**
+   * `app_uninstalled` at `at` (ms): deletes the installation and all it owns, unless it was
+   * installed after `at` (a late repeat of the event after the workspace installed again).
+   * True when something was deleted.
+   */
+  uninstall(id: string, at: number): Promise<boolean>;
   /** `tokens_revoked`: the bot token is forgotten; the row stays until `app_uninstalled`. */
   forgetBotToken(id: string): Promise<void>;
   /** Who installed the app there, and whether its payment account is connected: no secret. */
@@ -118,6 +124,26 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       await trx.deleteFrom('service_state').where('key', '=', keyRejectedKey(id)).execute();
     });
 
+  /**
+   * Deletes the installation and everything that is its own, in one transaction, so nothing more
+   * is checked or posted for it; not when it was installed after `at`. True when its row was there.
+   */
+  const removeAll = (id: string, at: number) =>
+    store.transaction(async (trx) => {
+      const row = await trx
+        .selectFrom('installations')
+        .select('created_at')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (row && Number(row.created_at) > at) return false;
+      for (const table of INSTALLATION_TABLES)
+        await trx.deleteFrom(table).where('installation_id', '=', id).execute();
+      await trx.deleteFrom('service_state').where('key', 'like', ownStateKeys(id)).execute();
+      await trx.deleteFrom('seen_events').where('id', 'like', ownEventKeys(id)).execute();
+      await trx.deleteFrom('installations').where('id', '=', id).execute();
+      return row !== undefined;
+    });
+
   return {
     async storeInstallation(installation) {
       const id = installationId({
@@ -186,15 +212,10 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
      */
     async deleteInstallation(query: InstallationQuery<boolean>) {
       const id = installationId(query);
-      if (!id) return;
-      await store.transaction(async (trx) => {
-        for (const table of INSTALLATION_TABLES)
-          await trx.deleteFrom(table).where('installation_id', '=', id).execute();
-        await trx.deleteFrom('service_state').where('key', 'like', ownStateKeys(id)).execute();
-        await trx.deleteFrom('seen_events').where('id', 'like', ownEventKeys(id)).execute();
-        await trx.deleteFrom('installations').where('id', '=', id).execute();
-      });
+      if (id) await removeAll(id, Number.POSITIVE_INFINITY);
     },
+
+    uninstall: (id, at) => removeAll(id, at),
 
     async storeRefreshed(installation, expiresAt) {
       const id = installationId({

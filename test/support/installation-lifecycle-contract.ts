@@ -112,6 +112,23 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       await store.close();
     });
 
+    it('does not delete an install made after the uninstall it is told of (a late repeat of the event)', async () => {
+      const store = await fresh();
+      let now = NOW;
+      const installations = createInstallations(store, createSealer({ current: KEY }), () => now);
+      await installations.storeInstallation(install('T0ONE', 'xoxb-first-install'));
+      now = NOW + 60_000;
+      expect(await installations.uninstall('T0ONE', NOW + 30_000)).toBe(true);
+      now = NOW + 120_000;
+      await installations.storeInstallation(install('T0ONE', 'xoxb-installed-again'));
+      // The same event again, late: the install made since stays.
+      expect(await installations.uninstall('T0ONE', NOW + 30_000)).toBe(false);
+      expect((await installations.fetchInstallation(query('T0ONE'))).bot?.token).toBe('xoxb-installed-again');
+      expect(await installations.uninstall('T0ONE', NOW + 180_000)).toBe(true);
+      expect(await installations.summaryOf('T0ONE')).toBeUndefined();
+      await store.close();
+    });
+
     it('forgets that the service rejected the key when another is connected, or it is disconnected', async () => {
       const store = await fresh();
       const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);

@@ -1,28 +1,75 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
 import { type Installations, installationId } from '../../store/installations.js';
 
 /**
- * `app_uninstalled`: the workspace's installation goes, with its tokens and its payment key.
- * Bolt does not authorize this event and deletes nothing by itself. Idempotent: a repeat, or
- * one after `tokens_revoked`, finds nothing left to delete.
+ * Waits between tries of deleting an uninstalled installation: Bolt acknowledges the event
+ * before its listener runs, so Slack never sends it again; a store failing just then must not
+ * leave the tokens and the key behind.
  */
-export function registerAppUninstalled(
-  app: App,
-  installations: Installations,
-  logger: Logger,
+const RETRY_DELAYS_MS = [500, 2000, 5000] as const;
+
+export interface UninstalledDeps {
+  installations: Pick<Installations, 'uninstall'>;
+  logger: Logger;
   /** Drops what this process keeps of the installation in memory (its clients, its caches). */
-  forget: (id: string) => void,
-): void {
-  app.event('app_uninstalled', async ({ context }) => {
-    const query = {
+  forget: (id: string) => void;
+  wait?: (ms: number) => Promise<unknown>;
+}
+
+/**
+ * `app_uninstalled`: the workspace's installation goes, with its tokens and its payment key, and
+ * everything it owns. Bolt does not authorize this event and deletes nothing by itself.
+ * Idempotent: a repeat, or one after `tokens_revoked`, finds nothing left to delete; a late
+ * repeat after the workspace installed again deletes nothing of the new install.
+ */
+export function appUninstalled(deps: UninstalledDeps) {
+  const { installations, logger, forget, wait = sleep } = deps;
+  return async (args: {
+    body: { event_time?: number };
+    context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean };
+  }): Promise<void> => {
+    const { context } = args;
+    const id = installationId({
       teamId: context.teamId,
       enterpriseId: context.enterpriseId,
       isEnterpriseInstall: context.isEnterpriseInstall,
-    };
-    await installations.deleteInstallation(query);
-    const id = installationId(query);
-    if (id) forget(id);
-    logger.info({ installation: id }, 'uninstalled: its tokens and payment key are deleted');
-  });
+    });
+    if (!id) return;
+    // Slack's event_time is in seconds: an install made after it is not what was uninstalled.
+    const at = args.body.event_time === undefined ? Number.POSITIVE_INFINITY : args.body.event_time * 1000;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const deleted = await installations.uninstall(id, at);
+        forget(id);
+        logger.info(
+          { installation: id, deleted },
+          deleted
+            ? 'uninstalled: its tokens and payment key are deleted'
+            : 'uninstalled: nothing left to delete',
+        );
+        return;
+      } catch (error) {
+        const delay = RETRY_DELAYS_MS[attempt];
+        if (delay === undefined) {
+          logger.error(
+            { err: error, installation: id },
+            'could not delete an uninstalled installation: its tokens and key stay until it is uninstalled again',
+          );
+          return;
+        }
+        logger.warn(
+          { err: error, installation: id },
+          'could not delete an uninstalled installation yet; trying again',
+        );
+        await wait(delay);
+      }
+    }
+  };
+}
+
+export function registerAppUninstalled(app: App, deps: UninstalledDeps): void {
+  const handle = appUninstalled(deps);
+  app.event('app_uninstalled', async ({ body, context }) => handle({ body, context }));
 }
