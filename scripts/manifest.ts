@@ -19,6 +19,7 @@ import { Document, isMap, isScalar, isSeq, type Node } from 'yaml';
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
 import { FUNCTION_GET_INVOICE } from '../src/listeners/functions/get-invoice.js';
 import { COMMANDS, EVENTS } from '../src/listeners/index.js';
+import { WORKSPACE_EVENTS } from '../src/listeners/workspaces/routes.js';
 import { SHORTCUT_CHECK_PAYMENT } from '../src/views/shortcut.js';
 import {
   type BotScope,
@@ -57,7 +58,7 @@ export const USAGE =
 export const EVENTS_PATH = '/slack/events';
 
 /** Events only many-workspaces mode registers listeners for (src/listeners/workspaces/). */
-export const MANY_WORKSPACES_EVENTS = ['app_uninstalled', 'tokens_revoked'] as const;
+export const MANY_WORKSPACES_EVENTS = WORKSPACE_EVENTS;
 
 /** The event of a custom step: routed by src/listeners/index.ts, subscribed only with the step. */
 export const STEP_EVENT = 'function_executed';

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -21,6 +21,7 @@ import {
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
 import { FUNCTION_GET_INVOICE } from '../src/listeners/functions/get-invoice.js';
 import { COMMANDS, EVENTS } from '../src/listeners/index.js';
+import { workspaceRoutes } from '../src/listeners/workspaces/routes.js';
 import { ACTION_REFRESH } from '../src/views/invoice.js';
 import { SHORTCUT_CHECK_PAYMENT } from '../src/views/shortcut.js';
 
@@ -83,8 +84,10 @@ function listenersIn(text: string): { events: string[]; messages: boolean } {
   };
 }
 
-/** Event types the one global middleware routes (src/listeners/index.ts `routeOf`). */
-const routedIn = (text: string) => [...text.matchAll(/event\.type === '(\w+)'/g)].map((m) => m[1] as string);
+/** Event types the router sends to many workspaces' own routes (src/listeners/workspaces/routes.ts). */
+const workspaceEvents = Object.keys(workspaceRoutes({} as never))
+  .filter((key) => key.startsWith('event '))
+  .map((key) => key.slice('event '.length));
 
 const unique = <T>(items: T[]) => [...new Set(items)].sort();
 
@@ -93,7 +96,6 @@ const calledMethods = unique(code.flatMap(({ text }) => methodsIn(text)));
 const listening = code
   .map(({ file, text }) => ({ file, ...listenersIn(text) }))
   .filter((f) => f.events.length > 0 || f.messages);
-const routed = unique(routedIn(read('src/listeners/index.ts')));
 
 describe('npm run manifest', () => {
   it('is the command package.json names', () => {
@@ -286,7 +288,7 @@ describe('against the code', () => {
       messages: true,
     });
     expect(calledMethods).toEqual(expect.arrayContaining(['chat.postMessage', 'conversations.history']));
-    expect(routed).toContain('link_shared');
+    expect(workspaceEvents).toContain('app_uninstalled');
   });
 
   it('has a scope entry for every Web API method src/ calls', () => {
@@ -316,23 +318,17 @@ describe('against the code', () => {
   });
 
   it('subscribes to exactly the events the code listens to, in each mode', () => {
-    // What the global middleware routes in every mode is EVENTS, plus a custom step's event.
-    expect(routed).toEqual(unique([...EVENTS, STEP_EVENT]));
-    // Nothing listens to messages: that would need message.* events and their history scopes.
-    expect(listening.filter((f) => f.messages).map((f) => f.file)).toEqual([]);
-    // Bolt listeners of their own are many-workspaces mode's alone.
-    const registered = unique(listening.flatMap((f) => f.events));
-    expect(registered).toEqual(unique([...MANY_WORKSPACES_EVENTS]));
-    for (const { file } of listening) {
-      expect(file).toMatch(/^listeners\/workspaces\//);
-      const importers = code.filter(({ text }) => text.includes(`/${basename(file, '.ts')}.js'`));
-      expect(importers.map((i) => i.file)).toEqual([expect.stringMatching(/^installations\//)]);
-    }
+    // Every request goes through the one router: no Bolt listener of its own anywhere, and
+    // nothing listens to messages (that would need message.* events and their history scopes).
+    expect(listening).toEqual([]);
+    // Many workspaces route the install's lifecycle besides every mode's EVENTS and the step's.
+    expect(unique(workspaceEvents)).toEqual(unique([...MANY_WORKSPACES_EVENTS]));
 
     for (const options of ALL) {
       const expected = unique([
-        ...routed.filter((e) => e !== STEP_EVENT || options.workflow),
-        ...(options.mode === 'many' ? registered : []),
+        ...EVENTS,
+        ...(options.workflow ? [STEP_EVENT] : []),
+        ...(options.mode === 'many' ? workspaceEvents : []),
       ]);
       expect(unique(printed(options).settings.event_subscriptions.bot_events), nameOf(options)).toEqual(
         expected,

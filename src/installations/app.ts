@@ -7,13 +7,8 @@ import { SlackHttpReceiver } from '../http/slack-receiver.js';
 import { Inflight } from '../inflight.js';
 import { type Bot, lifecycle } from '../lifecycle.js';
 import { registerListeners } from '../listeners/index.js';
-import { registerAppUninstalled } from '../listeners/workspaces/app-uninstalled.js';
-import {
-  connectCommand,
-  publishAccountHome,
-  registerPaymentAccount,
-} from '../listeners/workspaces/payment-account.js';
-import { registerTokensRevoked } from '../listeners/workspaces/tokens-revoked.js';
+import { connectCommand, publishAccountHome } from '../listeners/workspaces/payment-account.js';
+import { workspaceRoutes } from '../listeners/workspaces/routes.js';
 import { boltLogger, type Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { outboxJob } from '../outbox.js';
@@ -29,7 +24,6 @@ import {
   NoInstallationError,
 } from '../store/installations.js';
 import type { Sealer } from '../store/sealing.js';
-import { ACTION_CONNECT, ACTION_DISCONNECT, VIEW_PAYMENT_ACCOUNT } from '../views/installation.js';
 import { watchPollJob } from '../watches/service.js';
 import { tokenRotation } from './authorization.js';
 import { boltClients } from './bolt-clients.js';
@@ -150,20 +144,21 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     connect: connectCommand,
     publishAccountHome,
   });
-  registerListeners(app, { logger }, tenants.handlersOf, {
-    actions: [ACTION_CONNECT, ACTION_DISCONNECT],
-    events: ['app_uninstalled', 'tokens_revoked'],
-    views: [VIEW_PAYMENT_ACCOUNT],
-  });
-  registerAppUninstalled(app, { installations, logger, forget });
-  registerTokensRevoked(app, installations, logger, forget);
-  registerPaymentAccount(app, {
-    installations,
-    paymentsFor: deps.paymentsFor,
-    logger,
-    clock,
-    republish: tenants.publishHome,
-  });
+  registerListeners(
+    app,
+    { logger },
+    tenants.handlersOf,
+    workspaceRoutes({
+      logger,
+      inflight,
+      metrics: deps.metrics,
+      installations,
+      paymentsFor: deps.paymentsFor,
+      clock,
+      republish: tenants.publishHome,
+      forget,
+    }),
+  );
 
   // Every installation's watches, feeds and messages, from one scheduler: each item is served by
   // its own installation's key and token; claims are shared fairly between installations.

@@ -1,6 +1,5 @@
 import type {
   AllMiddlewareArgs,
-  AnyMiddlewareArgs,
   App,
   BlockAction,
   ButtonAction,
@@ -38,8 +37,8 @@ import type { ListenerDeps } from './deps.js';
 import { createAppHomeOpened } from './events/app-home-opened.js';
 import { createLinkSharedEvent } from './events/link-shared.js';
 import { createGetInvoiceStep, FUNCTION_GET_INVOICE, type StepArgs } from './functions/get-invoice.js';
+import { type Route, route, routeKey } from './router.js';
 import { createCheckPaymentShortcut } from './shortcuts/check-payment.js';
-import { acknowledgeUnknown, type KnownRequests } from './unknown.js';
 
 /** An action id alone, or with the `:<n>` suffix that tells a message's numbered buttons apart. */
 export const numbered = (actionId: string) => new RegExp(`^${actionId}(:\\d+)?$`);
@@ -103,70 +102,42 @@ export function createHandlers(deps: ListenerDeps): Handlers {
 /** The handlers for a request's installation: one set for the one workspace, or per installation. */
 export type HandlersOf = (context: Context) => Promise<Handlers>;
 
-/** Requests some other part of the app registers listeners for (many-workspaces mode's own). */
-export type MoreRequests = Partial<KnownRequests>;
+const own = (pick: (h: Handlers) => (args: never) => Promise<void>) => pick as (h: Handlers) => Route;
 
-const isButton = (name: string): name is (typeof BUTTONS)[number] =>
-  (BUTTONS as readonly string[]).includes(name);
-const isCommand = (name: string): name is (typeof COMMANDS)[number] =>
-  (COMMANDS as readonly string[]).includes(name);
-
-type Route = (handlers: Handlers) => (args: never) => Promise<void>;
-
-/** Which of an installation's handlers a request is for, if it is one of the bot's own. */
-function routeOf(args: AnyMiddlewareArgs): Route | undefined {
-  const body = args.body as unknown as Record<string, unknown>;
-  if ('command' in args) {
-    const name = args.command.command;
-    return isCommand(name) ? (h) => h.command[name] : undefined;
-  }
-  if (body.type === 'block_actions' && 'action' in args) {
-    const name = String((args.action as { action_id?: unknown }).action_id ?? '').replace(/:\d+$/, '');
-    return isButton(name) ? (h) => h.button[name] : undefined;
-  }
-  if (body.type === 'message_action' && body.callback_id === SHORTCUT_CHECK_PAYMENT) return (h) => h.shortcut;
-  if (!('event' in args)) return undefined;
-  const event = args.event as { type?: string; function?: { callback_id?: string } };
-  if (event.type === 'link_shared') return (h) => h.event.link_shared;
-  if (event.type === 'app_home_opened') return (h) => h.event.app_home_opened;
-  if (event.type === 'function_executed' && event.function?.callback_id === FUNCTION_GET_INVOICE)
-    return (h) => async (step: FunctionArgs) => {
-      // Bolt acknowledges function_executed only for a listener registered with app.function.
-      await (step as unknown as { ack?: () => Promise<void> }).ack?.();
-      await h.step(step);
-    };
-  return undefined;
-}
+/** Which of an installation's handlers each of the bot's own requests goes to, by route key. */
+const OWN_ROUTES: Readonly<Record<string, (h: Handlers) => Route>> = {
+  ...Object.fromEntries(COMMANDS.map((c) => [`command ${c}`, own((h) => h.command[c])])),
+  ...Object.fromEntries(BUTTONS.map((b) => [`action ${b}`, own((h) => h.button[b])])),
+  [`shortcut ${SHORTCUT_CHECK_PAYMENT}`]: own((h) => h.shortcut),
+  ...Object.fromEntries(EVENTS.map((e) => [`event ${e}`, own((h) => h.event[e])])),
+  [`function ${FUNCTION_GET_INVOICE}`]: (h) => async (args) => {
+    // Bolt acknowledges function_executed only for a listener registered with app.function.
+    await (args as { ack?: () => Promise<void> }).ack?.();
+    await h.step(args as unknown as FunctionArgs);
+  },
+};
 
 /**
- * The one place that maps Slack's commands, actions, shortcuts, events and workflow steps to
- * their handlers: one global middleware that routes each request by kind and name to its
- * installation's handlers. No Bolt listener is registered for them: Bolt copies a request's
- * arguments for every registered listener on every request, which under load was most of the
- * bot's garbage (issue 18). What is not the bot's own goes on to the listeners `more` names
- * (many-workspaces mode's), or is acknowledged and warned about by `acknowledgeUnknown`.
+ * Routes of requests that are no installation's own work, by route key (`action …`, `view …`,
+ * `event …`): many workspaces' payment account and install lifecycle (src/listeners/workspaces/),
+ * each already in the request pipeline.
+ */
+export type MoreRoutes = Readonly<Record<string, Route>>;
+
+/**
+ * Every request through one router (src/listeners/router.ts): the bot's own to the handlers of
+ * the request's installation, the rest to `more`, anything else acknowledged and warned about.
  */
 export function registerListeners(
   app: App,
   deps: Pick<ListenerDeps, 'logger'>,
   handlersOf: HandlersOf,
-  more: MoreRequests = {},
+  more: MoreRoutes = {},
 ): void {
-  app.use(
-    acknowledgeUnknown(
-      {
-        commands: [...COMMANDS, ...(more.commands ?? [])],
-        actions: [...BUTTONS.map(numbered), ...(more.actions ?? [])],
-        events: [...EVENTS, 'function_executed', ...(more.events ?? [])],
-        shortcuts: [SHORTCUT_CHECK_PAYMENT, ...(more.shortcuts ?? [])],
-        views: [...(more.views ?? [])],
-      },
-      deps.logger,
-    ),
-  );
-  app.use(async (args) => {
-    const route = routeOf(args);
-    if (route) await route(await handlersOf(args.context))(args as never);
-    else await args.next();
+  route(app, deps.logger, (request) => {
+    const key = routeKey(request);
+    const pick = OWN_ROUTES[key];
+    if (pick) return async (args) => pick(await handlersOf(args.context))(args);
+    return more[key];
   });
 }

@@ -5,6 +5,7 @@ import type {
   SlackCommandMiddlewareArgs,
   SlackEventMiddlewareArgs,
   SlackShortcutMiddlewareArgs,
+  SlackViewMiddlewareArgs,
 } from '@slack/bolt';
 import { type AckRaceDeps, ackRace, type CommandHandler } from './ack-race.js';
 import { type Kind, type Tracked, type TrackingDeps, tracked, type Who } from './tracked.js';
@@ -58,3 +59,9 @@ export const functionListener = kindOf(
     team: body.team_id,
   }),
 );
+
+/** A modal's submission: who submitted it, from which team. */
+export const viewListener = kindOf('view', ({ body }: SlackViewMiddlewareArgs) => ({
+  user: body.user.id,
+  team: body.user.team_id ?? body.team?.id,
+}));

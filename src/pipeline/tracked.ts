@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { Delivery, Outcome } from './outcome.js';
 
 /** The kinds of work the bot does: Slack's requests, and its own scheduled jobs. */
-export type Kind = 'command' | 'action' | 'event' | 'shortcut' | 'function' | 'job';
+export type Kind = 'command' | 'action' | 'event' | 'shortcut' | 'view' | 'function' | 'job';
 
 /** Who a request came from and where, as Slack said. */
 export interface Who {

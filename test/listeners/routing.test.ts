@@ -1,43 +1,53 @@
 import type { App, Middleware } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import { BUTTONS, COMMANDS, type Handlers, registerListeners } from '../../src/listeners/index.js';
+import {
+  BUTTONS,
+  COMMANDS,
+  type Handlers,
+  type MoreRoutes,
+  registerListeners,
+} from '../../src/listeners/index.js';
+import { classify } from '../../src/listeners/router.js';
 import { captureLogs } from '../support/bolt.js';
 
 /**
- * The two global middlewares registerListeners installs (the unknown-request guard, then the
- * router), driven with the arguments Bolt would hand them, and handlers that only record.
+ * The one global middleware registerListeners installs (the router), driven with the arguments
+ * Bolt would hand it, and handlers that only record.
  */
-function routed(more: Parameters<typeof registerListeners>[3] = {}) {
+function routed(more: (record: (name: string) => () => Promise<void>) => MoreRoutes = () => ({})) {
   const middlewares: Middleware<never>[] = [];
   const app = { use: (m: Middleware<never>) => middlewares.push(m) } as unknown as App;
   const calls: string[] = [];
-  const record = (name: string) => async (args: unknown) => {
+  const record = (name: string) => async () => {
     calls.push(name);
-    expect(args).toBeDefined();
   };
   const handlers: Handlers = {
-    command: Object.fromEntries(COMMANDS.map((c) => [c, record(`command ${c}`)])) as Handlers['command'],
-    button: Object.fromEntries(BUTTONS.map((b) => [b, record(`button ${b}`)])) as Handlers['button'],
+    command: Object.fromEntries(
+      COMMANDS.map((c) => [c, record(`command ${c}`)]),
+    ) as unknown as Handlers['command'],
+    button: Object.fromEntries(
+      BUTTONS.map((b) => [b, record(`button ${b}`)]),
+    ) as unknown as Handlers['button'],
     shortcut: record('shortcut'),
     event: { link_shared: record('event link_shared'), app_home_opened: record('event app_home_opened') },
     step: record('step'),
   };
   const contexts: unknown[] = [];
+  const logs = captureLogs();
   registerListeners(
     app,
-    { logger: captureLogs().logger },
+    { logger: logs.logger },
     async (context) => {
       contexts.push(context);
       return handlers;
     },
-    more,
+    more(record),
   );
-  expect(middlewares).toHaveLength(2);
+  expect(middlewares).toHaveLength(1);
 
-  /** One request through both middlewares: what was called, whether it went on, how often it was acked. */
+  /** One request through the router: what was called, how often it was acked. */
   async function send(args: Record<string, unknown>) {
     let acks = 0;
-    let passedOn = false;
     const full = {
       context: { teamId: 'T1' },
       ack: async () => {
@@ -46,17 +56,13 @@ function routed(more: Parameters<typeof registerListeners>[3] = {}) {
       },
       ...args,
       next: async () => {
-        passedOn = true;
+        throw new Error('the router passes nothing on');
       },
     };
-    const [guard, router] = middlewares;
-    await (guard as (a: unknown) => Promise<void>)({
-      ...full,
-      next: () => (router as (a: unknown) => Promise<void>)(full),
-    });
-    return { calls: [...calls], acks, passedOn };
+    await (middlewares[0] as (a: unknown) => Promise<void>)(full);
+    return { calls: [...calls], acks };
   }
-  return { send, contexts, calls };
+  return { send, contexts, calls, logs };
 }
 
 const command = (name: string) => ({ body: { command: name }, command: { command: name } });
@@ -69,8 +75,41 @@ const event = (e: Record<string, unknown>, extra: Record<string, unknown> = {}) 
   event: e,
   ...extra,
 });
+const submission = (callbackId: string) => ({
+  body: { type: 'view_submission', view: { callback_id: callbackId } },
+  view: {},
+});
 
-describe('registerListeners routes each request to its installation’s handler', () => {
+describe('classify: what a request is, read once from its body', () => {
+  it.each([
+    [{ command: '/invoice' }, 'command', '/invoice'],
+    [{ type: 'block_actions', actions: [{ action_id: 'stop_watch:12' }] }, 'action', 'stop_watch'],
+    [
+      { type: 'block_actions', actions: [{ action_id: 'refresh_invoice:1x' }] },
+      'action',
+      'refresh_invoice:1x',
+    ],
+    [{ type: 'event_callback', event: { type: 'link_shared' } }, 'event', 'link_shared'],
+    [
+      {
+        type: 'event_callback',
+        event: { type: 'function_executed', function: { callback_id: 'get_invoice' } },
+      },
+      'function',
+      'get_invoice',
+    ],
+    [{ type: 'event_callback', event: { type: 'function_executed' } }, 'function', ''],
+    [{ type: 'message_action', callback_id: 'check_payment' }, 'shortcut', 'check_payment'],
+    [{ type: 'shortcut', callback_id: 'check_payment' }, 'other', 'shortcut'],
+    [{ type: 'view_submission', view: { callback_id: 'payment_account' } }, 'view', 'payment_account'],
+    [{ type: 'view_closed', view: { callback_id: 'payment_account' } }, 'other', 'view_closed'],
+    [{}, 'other', ''],
+  ])('%j is %s %s', (body, kind, name) => {
+    expect(classify(body)).toEqual({ kind, name });
+  });
+});
+
+describe('registerListeners: one router for every request', () => {
   it('sends the bot’s commands to theirs, with the request’s context', async () => {
     const r = routed();
     expect((await r.send(command('/invoice'))).calls).toEqual(['command /invoice']);
@@ -85,28 +124,18 @@ describe('registerListeners routes each request to its installation’s handler'
       'button refresh_invoice',
       'button stop_watch',
     ]);
-    // Not one of its buttons: acknowledged as unknown, no handler.
     for (const id of ['refresh_invoice:1x', 'refresh_:1invoice', 'refresh_invoice:']) {
-      const sent = await routed().send(click(id));
-      expect(sent).toMatchObject({ calls: ['ack'], acks: 1, passedOn: false });
+      expect(await routed().send(click(id))).toEqual({ calls: ['ack'], acks: 1 });
     }
   });
 
   it('sends the message shortcut to its handler, and nothing else that carries its callback id', async () => {
     const r = routed();
-    const shortcut = { body: { type: 'message_action', callback_id: 'check_payment' }, shortcut: {} };
-    expect((await r.send(shortcut)).calls).toEqual(['shortcut']);
-    // A global shortcut with the same id is not the message shortcut; another message shortcut neither.
-    const global = await routed({ shortcuts: ['check_payment'] }).send({
-      body: { type: 'shortcut', callback_id: 'check_payment' },
-      shortcut: {},
-    });
-    expect(global).toMatchObject({ calls: ['ack'], passedOn: false });
-    const other = await routed({ shortcuts: ['other'] }).send({
-      body: { type: 'message_action', callback_id: 'other' },
-      shortcut: {},
-    });
-    expect(other).toMatchObject({ calls: [], passedOn: true });
+    expect((await r.send({ body: { type: 'message_action', callback_id: 'check_payment' } })).calls).toEqual([
+      'shortcut',
+    ]);
+    const global = await routed().send({ body: { type: 'shortcut', callback_id: 'check_payment' } });
+    expect(global).toEqual({ calls: ['ack'], acks: 1 });
   });
 
   it('sends the two events to theirs', async () => {
@@ -116,55 +145,48 @@ describe('registerListeners routes each request to its installation’s handler'
     expect(r.calls).toEqual(['event link_shared', 'event app_home_opened']);
   });
 
-  it('acknowledges the workflow step itself when Bolt does not, then runs it; another function goes on', async () => {
-    const r = routed();
+  it('acknowledges the workflow step itself when Bolt does not, then runs it; another function is unknown', async () => {
     const step = { type: 'function_executed', function: { callback_id: 'get_invoice' } };
-    expect((await r.send(event(step))).calls).toEqual(['ack', 'step']);
-    // Without an ack of Bolt's (a listener registered with app.function acks it): the step still runs.
-    const bare = routed();
-    const sent = await bare.send({ ...event(step), ack: undefined });
-    expect(sent).toMatchObject({ calls: ['step'], passedOn: false });
+    expect((await routed().send(event(step))).calls).toEqual(['ack', 'step']);
+    expect(await routed().send({ ...event(step), ack: undefined })).toEqual({ calls: ['step'], acks: 0 });
     const other = await routed().send(
       event({ type: 'function_executed', function: { callback_id: 'other' } }),
     );
-    expect(other).toMatchObject({ calls: [], passedOn: true });
-    // One that names no function at all is not the step either.
-    expect(await routed().send(event({ type: 'function_executed' }))).toMatchObject({
-      calls: [],
-      passedOn: true,
-    });
+    expect(other).toEqual({ calls: ['ack'], acks: 1 });
   });
 
-  it('passes what other parts of the app listen for on to them, untouched', async () => {
-    const r = routed({
-      commands: ['/extra'],
-      actions: ['connect_payment_account'],
-      events: ['app_uninstalled'],
-      views: ['payment_account'],
-    });
-    for (const args of [
-      command('/extra'),
-      click('connect_payment_account'),
-      event({ type: 'app_uninstalled' }),
-      { body: { type: 'view_submission', view: { callback_id: 'payment_account' } }, view: {} },
-    ]) {
-      expect(await r.send(args)).toMatchObject({ calls: [], acks: 0, passedOn: true });
-    }
-    // An event of another kind, carrying no function, is not a step.
-    expect(await r.send(event({ type: 'app_uninstalled', function: undefined }))).toMatchObject({
-      calls: [],
-      passedOn: true,
-    });
+  it('sends what many workspaces route (buttons, a modal, the install’s events) to those routes, not to an installation', async () => {
+    const r = routed((record) => ({
+      'action connect_payment_account': record('connect'),
+      'view payment_account': record('submit'),
+      'event app_uninstalled': record('uninstalled'),
+    }));
+    await r.send(click('connect_payment_account'));
+    await r.send(submission('payment_account'));
+    await r.send(event({ type: 'app_uninstalled' }));
+    expect(r.calls).toEqual(['connect', 'submit', 'uninstalled']);
+    expect(r.contexts).toEqual([]);
   });
 
-  it('acknowledges what nobody listens for, and runs no handler', async () => {
+  it('acknowledges what nobody routes, runs no handler, and warns once per kind and name', async () => {
+    const r = routed();
     for (const args of [
       command('/nope'),
       click('nope'),
       event({ type: 'reaction_added' }),
-      { body: { type: 'view_submission', view: { callback_id: 'payment_account' } }, view: {} },
-    ]) {
-      expect(await routed().send(args)).toMatchObject({ calls: ['ack'], acks: 1, passedOn: false });
-    }
+      submission('payment_account'),
+    ])
+      await r.send(args);
+    await r.send(click('nope'));
+    expect(r.calls).toEqual(['ack', 'ack', 'ack', 'ack', 'ack']);
+    const warned = r.logs.lines.filter(
+      (l) => l.msg === 'acknowledged a request this app has no listener for',
+    );
+    expect(warned.map((l) => `${l.type} ${l.name}`)).toEqual([
+      'command /nope',
+      'action nope',
+      'event reaction_added',
+      'view payment_account',
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { App } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
+import type { Tracked } from '../../pipeline/tracked.js';
 import { type Installations, installationId } from '../../store/installations.js';
 
 /**
@@ -29,14 +29,14 @@ export function appUninstalled(deps: UninstalledDeps) {
   return async (args: {
     body: { event_time?: number };
     context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean };
-  }): Promise<void> => {
+  }): Promise<Tracked> => {
     const { context } = args;
     const id = installationId({
       teamId: context.teamId,
       enterpriseId: context.enterpriseId,
       isEnterpriseInstall: context.isEnterpriseInstall,
     });
-    if (!id) return;
+    if (!id) return { outcome: 'ok' };
     // Slack's event_time is in seconds: an install made after it is not what was uninstalled.
     const at = args.body.event_time === undefined ? Number.POSITIVE_INFINITY : args.body.event_time * 1000;
     for (let attempt = 0; ; attempt += 1) {
@@ -49,7 +49,7 @@ export function appUninstalled(deps: UninstalledDeps) {
             ? 'uninstalled: its tokens and payment key are deleted'
             : 'uninstalled: nothing left to delete',
         );
-        return;
+        return { outcome: 'ok' };
       } catch (error) {
         const delay = RETRY_DELAYS_MS[attempt];
         if (delay === undefined) {
@@ -57,7 +57,7 @@ export function appUninstalled(deps: UninstalledDeps) {
             { err: error, installation: id },
             'could not delete an uninstalled installation: its tokens and key stay until it is uninstalled again',
           );
-          return;
+          return { outcome: 'internal_error' };
         }
         logger.warn(
           { err: error, installation: id },
@@ -67,9 +67,4 @@ export function appUninstalled(deps: UninstalledDeps) {
       }
     }
   };
-}
-
-export function registerAppUninstalled(app: App, deps: UninstalledDeps): void {
-  const handle = appUninstalled(deps);
-  app.event('app_uninstalled', async ({ body, context }) => handle({ body, context }));
 }

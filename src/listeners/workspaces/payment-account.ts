@@ -1,7 +1,15 @@
-import type { AllMiddlewareArgs, App, webApi } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  BlockAction,
+  SlackActionMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+  webApi,
+} from '@slack/bolt';
 import { mayManageAccount, type Standing } from '../../access.js';
-import type { Logger } from '../../logger.js';
 import { isPaymentError, type PaymentsClient } from '../../payments/index.js';
+import { actionListener, viewListener } from '../../pipeline/kinds.js';
+import type { Tracked, TrackingDeps } from '../../pipeline/tracked.js';
 import type { InstallationSummary, Installations } from '../../store/installations.js';
 import { errorTitle } from '../../views/errors.js';
 import {
@@ -16,17 +24,17 @@ import {
   VIEW_PAYMENT_ACCOUNT,
   workspaceHome,
 } from '../../views/installation.js';
-import type { CommandArgs } from '../index.js';
+import type { CommandArgs, MoreRoutes } from '../index.js';
+import type { Route } from '../router.js';
 
 /** The request's installation, put in the context at authorization (src/installations/app.ts). */
 export const installationOf = (context: AllMiddlewareArgs['context']): InstallationSummary =>
   context.installation as InstallationSummary;
 
-export interface PaymentAccountDeps {
+export interface PaymentAccountDeps extends TrackingDeps {
   installations: Installations;
   /** A payments client for a key, sharing the service's breaker and connections. */
   paymentsFor: (apiKey: string, options: { timeoutMs: number; checking: true }) => PaymentsClient;
-  logger: Logger;
   clock: () => number;
   /** Publishes the person's App Home as their installation shows it now. */
   republish: (
@@ -138,62 +146,74 @@ export async function connectCommand({ ack, command, client, context, respond }:
   );
 }
 
+/** A click on the Home tab's Connect or Disconnect, as the router hands it over. */
+type AccountClick = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
+/** The modal's submission, as the router hands it over. */
+type AccountSubmission = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+
 /**
  * Connect payment account (Home tab): the modal, its submission (checked with the service
- * before anything is stored, by someone who may), and Disconnect.
+ * before anything is stored, by someone who may), and Disconnect: routes of the one router
+ * (src/listeners/index.ts), each logged, metered and waited for at a graceful stop.
  */
-export function registerPaymentAccount(app: App, deps: PaymentAccountDeps): void {
-  app.action(ACTION_CONNECT, async ({ ack, body, client, context, respond }) => {
-    await ack();
-    if (body.type !== 'block_actions') return;
-    // The button is shown only to those who may use it; a click from the Home tab has no response_url.
-    await openPaymentAccountModal(
-      client,
-      installationOf(context),
-      body.user.id,
-      body.trigger_id,
-      async (message) => {
-        if (body.response_url)
-          await respond({ response_type: 'ephemeral', replace_original: false, ...message });
-        else
-          deps.logger.warn(
-            { user: body.user.id },
-            'payment account button refused: not its manager or an admin',
-          );
-      },
-    );
-  });
+export function paymentAccountRoutes(deps: PaymentAccountDeps): MoreRoutes {
+  const refused = (what: string, installation: string, user: string) => {
+    deps.logger.warn({ installation, user }, `${what} refused: not its manager or an admin`);
+    return { outcome: 'user_not_allowed' } as const;
+  };
 
-  app.action(ACTION_DISCONNECT, async ({ ack, body, client, context }) => {
+  const connect = async ({ ack, body, client, context, respond }: AccountClick): Promise<Tracked> => {
     await ack();
     const installation = installationOf(context);
-    if (!(await mayManage(client, installation, body.user.id))) return;
+    let allowed = true;
+    // The button is shown only to those who may use it; a click from the Home tab has no response_url.
+    await openPaymentAccountModal(client, installation, body.user.id, body.trigger_id, async (message) => {
+      allowed = false;
+      if (body.response_url)
+        await respond({ response_type: 'ephemeral', replace_original: false, ...message });
+    });
+    return allowed ? { outcome: 'ok' } : refused('payment account button', installation.id, body.user.id);
+  };
+
+  const disconnect = async ({ ack, body, client, context }: AccountClick): Promise<Tracked> => {
+    await ack();
+    const installation = installationOf(context);
+    if (!(await mayManage(client, installation, body.user.id)))
+      return refused('payment account disconnect', installation.id, body.user.id);
     await deps.installations.disconnectPaymentKey(installation.id, deps.clock());
     deps.logger.info({ installation: installation.id, by: body.user.id }, 'payment account disconnected');
     await deps.republish(context, { ...installation, account: undefined }, client, body.user.id);
-  });
+    return { outcome: 'ok' };
+  };
 
-  app.view(VIEW_PAYMENT_ACCOUNT, async ({ ack, body, view, client, context }) => {
+  const submit = async ({ ack, body, view, client, context }: AccountSubmission): Promise<Tracked> => {
     const installation = installationOf(context);
     const userId = body.user.id;
     const errors = (message: string) =>
       ack({ response_action: 'errors', errors: { [BLOCK_API_KEY]: message } });
     if (!(await mayManage(client, installation, userId))) {
-      deps.logger.warn(
-        { installation: installation.id, user: userId },
-        'payment key refused: not its manager or an admin',
-      );
-      return errors(keyProblems.notAllowed);
+      await errors(keyProblems.notAllowed);
+      return refused('payment key', installation.id, userId);
     }
     const apiKey = view.state.values[BLOCK_API_KEY]?.[INPUT_API_KEY]?.value?.trim() ?? '';
     const checked = deps.paymentsFor(apiKey, { timeoutMs: KEY_CHECK_MS, checking: true });
     const problem = await keyProblem(checked).finally(() => checked.close?.());
-    if (problem) return errors(problem);
+    if (problem) {
+      await errors(problem);
+      return { outcome: 'invalid_input' };
+    }
     const at = deps.clock();
     await deps.installations.connectPaymentKey(installation.id, apiKey, userId, at);
     await ack();
     deps.logger.info({ installation: installation.id, by: userId }, 'payment account connected');
     const account = { connectedBy: userId, connectedAt: at };
     await deps.republish(context, { ...installation, account }, client, userId);
-  });
+    return { outcome: 'ok' };
+  };
+
+  return {
+    [`action ${ACTION_CONNECT}`]: actionListener(deps, ACTION_CONNECT, connect) as Route,
+    [`action ${ACTION_DISCONNECT}`]: actionListener(deps, ACTION_DISCONNECT, disconnect) as Route,
+    [`view ${VIEW_PAYMENT_ACCOUNT}`]: viewListener(deps, VIEW_PAYMENT_ACCOUNT, submit) as Route,
+  };
 }
