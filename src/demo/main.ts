@@ -112,9 +112,81 @@ function startBot(
   return { child, port, output };
 }
 
+/** What the demo has started so far, each stopped at the end. */
+interface Started {
+  sandbox?: Sandbox;
+  slack?: DemoSlack;
+  page?: PageServer;
+  bot?: ChildProcess;
+}
+
+/** Starts the sandbox, the demo's Slack and the page, each in `started` as soon as it runs. */
+async function startServices(
+  started: Started,
+  reason: DemoReason,
+  env: NodeJS.ProcessEnv,
+): Promise<{ sandbox: Sandbox; slack: DemoSlack; page: PageServer }> {
+  const port = pagePort(env.PORT);
+  const host = env.HOST?.trim() || DEFAULT_HOST;
+  const sandbox = await startSandbox({ host: '127.0.0.1' });
+  started.sandbox = sandbox;
+  const slack = await startDemoSlack({ unfurlHosts: [new URL(sandbox.payUrl).host] });
+  started.slack = slack;
+  const page = await startPageServer({ host, port, slack, sandbox }).catch((error: unknown) => {
+    const code = (error as { code?: string }).code;
+    throw code === 'EADDRINUSE'
+      ? new DemoError(`port ${port} is already in use: start with PORT set to another one, e.g. PORT=3001`)
+      : error;
+  });
+  started.page = page;
+  console.log(banner(page.url, reason));
+  return { sandbox, slack, page };
+}
+
 /**
- * Runs the demo until SIGINT or SIGTERM (or until the bot fails), then stops its children and
- * exits the process: it never returns.
+ * Settles when the bot exits: resolves when it was stopped (a clean exit, or SIGINT or SIGTERM:
+ * Ctrl-C reaches it too), rejects with its last lines when it failed.
+ */
+function botExit({ child, output }: ReturnType<typeof startBot>): Promise<void> {
+  const ended = new Promise<void>((resolve, reject) => {
+    child.once('exit', (code, signal) => {
+      if (code === 0 || signal === 'SIGINT' || signal === 'SIGTERM') return resolve();
+      reject(
+        new DemoError(
+          `the bot stopped (${signal ?? `exit code ${code}`}). Its last lines:\n${output.join('\n')}`,
+        ),
+      );
+    });
+  });
+  // Handled where it is awaited; a failure while the demo is stopping anyway is no news.
+  ended.catch(() => undefined);
+  return ended;
+}
+
+/** Rejects when the bot has not started within BOT_START_MS. */
+function startDeadline({ output }: ReturnType<typeof startBot>): Promise<never> {
+  return new Promise<never>((_resolve, reject) => {
+    setTimeout(
+      () =>
+        reject(new DemoError(`the bot did not start within ${BOT_START_MS / 1000} s:\n${output.join('\n')}`)),
+      BOT_START_MS,
+    ).unref();
+  });
+}
+
+/** Stops the bot: SIGTERM, then SIGKILL after BOT_STOP_MS; resolves once it has exited. */
+async function stopBot(bot: ChildProcess | undefined): Promise<void> {
+  if (!bot || bot.exitCode !== null || bot.signalCode !== null) return;
+  const exited = new Promise((resolve) => bot.once('exit', resolve));
+  bot.kill('SIGTERM');
+  const timer = setTimeout(() => bot.kill('SIGKILL'), BOT_STOP_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Runs the demo until SIGINT or SIGTERM (or until the bot stops or fails), then stops its
+ * children, removes its folder and exits the process: it never returns.
  */
 export async function runDemo(reason: DemoReason, env: NodeJS.ProcessEnv = process.env): Promise<never> {
   console.log(
@@ -123,77 +195,43 @@ export async function runDemo(reason: DemoReason, env: NodeJS.ProcessEnv = proce
       : 'Starting the LOCAL DEMO (sandbox payment service + local Slack page + the bot)…',
   );
   const dir = mkdtempSync(join(tmpdir(), 'payments-bot-demo-'));
-  let sandbox: Sandbox | undefined;
-  let slack: DemoSlack | undefined;
-  let page: PageServer | undefined;
-  let child: ChildProcess | undefined;
+  const started: Started = {};
   let stopping = false;
 
   async function stop(code: number): Promise<never> {
     if (!stopping) {
       stopping = true;
-      const bot = child;
-      if (bot && bot.exitCode === null && bot.signalCode === null) {
-        const exited = new Promise((resolve) => bot.once('exit', resolve));
-        bot.kill('SIGTERM');
-        const timer = setTimeout(() => bot.kill('SIGKILL'), BOT_STOP_MS);
-        await exited;
-        clearTimeout(timer);
-      }
-      await Promise.allSettled([page?.close(), slack?.close(), sandbox?.close()]);
+      await stopBot(started.bot);
+      await Promise.allSettled([started.page?.close(), started.slack?.close(), started.sandbox?.close()]);
       rmSync(dir, { recursive: true, force: true });
       if (code === 0) console.log('The local demo has stopped.');
       process.exit(code);
     }
     return new Promise<never>(() => undefined);
   }
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop(0));
+  // Every SIGINT and SIGTERM, not only the first: Ctrl-C signals the whole process group, and
+  // `npm start` passes on the SIGINT it gets too, so two arrive at once. A signal with no
+  // listener left (after `once`) would end the process there, before the folder is removed.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(0));
   // Whatever ends this process, the bot does not outlive it.
   process.once('exit', () => {
-    if (child?.exitCode === null) child.kill('SIGKILL');
+    if (started.bot?.exitCode === null) started.bot.kill('SIGKILL');
   });
 
   try {
-    const port = pagePort(env.PORT);
-    const host = env.HOST?.trim() || DEFAULT_HOST;
-    sandbox = await startSandbox({ host: '127.0.0.1' });
-    slack = await startDemoSlack({ unfurlHosts: [new URL(sandbox.payUrl).host] });
-    page = await startPageServer({ host, port, slack, sandbox }).catch((error: unknown) => {
-      const code = (error as { code?: string }).code;
-      throw code === 'EADDRINUSE'
-        ? new DemoError(`port ${port} is already in use: start with PORT set to another one, e.g. PORT=3001`)
-        : error;
-    });
-    console.log(banner(page.url, reason));
-
+    const { sandbox, slack, page } = await startServices(started, reason, env);
+    // Stopped while starting: no bot is started after the stop has looked for one.
+    if (stopping) return stop(0);
     const bot = startBot(slack, sandbox, dir, env);
-    child = bot.child;
-    const failed = new Promise<never>((_resolve, reject) => {
-      bot.child.once('exit', (code, signal) => {
-        if (stopping) return;
-        // A clean exit is someone stopping the bot (Ctrl-C reaches it too): the demo stops with it.
-        if (code === 0) return void stop(0);
-        reject(
-          new DemoError(
-            `the bot stopped (${signal ?? `exit code ${code}`}). Its last lines:\n${bot.output.join('\n')}`,
-          ),
-        );
-      });
-    });
-    const timeout = new Promise<never>((_resolve, reject) => {
-      setTimeout(
-        () =>
-          reject(
-            new DemoError(`the bot did not start within ${BOT_START_MS / 1000} s:\n${bot.output.join('\n')}`),
-          ),
-        BOT_START_MS,
-      ).unref();
-    });
-    const botPort = await Promise.race([bot.port, failed, timeout]);
-    slack.connect(`http://127.0.0.1:${botPort}/slack/events`);
-    console.log(`The bot is ready. Open ${page.url}`);
-    // From here on, a failing bot ends the demo.
-    await failed;
+    started.bot = bot.child;
+    const ended = botExit(bot);
+    const botPort = await Promise.race([bot.port, ended.then(() => undefined), startDeadline(bot)]);
+    if (botPort !== undefined) {
+      slack.connect(`http://127.0.0.1:${botPort}/slack/events`);
+      console.log(`The bot is ready. Open ${page.url}`);
+      // From here on, the bot stopping or failing ends the demo.
+      await ended;
+    }
   } catch (error) {
     if (!stopping) {
       console.error(

@@ -151,11 +151,12 @@ code { background: #f3f3f3; border: 1px solid #e3e3e3; border-radius: 3px; paddi
 a { color: #1264a3; }
 `;
 
-/** The page's script; it carries `slackDateText` itself, so dates read as the tested function writes them. */
-export function pageScript(): string {
-  // Under tsx (npm run dev) esbuild keeps function names by wrapping them in __name(): the page
-  // gets a no-op of its own so the embedded function runs there too.
-  return `'use strict';
+/**
+ * The page's script; it carries `slackDateText` itself, so dates read as the tested function
+ * writes them. Under tsx (npm run dev) esbuild keeps function names by wrapping them in
+ * __name(): the page gets a no-op of its own so the embedded function runs there too.
+ */
+export const PAGE_SCRIPT = `'use strict';
 const __name = (f) => f;
 const slackDateText = ${slackDateText.toString()};
 const byId = (id) => document.getElementById(id);
@@ -289,4 +290,3 @@ new EventSource('/demo/events').onmessage = refresh;
 setInterval(() => formatDates(document), 30000);
 refresh();
 `;
-}

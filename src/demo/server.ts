@@ -3,17 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { num, type WireInvoice } from '../sandbox/data.js';
 import type { Sandbox } from '../sandbox/server.js';
-import { PAGE_CSS, pageHtml, pageScript, type Suggestion } from './page.js';
+import { PAGE_CSS, PAGE_SCRIPT, pageHtml, type Suggestion } from './page.js';
 import { escapeHtml, renderBlocks, renderMrkdwn } from './render.js';
-import {
-  BOT_USER,
-  type ClickPlace,
-  DEMO_NAMES,
-  DEMO_USER,
-  type DemoMessage,
-  type DemoSlack,
-  SLACKBOT,
-} from './slack.js';
+import type { DemoSlack } from './slack.js';
+import { BOT_USER, type ClickPlace, DEMO_NAMES, DEMO_USER, type DemoMessage, SLACKBOT } from './workspace.js';
 
 /**
  * The page a person opens (`http://127.0.0.1:3000/`): the channel, the App Home and the side
@@ -170,24 +163,40 @@ ${i.status === 'expired' ? '' : `<button type="button" data-invoice="${escapeHtm
   return `<h3>Invoices</h3>${invoices}<h3>Balance</h3><p class="muted">Set a balance as a payment or a withdrawal would; <code>/balance subscribe</code> posts each change here.</p>${balances}<h3>Start over</h3><button type="button" class="reset" data-reset>Reset the invoices and balances</button>`;
 }
 
-export async function startPageServer({
-  host,
-  port,
-  slack,
-  sandbox,
-}: PageServerOptions): Promise<PageServer> {
-  let version = 0;
-  /** The address to open, once listening. */
-  let url = '';
-  const streams = new Set<ServerResponse>();
-  const bump = () => {
-    version += 1;
-    for (const stream of streams) stream.write(`data: ${version}\n\n`);
-  };
-  slack.onChange(bump);
+/**
+ * The page's server-sent events: a version, bumped at every change, pushed to every open page,
+ * which then fetches the state.
+ */
+class PageUpdates {
+  version = 0;
+  readonly #streams = new Set<ServerResponse>();
+  // Comments keep idle event streams open through proxies and sleeping laptops.
+  readonly #keepAlive = setInterval(() => {
+    for (const stream of this.#streams) stream.write(': ping\n\n');
+  }, 25_000).unref();
 
+  readonly bump = (): void => {
+    this.version += 1;
+    for (const stream of this.#streams) stream.write(`data: ${this.version}\n\n`);
+  };
+
+  /** Answers a GET of the event stream: it stays open until the page goes. */
+  subscribe(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream' });
+    res.write(`retry: 1000\ndata: ${this.version}\n\n`);
+    this.#streams.add(res);
+    req.on('close', () => this.#streams.delete(res));
+  }
+
+  close(): void {
+    clearInterval(this.#keepAlive);
+  }
+}
+
+/** Suggestions under the message box, about an open invoice of the sandbox's when there is one. */
+function suggestionsFor(sandbox: Sandbox): Suggestion[] {
   const open = sandbox.current.find((i) => i.status === 'open') ?? sandbox.current[0];
-  const suggestions: Suggestion[] = [
+  return [
     { label: '/balance', text: '/balance' },
     ...(open
       ? [
@@ -200,22 +209,15 @@ export async function startPageServer({
     { label: '/invoice watching', text: '/invoice watching' },
     { label: '/invoice help', text: '/invoice help' },
   ];
-  const assets: Record<string, { type: string; body: string }> = {
-    '/': { type: 'text/html; charset=utf-8', body: pageHtml(suggestions) },
-    '/demo.css': { type: 'text/css; charset=utf-8', body: PAGE_CSS },
-    '/demo.js': { type: 'text/javascript; charset=utf-8', body: pageScript() },
-  };
+}
 
-  const state = () => ({
-    version,
-    ready: slack.ready,
-    feed: feedHtml(slack.messages),
-    home: slack.home === undefined ? null : renderBlocks(slack.home, DEMO_NAMES),
-    panel: panelHtml(sandbox),
-  });
-
-  /** What the person did, by route; each resolves once it is done (the bot has acknowledged). */
-  const actions: Record<string, (body: Record<string, unknown>) => Promise<void> | void> = {
+/** What the person did, by route; each resolves once it is done (the bot has acknowledged). */
+function pageActions(
+  slack: DemoSlack,
+  sandbox: Sandbox,
+  bump: () => void,
+): Record<string, (body: Record<string, unknown>) => Promise<void> | void> {
+  return {
     '/demo/say': (body) => slack.say(text(body, 'text')),
     '/demo/click': (body) =>
       slack.click(
@@ -246,6 +248,34 @@ export async function startPageServer({
       bump();
     },
   };
+}
+
+export async function startPageServer({
+  host,
+  port,
+  slack,
+  sandbox,
+}: PageServerOptions): Promise<PageServer> {
+  /** The address to open, once listening. */
+  let url = '';
+  const updates = new PageUpdates();
+  slack.onChange(updates.bump);
+  const suggestions = suggestionsFor(sandbox);
+  const assets: Record<string, { type: string; body: string }> = {
+    '/': { type: 'text/html; charset=utf-8', body: pageHtml(suggestions) },
+    '/demo.css': { type: 'text/css; charset=utf-8', body: PAGE_CSS },
+    '/demo.js': { type: 'text/javascript; charset=utf-8', body: PAGE_SCRIPT },
+  };
+
+  const state = () => ({
+    version: updates.version,
+    ready: slack.ready,
+    feed: feedHtml(slack.messages),
+    home: slack.home === undefined ? null : renderBlocks(slack.home, DEMO_NAMES),
+    panel: panelHtml(sandbox),
+  });
+
+  const actions = pageActions(slack, sandbox, updates.bump);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://demo').pathname;
@@ -264,13 +294,7 @@ export async function startPageServer({
       res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8' });
       return void res.end(body);
     }
-    if (req.method === 'GET' && path === '/demo/events') {
-      res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream' });
-      res.write(`retry: 1000\ndata: ${version}\n\n`);
-      streams.add(res);
-      req.on('close', () => streams.delete(res));
-      return;
-    }
+    if (req.method === 'GET' && path === '/demo/events') return updates.subscribe(req, res);
     const action = actions[path];
     if (req.method === 'POST' && action) {
       try {
@@ -292,11 +316,6 @@ export async function startPageServer({
       else res.end();
     });
   });
-  // Comments keep idle event streams open through proxies and sleeping laptops.
-  const keepAlive = setInterval(() => {
-    for (const stream of streams) stream.write(': ping\n\n');
-  }, 25_000);
-  keepAlive.unref();
   server.listen(port, host);
   await once(server, 'listening'); // rejects when the port is taken
   const { port: bound } = server.address() as AddressInfo;
@@ -306,7 +325,7 @@ export async function startPageServer({
   return {
     url,
     async close() {
-      clearInterval(keepAlive);
+      updates.close();
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
