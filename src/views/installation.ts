@@ -145,11 +145,21 @@ const escapeHtml = (raw: string) => raw.replace(/[&<>"']/g, (c) => HTML_ENTITIES
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><meta name="viewport" content="width=device-width,initial-scale=1"></head><body style="font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;line-height:1.5"><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 
-/** `GET /slack/install`: the Add to Slack link, to Slack's authorize page with a fresh state. */
+/**
+ * Slack's Add to Slack button as Slack's own page draws it (white, a grey border, the mark and
+ * "Add to Slack"), in inline CSS and SVG: the page loads nothing from another host.
+ */
+const ADD_TO_SLACK_STYLE =
+  'display:inline-flex;align-items:center;gap:12px;padding:0 16px;height:48px;border:1px solid #ddd;border-radius:4px;background:#fff;color:#000;font-size:18px;font-weight:600;text-decoration:none';
+/** Slack's mark, its four colours, drawn inline. */
+const SLACK_MARK =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20" viewBox="0 0 122.8 122.8" aria-hidden="true"><path d="M25.8 77.6a12.9 12.9 0 1 1-12.9-12.9h12.9zm6.5 0a12.9 12.9 0 0 1 25.8 0v32.3a12.9 12.9 0 1 1-25.8 0z" fill="#e01e5a"/><path d="M45.2 25.8a12.9 12.9 0 1 1 12.9-12.9v12.9zm0 6.5a12.9 12.9 0 0 1 0 25.8H12.9a12.9 12.9 0 0 1 0-25.8z" fill="#36c5f0"/><path d="M97 45.2a12.9 12.9 0 1 1 12.9 12.9H97zm-6.5 0a12.9 12.9 0 0 1-25.8 0V12.9a12.9 12.9 0 1 1 25.8 0z" fill="#2eb67d"/><path d="M77.6 97a12.9 12.9 0 1 1-12.9 12.9V97zm0-6.5a12.9 12.9 0 0 1 0-25.8h32.3a12.9 12.9 0 0 1 0 25.8z" fill="#ecb22e"/></svg>';
+
+/** `GET /slack/install`: the Add to Slack button, to Slack's authorize page with a fresh state. */
 export function addToSlackPage(authorizeUrl: string): string {
   return page(
     'Add Crypto Payments to Slack',
-    `<p>Your workspace’s balance and invoices from the payment service, in Slack. After the install, connect your payment account from the app’s Home tab.</p><p><a id="add-to-slack" href="${escapeHtml(authorizeUrl)}">Add to Slack</a></p>`,
+    `<p>Your workspace’s balance and invoices from the payment service, in Slack. After the install, connect your payment account from the app’s Home tab.</p><p><a id="add-to-slack" href="${escapeHtml(authorizeUrl)}" style="${ADD_TO_SLACK_STYLE}">${SLACK_MARK}Add to <b>Slack</b></a></p>`,
   );
 }
 

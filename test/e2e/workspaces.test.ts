@@ -135,6 +135,9 @@ async function startInstall(): Promise<{ state: string; cookie: string }> {
   const html = await page.text();
   const href = /id="add-to-slack" href="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? '';
   const state = new URL(href).searchParams.get('state') ?? '';
+  // Slack's button, drawn in the page: nothing loaded from another host.
+  expect(html).toContain('Add to <b>Slack</b>');
+  expect(html).not.toMatch(/\bsrc=|url\(|<link|<script/);
   const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   expect(new URL(href).searchParams.get('client_id')).toBe(CLIENT.id);
   expect(state).not.toBe('');

@@ -48,6 +48,16 @@ describe('what a workspace of a many-workspaces app sees', () => {
     expect(JSON.stringify(paymentAccountModal(true))).toContain('Replace');
   });
 
+  it('shows Slack’s Add to Slack button drawn in the page itself, loading nothing from another host', () => {
+    const html = addToSlackPage('https://slack.com/oauth/v2/authorize?client_id=1');
+    expect(html).toMatch(
+      /<a id="add-to-slack" href="https:\/\/slack\.com\/oauth\/v2\/authorize\?client_id=1" style="[^"]+">/,
+    );
+    expect(html).toContain('<svg');
+    expect(html).toContain('Add to <b>Slack</b></a>');
+    expect(html).not.toMatch(/\bsrc=|url\(|<link|<script/);
+  });
+
   it('escapes what it puts in its pages', () => {
     expect(addToSlackPage('https://slack.com/oauth/v2/authorize?a=1&state="x"<y>')).toContain(
       'href="https://slack.com/oauth/v2/authorize?a=1&amp;state=&quot;x&quot;&lt;y&gt;"',
