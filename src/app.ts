@@ -4,7 +4,7 @@ import { App, SocketModeReceiver, webApi } from '@slack/bolt';
 import { type AccessPolicy, createAccess } from './access.js';
 import type { Config } from './config.js';
 import { createFeed } from './feed/service.js';
-import { createHttpServer, type Routes } from './http/server.js';
+import { createHttpServers, type Routes } from './http/server.js';
 import { SlackHttpReceiver } from './http/slack-receiver.js';
 import { Inflight } from './inflight.js';
 import { type Bot, lifecycle } from './lifecycle.js';
@@ -182,12 +182,14 @@ export function createBot(config: Config, deps: BotDeps): Bot {
           logger: slackLog,
           installerOptions: { clientOptions },
         });
-  const operatorRoutes: Routes = { 'GET /healthz': life.healthz, 'GET /metrics': deps.metrics.route };
   const routes: Routes =
-    receiver instanceof SlackHttpReceiver
-      ? { ...operatorRoutes, 'POST /slack/events': receiver.handle }
-      : operatorRoutes;
-  const server = createHttpServer(routes, logger);
+    receiver instanceof SlackHttpReceiver ? { 'POST /slack/events': receiver.handle } : {};
+  const { server, metrics } = createHttpServers(
+    routes,
+    { healthz: life.healthz, metrics: deps.metrics.route },
+    logger,
+    config.http.metricsPort,
+  );
 
   const app = new App({
     receiver,
@@ -280,6 +282,7 @@ export function createBot(config: Config, deps: BotDeps): Bot {
     app,
     scheduler,
     inflight,
+    metrics,
     http: config.http,
     // Only Socket Mode's start can fail: it opens the WebSocket with the app-level token.
     startApp: () =>

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { Visibility } from './domain/visibility.js';
 import { CHANNEL_ID, USER_ID } from './slack-ids.js';
+import { type DatabaseLocation, DEFAULT_POOL_SIZE } from './store/location.js';
 import { parseEncryptionKey, type SealingKeys } from './store/sealing.js';
 
 /**
@@ -11,9 +13,6 @@ import { parseEncryptionKey, type SealingKeys } from './store/sealing.js';
 /** How Slack reaches the bot: signed HTTP requests, or a Socket Mode WebSocket the bot opens. */
 export type SlackConnection = { mode: 'http'; signingSecret: string } | { mode: 'socket'; appToken: string };
 
-/** Who sees a reply: only the person who asked, or everyone in the conversation. */
-export type Visibility = 'ephemeral' | 'in_channel';
-
 export interface Config {
   slack: SlackConnection & {
     botToken: string;
@@ -24,6 +23,8 @@ export interface Config {
     port: number;
     /** The interface to listen on; all of them when unset. */
     host: string | undefined;
+    /** METRICS_PORT: `/metrics` on this port alone, not on `port`; unset, on `port`. */
+    metricsPort: number | undefined;
   };
   payments: {
     apiUrl: string;
@@ -77,15 +78,6 @@ export interface ManyWorkspacesConfig extends Omit<Config, 'slack' | 'payments'>
 
 /** The two ways to run, chosen by which variables are set. */
 export type Setup = { tenancy: 'one'; config: Config } | { tenancy: 'many'; config: ManyWorkspacesConfig };
-
-/** Where the bot keeps its state: a SQLite file (one instance), or PostgreSQL (several). */
-export type DatabaseLocation =
-  | { kind: 'sqlite'; path: string }
-  /** `poolSize`: connections each instance keeps at most (DATABASE_POOL_SIZE, 10 by default). */
-  | { kind: 'postgres'; url: string; poolSize?: number };
-
-/** PostgreSQL connections an instance keeps at most, unless DATABASE_POOL_SIZE says otherwise. */
-export const DEFAULT_POOL_SIZE = 10;
 
 /** The SQLite file used when DATABASE_URL is unset, relative to the working directory. */
 export const DEFAULT_SQLITE_PATH = './data/bot.sqlite';
@@ -168,6 +160,7 @@ const idList = (pattern: RegExp, what: string) =>
 const schema = z.object({
   SLACK_BOT_TOKEN: required(token('SLACK_BOT_TOKEN', 'xoxb-', 'a bot token')),
   PORT: optional(whole(0, 65535, 'a port number')).default(3000),
+  METRICS_PORT: optional(whole(1, 65535, 'a port number')),
   HOST: optional(
     z
       .string()
@@ -336,7 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 /** What both modes read alike. */
 function common(e: z.infer<typeof commonSchema>): Omit<ManyWorkspacesConfig, 'slack' | 'encryption'> {
   return {
-    http: { port: e.PORT, host: e.HOST },
+    http: { port: e.PORT, host: e.HOST, metricsPort: e.METRICS_PORT },
     payments: {
       apiUrl: e.PAYMENT_API_URL,
       payUrl: e.PAYMENT_PAY_URL ? new URL(e.PAYMENT_PAY_URL) : undefined,

@@ -12,6 +12,8 @@ export interface Bot {
 
 export interface BotParts {
   server: HttpServer;
+  /** METRICS_PORT: `/metrics` on a server of its own, started and stopped with the bot. */
+  metrics?: { server: HttpServer; port: number } | undefined;
   app: App;
   scheduler: Scheduler;
   inflight: Inflight;
@@ -41,6 +43,7 @@ export function lifecycle() {
 
     async function start(): Promise<{ port: number }> {
       const port = await server.listen(parts.http.port, parts.http.host);
+      await parts.metrics?.server.listen(parts.metrics.port, parts.http.host);
       await (parts.startApp ?? (() => app.start()))();
       scheduler.start();
       ready = true;
@@ -59,12 +62,13 @@ export function lifecycle() {
         ready = false;
         // Stop taking requests: no new connections (requests being acked still finish), and in
         // Socket Mode no more envelopes.
-        const closed = server.close();
+        const closed = Promise.all([server.close(), parts.metrics?.server.close()]);
         await app.stop();
         // No more background work is claimed; what runs finishes with the replies in flight.
         await scheduler.stop();
         const drained = await inflight.drain(graceMs);
         server.closeAll();
+        parts.metrics?.server.closeAll();
         await closed;
         return { drained };
       },

@@ -7,7 +7,7 @@ import type { Kind } from './pipeline/tracked.js';
 import type { SlackMethod } from './slack/calls.js';
 
 /**
- * Prometheus metrics, served at GET /metrics (README → Metrics). Every label value comes from a
+ * Prometheus metrics, served at GET /metrics (docs/metrics.md). Every label value comes from a
  * closed set the code defines (kinds, listener and job names, outcomes, API methods): never a
  * person or free text, so the number of series stays bounded. The one id is the installation's,
  * in many-workspaces mode, on three `slackbot_installation_*` counters with few labels beside it:

@@ -12,25 +12,19 @@ const SRC = new URL('../src/', import.meta.url).pathname;
 
 /**
  * Layers, lowest first: a module may import from its own layer or a lower one, never a higher.
- * A file is in the layer of the first entry its path starts with.
+ * Every entry is a folder (`payments/`) or a file at the top of src/ (`config.ts`), never a file
+ * inside a folder: a folder is one layer, whole. A file stays at the top when it is the one module
+ * of its kind (the configuration, the logger, the scheduler, the metrics…); it is then a unit of
+ * its own, checked as a folder is.
  */
 const LAYERS: readonly (readonly string[])[] = [
+  // Small helpers with no knowledge of the bot.
   ['text.ts', 'slack-ids.ts', 'redact.ts', 'inflight.ts'],
-  ['config.ts', 'logger.ts', 'store/sealing.ts'],
-  // The domain: the service's client, the access rules, the store, pure domain values and errors.
-  [
-    'payments/',
-    'access.ts',
-    'store/',
-    'feed/deltas.ts',
-    'feed/schedule.ts',
-    'watches/snapshot.ts',
-    'watches/cadence.ts',
-    'slack/calls.ts',
-    'pipeline/outcome.ts',
-  ],
+  // The domain: the two services' clients, the access rules, the bot's plain values, the store.
+  ['payments/', 'slack/', 'access.ts', 'domain/', 'store/'],
+  ['config.ts', 'logger.ts'],
   ['views/', 'sandbox/'],
-  ['slack/', 'pipeline/'],
+  ['pipeline/'],
   ['service-state.ts', 'scheduler.ts', 'outbox.ts'],
   ['watches/', 'feed/'],
   ['metrics.ts'],
@@ -39,8 +33,14 @@ const LAYERS: readonly (readonly string[])[] = [
   ['main.ts', 'demo/'],
 ];
 
+/** The unit a file belongs to: its folder under src/ (`feed/`), or itself when at the top (`config.ts`). */
+const unitOf = (file: string): string => {
+  const slash = file.indexOf('/');
+  return slash < 0 ? file : file.slice(0, slash + 1);
+};
+
 const layerOf = (file: string): number => {
-  const index = LAYERS.findIndex((layer) => layer.some((prefix) => file.startsWith(prefix)));
+  const index = LAYERS.findIndex((layer) => layer.includes(unitOf(file)));
   if (index < 0) throw new Error(`${file} is in no layer: add it to LAYERS`);
   return index;
 };
@@ -64,6 +64,18 @@ function importGraph(): Map<string, string[]> {
     graph.set(relative(SRC, path), targets);
   }
   return graph;
+}
+
+/** The imports between units (folders and top-level files), each once; a unit's imports of itself left out. */
+function unitGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const units = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = unitOf(file);
+    const edges = units.get(from) ?? new Set<string>();
+    for (const target of targets) if (unitOf(target) !== from) edges.add(unitOf(target));
+    units.set(from, edges);
+  }
+  return new Map([...units].map(([unit, edges]) => [unit, [...edges].sort()]));
 }
 
 /** The import cycles: strongly connected groups of more than one file (Tarjan). */
@@ -122,6 +134,37 @@ describe('the shape of src/', () => {
       ['d.ts', ['a.ts']],
     ]);
     expect(cycles(looped)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  });
+
+  it('has no import cycle between folders', () => {
+    expect(cycles(unitGraph(graph))).toEqual([]);
+  });
+
+  it('lays out folders whole: every entry of LAYERS is a folder or a top-level file of src/, once', () => {
+    const entries = LAYERS.flat();
+    expect(entries.filter((entry) => unitOf(entry) !== entry)).toEqual([]);
+    expect(new Set(entries).size).toBe(entries.length);
+    const units = new Set([...graph.keys()].map(unitOf));
+    expect(entries.filter((entry) => !units.has(entry))).toEqual([]);
+  });
+
+  it('imports from no folder in a higher layer', () => {
+    const upward = [...unitGraph(graph)].flatMap(([unit, targets]) =>
+      targets.filter((target) => layerOf(target) > layerOf(unit)).map((target) => `${unit} → ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('finds a cycle between folders when their files make none', () => {
+    const crossed = new Map([
+      ['a/one.ts', ['b/one.ts']],
+      ['b/one.ts', []],
+      ['b/two.ts', ['a/two.ts']],
+      ['a/two.ts', []],
+      ['c.ts', ['a/one.ts']],
+    ]);
+    expect(cycles(crossed)).toEqual([]);
+    expect(cycles(unitGraph(crossed))).toEqual([['a/', 'b/']]);
   });
 
   it('imports only from its own layer or below: nothing runs back up', () => {

@@ -1,7 +1,5 @@
+import type { BalanceChange, StoredBalance } from '../domain/balance.js';
 import { Amount, type BalanceEntry } from '../payments/index.js';
-
-/** A balance as stored: each currency's title and exact digits, by currency id. */
-export type StoredBalance = Record<string, { title: string; balance: string }>;
 
 export function toStored(entries: readonly BalanceEntry[]): StoredBalance {
   const stored: StoredBalance = {};
@@ -10,16 +8,6 @@ export function toStored(entries: readonly BalanceEntry[]): StoredBalance {
 }
 
 const amount = (digits: string): Amount => Amount.parse(digits) ?? Amount.ZERO;
-
-/** One currency whose balance moved between two readings. */
-export interface BalanceChange {
-  currency: string;
-  title: string;
-  /** `after - before`, exact: positive for money received, negative for money that left. */
-  delta: Amount;
-  before: Amount;
-  after: Amount;
-}
 
 /**
  * What moved between two readings, in the order of the new reading, then vanished currencies: a

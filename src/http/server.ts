@@ -42,6 +42,33 @@ export interface HttpServer {
  * not arrive in time is answered 408 and its connection closed (by Node), and connections over
  * MAX_CONNECTIONS are closed as they come.
  */
+/** The bot's servers: the public one, and with METRICS_PORT one of the operator's for `/metrics`. */
+export interface HttpServers {
+  server: HttpServer;
+  /** `/metrics` (and `/healthz`) on a port of their own, which a platform need not expose. */
+  metrics?: { server: HttpServer; port: number };
+}
+
+/**
+ * The public server takes Slack's requests (`routes`) and `/healthz`; `/metrics` too, unless
+ * `metricsPort` is set: then it is served on that port alone, with `/healthz` beside it, so that
+ * on a platform with one public port the metrics are not on it.
+ */
+export function createHttpServers(
+  routes: Routes,
+  operator: { healthz: RouteHandler; metrics: RouteHandler },
+  logger: Logger,
+  metricsPort: number | undefined,
+): HttpServers {
+  const health = { 'GET /healthz': operator.healthz };
+  const metrics = { ...health, 'GET /metrics': operator.metrics };
+  if (metricsPort === undefined) return { server: createHttpServer({ ...routes, ...metrics }, logger) };
+  return {
+    server: createHttpServer({ ...routes, ...health }, logger),
+    metrics: { server: createHttpServer(metrics, logger), port: metricsPort },
+  };
+}
+
 export function createHttpServer(routes: Routes, logger: Logger): HttpServer {
   const table = new Map<string, RouteHandler>(Object.entries(routes));
   const options = {

@@ -2,7 +2,7 @@ import { App, type Authorize } from '@slack/bolt';
 import { followBreaker, instanceName, readGauges, sharedListenerDeps, slackClientOptions } from '../app.js';
 import type { ManyWorkspacesConfig } from '../config.js';
 import { feedJobs } from '../feed/jobs.js';
-import { createHttpServer, type Routes } from '../http/server.js';
+import { createHttpServers, type Routes } from '../http/server.js';
 import { SlackHttpReceiver } from '../http/slack-receiver.js';
 import { Inflight } from '../inflight.js';
 import { type Bot, lifecycle } from '../lifecycle.js';
@@ -103,13 +103,13 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     boltLogger: slackLog,
   });
 
-  const routes: Routes = {
-    'GET /healthz': life.healthz,
-    'GET /metrics': deps.metrics.route,
-    'POST /slack/events': receiver.handle,
-    ...installer.routes,
-  };
-  const server = createHttpServer(routes, logger);
+  const routes: Routes = { 'POST /slack/events': receiver.handle, ...installer.routes };
+  const { server, metrics } = createHttpServers(
+    routes,
+    { healthz: life.healthz, metrics: deps.metrics.route },
+    logger,
+    config.http.metricsPort,
+  );
 
   const app = new App({ receiver, authorize, logger: slackLog, clientOptions, convoStore: false });
   const clients = boltClients(app, KEPT_INSTALLATIONS);
@@ -205,6 +205,7 @@ export function createWorkspacesBot(config: ManyWorkspacesConfig, deps: Workspac
     app,
     scheduler,
     inflight,
+    metrics,
     http: config.http,
     started: (port) => logger.info({ mode: 'http', tenancy: 'many', port }, 'bot started'),
   });

@@ -1,5 +1,5 @@
 import type { RespondArguments } from '@slack/bolt';
-import type { Visibility } from '../config.js';
+import type { Visibility } from '../domain/visibility.js';
 import type { InvoiceId } from '../payments/index.js';
 import type { Message } from '../views/blocks.js';
 import type { Outcome } from './outcome.js';

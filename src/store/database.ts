@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { type DatabaseLocation, DEFAULT_POOL_SIZE } from '../config.js';
+import { type DatabaseLocation, DEFAULT_POOL_SIZE } from './location.js';
 import { type FileLock, holdFile, LockHeldError } from './lock.js';
 import { migrationProvider } from './migrations.js';
 import type { Dialect, Tables } from './schema.js';
@@ -71,6 +71,22 @@ const INT8_OID = 20;
 /** Burst of dropped connections told as one: a restart drops every idle connection at once. */
 const LOST_TOLD_EVERY_MS = 10_000;
 
+/**
+ * node-postgres takes `sslmode=prefer`, `require` and `verify-ca` as `verify-full` (the server's
+ * certificate is checked against the system's CAs, or `sslrootcert`), and prints a multi-line
+ * SECURITY WARNING to say so at every start. The URL is given the mode it gets anyway: same
+ * connection, no warning. `uselibpqcompat=true` keeps libpq's meanings (`require`: encrypted, not
+ * verified) as written. docs/postgresql.md.
+ */
+export function verifiedSslMode(url: string): string {
+  const parsed = new URL(url);
+  const mode = parsed.searchParams.get('sslmode');
+  if (parsed.searchParams.get('uselibpqcompat') === 'true') return url;
+  if (mode !== 'prefer' && mode !== 'require' && mode !== 'verify-ca') return url;
+  parsed.searchParams.set('sslmode', 'verify-full');
+  return parsed.toString();
+}
+
 async function postgres(
   url: string,
   poolSize: number,
@@ -78,7 +94,7 @@ async function postgres(
 ): Promise<Kysely<Tables>> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString: verifiedSslMode(url),
     max: poolSize,
     connectionTimeoutMillis: 10_000,
     types: {

@@ -4,7 +4,7 @@ import { contextOf, SECRETS, type Secret } from './installations.js';
 import { type Sealer, SealingError, sealedKeyId } from './sealing.js';
 
 /**
- * ENCRYPTION_KEY at start, and its rotation with several instances on one database (README →
+ * ENCRYPTION_KEY at start, and its rotation with several instances on one database (docs/many-workspaces.md →
  * "Rotating ENCRYPTION_KEY"). A start counts the keys that sealed every stored secret, from the
  * key id at the head of each sealed value (nothing is opened), and refuses, changing nothing,
  * while any was sealed with a key it was not given: a key dropped too early never strands a
@@ -12,7 +12,7 @@ import { type Sealer, SealingError, sealedKeyId } from './sealing.js';
  * sealed, value by value, each only if it is still the value read: a newer write by another
  * instance is never overwritten, and an interrupted pass is finished by the next start.
  *
- * Safe with several instances because of the README's order: every instance holds the new key
+ * Safe with several instances because of the order of docs/many-workspaces.md: every instance holds the new key
  * (as ENCRYPTION_KEY_PREVIOUS) before any seals with it, so none meets a secret it cannot open.
  */
 
@@ -116,7 +116,7 @@ function refuseUnknownKeys(
   const previous = sealer.previousKeyId ? `key ${sealer.previousKeyId}` : 'not set';
   throw new SealingKeyError(
     `ENCRYPTION_KEY (key ${sealer.keyId}) does not open the secrets in the store, nor does ENCRYPTION_KEY_PREVIOUS (${previous}): ${sealedBy.join('; ')}. ` +
-      'Give the key that sealed them as ENCRYPTION_KEY, or as ENCRYPTION_KEY_PREVIOUS while rotating, and finish the steps in README → "Rotating ENCRYPTION_KEY". Nothing was changed.',
+      'Give the key that sealed them as ENCRYPTION_KEY, or as ENCRYPTION_KEY_PREVIOUS while rotating, and finish the steps in docs/many-workspaces.md → "Rotating ENCRYPTION_KEY". Nothing was changed.',
   );
 }
 

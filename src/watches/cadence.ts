@@ -1,5 +1,5 @@
 /**
- * How often a watched invoice is checked (docs in README → Watching invoices): every
+ * How often a watched invoice is checked (docs/watches.md): every
  * `pollSeconds` for its first 30 minutes, then slower as it ages, doubling every half hour up to
  * a ceiling of five minutes (or `pollSeconds` when that is longer); after failures, slower still;
  * and always once right after its expiry. A check made a little late keeps the next one on time:

@@ -1,3 +1,4 @@
+import type { Change, WatchedField } from '../domain/watch.js';
 import { Amount, type Invoice } from '../payments/index.js';
 
 /** An invoice as stored: amounts as their exact digits, instants as ISO 8601. */
@@ -32,15 +33,6 @@ export function fromSnapshot(snapshot: InvoiceSnapshot): Invoice {
     createdAt: new Date(snapshot.createdAt),
     timeout: new Date(snapshot.timeout),
   };
-}
-
-/** The fields whose change is announced: the two states, and what the customer is asked to pay and when. */
-export type WatchedField = 'status' | 'payStatus' | 'amount' | 'timeout' | 'methods';
-
-export interface Change {
-  field: WatchedField;
-  before: string;
-  after: string;
 }
 
 const WATCHED: readonly WatchedField[] = ['status', 'payStatus', 'amount', 'timeout', 'methods'];

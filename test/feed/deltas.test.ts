@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { balanceChanges, type StoredBalance, toStored } from '../../src/feed/deltas.js';
+import type { StoredBalance } from '../../src/domain/balance.js';
+import { balanceChanges, toStored } from '../../src/feed/deltas.js';
 import { Amount } from '../../src/payments/index.js';
 import { signed } from '../../src/views/feed.js';
 import { balanceEntry } from '../support/factories.js';

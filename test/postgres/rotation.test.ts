@@ -89,7 +89,7 @@ function traffic(url: string) {
 }
 
 describe('rotating ENCRYPTION_KEY with two instances on one PostgreSQL', () => {
-  it('by the README’s steps, with both writing throughout: every secret opens on both at every step, and the old key goes', async () => {
+  it('by the steps of docs/many-workspaces.md, with both writing throughout: every secret opens on both at every step, and the old key goes', async () => {
     const url = await freshDatabase(server);
     const { writes, readsAll, restart, withNewKeyOnly } = traffic(url);
     let a = await start(url, 'A', { current: OLD });

@@ -71,7 +71,7 @@ export function rotationContract(name: string, fresh: () => Promise<Store>): voi
       const stored = await everything(store);
       const dropped = await refusal(prepareSealing(store, createSealer({ current: NEW }), NOW));
       expect(dropped.message).toBe(
-        `ENCRYPTION_KEY (key ${keyIdOf(NEW)}) does not open the secrets in the store, nor does ENCRYPTION_KEY_PREVIOUS (not set): key ${keyIdOf(OLD)} sealed 2 secrets. Give the key that sealed them as ENCRYPTION_KEY, or as ENCRYPTION_KEY_PREVIOUS while rotating, and finish the steps in README → "Rotating ENCRYPTION_KEY". Nothing was changed.`,
+        `ENCRYPTION_KEY (key ${keyIdOf(NEW)}) does not open the secrets in the store, nor does ENCRYPTION_KEY_PREVIOUS (not set): key ${keyIdOf(OLD)} sealed 2 secrets. Give the key that sealed them as ENCRYPTION_KEY, or as ENCRYPTION_KEY_PREVIOUS while rotating, and finish the steps in docs/many-workspaces.md → "Rotating ENCRYPTION_KEY". Nothing was changed.`,
       );
       const third = await refusal(
         prepareSealing(store, createSealer({ current: NEW, previous: THIRD }), NOW),
