@@ -1,7 +1,7 @@
 /**
  * `npm run preview`: a Block Kit Builder link for each message the bot sends, built by the real
  * views from the sandbox's demo data fetched through the real client. Prints a Markdown list
- * (the README's "What it looks like" section is this output).
+ * (docs/previews.md, "What it looks like", is this output: test/docs.test.ts compares them).
  */
 import { Pool } from 'undici';
 import { AccessDeniedError } from '../src/access.js';
@@ -30,7 +30,7 @@ import { paymentCheckMessage } from '../src/views/shortcut.js';
 import { endReasonText, transitionMessage, watchEndedMessage, watchListMessage } from '../src/views/watch.js';
 import { changes, toSnapshot } from '../src/watches/snapshot.js';
 
-/** A fixed clock, so the links in the README do not change from run to run. */
+/** A fixed clock, so the links in docs/previews.md do not change from run to run. */
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 const PAY_URL = 'https://pay.example.com';
 const MISSING = parseInvoiceId('aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee') ?? DEMO_INVOICE_IDS.open;
@@ -89,8 +89,12 @@ try {
     ['`/balance` with no currencies', balanceMessage([], NOW)],
     ['`/invoice` (open)', invoiceMessage(open, { now: NOW })],
     [
-      '`/invoice` (paid: values the document has not seen are shown as sent)',
+      '`/invoice` (paid: values the document has not seen read as words, exactly as sent in the context line)',
       invoiceMessage(paid, { now: NOW }),
+    ],
+    [
+      '`/invoice` (a state never seen: `partially_refunded` reads "Partially refunded")',
+      invoiceMessage({ ...paid, payStatus: 'partially_refunded' }, { now: NOW }),
     ],
     ['`/invoice` after Refresh (expired)', invoiceMessage(expired, { now: NOW, refreshedBy: 'U0123ABCD' })],
     ['Unfurl of a pasted payment link', invoiceUnfurl(open, NOW)],

@@ -95,6 +95,8 @@ export interface Question {
 export interface Membership {
   teamId: string | undefined;
   enterpriseId: string | undefined;
+  /** Their own time zone as set in Slack (`user.tz`, `Europe/Kyiv`), when Slack says. */
+  timeZone?: string | undefined;
 }
 
 /** Looks a person up; `undefined` when Slack does not know them. */
@@ -186,6 +188,8 @@ export interface Access {
   demand(question: Question): Promise<void>;
   /** `userId` with their own team, from the directory: for requests that do not say it (the App Home). */
   whoIs(userId: string): Promise<Who & { userId: string }>;
+  /** `userId`'s own time zone as Slack's directory knows it (`users.info`), if it says. */
+  timeZoneOf(userId: string): Promise<string | undefined>;
   /** Where the balance may be read, to tell people (BALANCE_ALLOWED_CHANNELS; empty when any channel will do). */
   readonly allowedChannels: readonly string[];
   /** Whether the operator lists people and channels here (`AccessPolicy.listable`), to tell people whom to ask. */
@@ -223,6 +227,9 @@ export function createAccess(policy: AccessPolicy, directory: Directory): Access
     },
     async whoIs(userId) {
       return { userId, teamId: (await directory(userId))?.teamId };
+    },
+    async timeZoneOf(userId) {
+      return (await directory(userId))?.timeZone;
     },
     allowedChannels: policy.allowedChannels ?? [],
     listable: policy.listable ?? true,

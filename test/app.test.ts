@@ -159,7 +159,8 @@ describe('the assembled bot', () => {
     expect(metrics).toMatch(/^slackbot_watch_checks_overdue 0$/m); // the next check is a second away
 
     // The scheduler checks the watch, and the outbox says what changed in the card's thread.
-    sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { payStatus: 'paid', status: 'paid' });
+    // Part of it paid: a change that leaves the watch going (a paid invoice would end it, with a second note).
+    sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { payStatus: 'partially_paid' });
     const card = slack.repliesIn(channel)[0];
     await expect.poll(() => slack.repliesIn(channel, card?.ts).length, { timeout: 8000 }).toBe(1);
     const after = await (await fetch(`${base}/metrics`)).text();

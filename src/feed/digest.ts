@@ -1,8 +1,8 @@
+import type { StoredBalance } from '../domain/balance.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { LeaseLost } from '../store/lease.js';
 import { digestMessage } from '../views/feed.js';
-import type { StoredBalance } from './deltas.js';
 import { digestOf, type FeedQueries, type SubscriptionRow } from './queries.js';
 import { nextDigestAt } from './schedule.js';
 

@@ -1,10 +1,11 @@
+import type { StoredBalance } from '../domain/balance.js';
 import { type BalanceEntry, InvalidApiKeyError, isPaymentError } from '../payments/index.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
 import { LeaseLost } from '../store/lease.js';
 import { feedMessage, keyRejectedNotice } from '../views/feed.js';
-import { balanceChanges, type StoredBalance, toStored } from './deltas.js';
+import { balanceChanges, toStored } from './deltas.js';
 import type { FeedQueries, PollRow } from './queries.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { BalanceChange, StoredBalance } from '../domain/balance.js';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Store } from '../store/database.js';
 import { LeaseLost, leaseFree } from '../store/lease.js';
 import type { Tables } from '../store/schema.js';
-import type { BalanceChange, StoredBalance } from './deltas.js';
 import type { DigestTime } from './schedule.js';
 
 export type SubscriptionRow = Selectable<Tables['feed_subscriptions']>;
@@ -342,6 +342,29 @@ export function feedQueries(store: Store, installation = '') {
           .returningAll()
           .execute()
       ).sort((a, b) => a.next_digest_at - b.next_digest_at),
+
+    /**
+     * Gives an active subscription another digest time, due next at `next`; false when it has
+     * ended. A digest being sent meanwhile loses its lease (it is sent at the new time instead),
+     * so it cannot put the old time back.
+     */
+    async moveDigest(trx: Kysely<Tables>, id: string, digest: DigestTime, next: number): Promise<boolean> {
+      const result = await trx
+        .updateTable('feed_subscriptions')
+        .set({
+          digest_hour: digest.hour,
+          digest_minute: digest.minute,
+          digest_zone: digest.zone,
+          next_digest_at: next,
+          lease_owner: null,
+          lease_until: null,
+        })
+        .where('installation_id', '=', installation)
+        .where('id', '=', id)
+        .where('state', '=', 'active')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
 
     /**
      * Moves an active subscription's digest to `next` and releases its lease, only while `owner`

@@ -9,21 +9,30 @@ export interface DigestTime {
 
 export const DEFAULT_DIGEST: DigestTime = { hour: 9, minute: 0, zone: 'UTC' };
 
+const words = (text: string) => text.trim().split(/\s+/).filter(Boolean);
+
 /**
  * `HH:MM [Area/City]` as typed after `/balance subscribe`; `undefined` when it is neither a time
  * of day nor a time zone luxon knows. `UTC` is accepted as a zone. The zone is kept under the
- * name given.
+ * name given; with none given it is UTC, for `inZone` to make it the subscriber's own.
  */
 export function parseDigestTime(text: string): DigestTime | undefined {
-  const words = text.trim().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return DEFAULT_DIGEST;
-  if (words.length > 2) return undefined;
-  const time = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(words[0] ?? '');
+  const typed = words(text);
+  if (typed.length === 0) return DEFAULT_DIGEST;
+  if (typed.length > 2) return undefined;
+  const time = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(typed[0] ?? '');
   if (!time) return undefined;
-  const zone = words[1] ?? DEFAULT_DIGEST.zone;
+  const zone = typed[1] ?? DEFAULT_DIGEST.zone;
   if (!IANAZone.isValidZone(zone)) return undefined;
   return { hour: Number(time[1]), minute: Number(time[2]), zone: spelling(zone) };
 }
+
+/** Whether `HH:MM [Area/City]` as typed names its time zone. */
+export const namesZone = (text: string): boolean => words(text).length > 1;
+
+/** The same time of day in `zone` (the subscriber's own, from Slack), when luxon knows it. */
+export const inZone = (time: DigestTime, zone: string | undefined): DigestTime =>
+  zone !== undefined && IANAZone.isValidZone(zone) ? { ...time, zone: spelling(zone) } : time;
 
 /**
  * The name the person gave, as the time zone database spells it (`america/new_york` is

@@ -4,6 +4,7 @@ import type { OutboxRow } from '../outbox.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { SlackPostError } from '../slack/calls.js';
 import {
+  digestMovedMessage,
   feedStoppedNotice,
   type SubscriptionListItem,
   subscribedMessage,
@@ -38,11 +39,15 @@ export interface SubscribeRequest {
   channelId: string;
   userId: string;
   digest: DigestTime;
+  /** The person gave a time: a channel that has a feed already gets its digest moved to it. */
+  move?: boolean;
 }
 
 export type SubscribeResult =
   | { kind: 'subscribed'; digest: string }
   | { kind: 'already'; digest: string; since: Date }
+  /** The channel's feed goes on, its digest moved from `was` to `digest`. */
+  | { kind: 'moved'; digest: string; was: string }
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'not_in_channel' };
 
@@ -82,16 +87,42 @@ export function createFeed(deps: FeedDeps) {
     }
   }
 
+  const already = (sub: SubscriptionRow): SubscribeResult => ({
+    kind: 'already',
+    digest: formatDigestTime(digestOf(sub)),
+    since: new Date(sub.created_at),
+  });
+
+  /**
+   * The channel's feed goes on with its digest at another time, from the next one on; the channel
+   * is told who moved it. Undefined when the feed ended meanwhile.
+   */
+  async function move(sub: SubscriptionRow, req: SubscribeRequest): Promise<SubscribeResult | undefined> {
+    const was = formatDigestTime(digestOf(sub));
+    const digest = formatDigestTime(req.digest);
+    if (digest === was) return already(sub);
+    const now = clock();
+    const moved = await store.transaction(async (trx) => {
+      if (!(await queries.moveDigest(trx, sub.id, req.digest, nextDigestAt(req.digest, now)))) return false;
+      const notice = digestMovedMessage({ userId: req.userId, digest, was });
+      await queries.tell(trx, [{ channel: sub.channel_id, message: notice }], now);
+      return true;
+    });
+    if (!moved) return undefined;
+    deps.wakeOutbox?.();
+    return { kind: 'moved', digest, was };
+  }
+
   return {
-    /** Who may turn a feed on, the caller has asked the access rules; the channel, this asks. */
+    /**
+     * Who may turn a feed on, the caller has asked the access rules; the channel, this asks. A
+     * channel with a feed keeps it, its digest moved when the request gives a time.
+     */
     async subscribe(req: SubscribeRequest): Promise<SubscribeResult> {
-      const already = (sub: SubscriptionRow): SubscribeResult => ({
-        kind: 'already',
-        digest: formatDigestTime(digestOf(sub)),
-        since: new Date(sub.created_at),
-      });
       const existing = await queries.activeInChannel(db, req.channelId);
-      if (existing) return already(existing);
+      if (existing && !req.move) return already(existing);
+      const moved = existing && (await move(existing, req));
+      if (moved) return moved;
       const problem = await channelProblem(poster, policy, req.channelId);
       if (problem === 'not_in_channel') return { kind: 'not_in_channel' };
       if (problem) return { kind: 'refused', refusal: problem };

@@ -1,7 +1,7 @@
 import type { SlashCommand } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { Access, Action, Question } from '../access.js';
-import type { Visibility } from '../config.js';
+import type { Visibility } from '../domain/visibility.js';
 import type { Feed } from '../feed/service.js';
 import type { Metrics } from '../metrics.js';
 import type { OutboxBacklog } from '../outbox.js';
@@ -23,7 +23,7 @@ export interface ListenerDeps extends AckRaceDeps {
   /** Who may do what, where: every listener asks before it acts. */
   access: Access;
   /** Live invoice watches, as requests use them. */
-  watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy'>;
+  watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy' | 'watchable'>;
   /** The payments feed, as requests use it. */
   feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list'>;
   /** The bot's own posts (the shortcut's Share in thread). */
@@ -38,7 +38,10 @@ export interface ListenerDeps extends AckRaceDeps {
   outboxBacklog: () => Promise<OutboxBacklog>;
   /** For help texts that state the limits. */
   maxWatchDays: number;
-  /** True the first time a key (an event id) is seen by any instance: Slack retries events. */
+  /**
+   * True the first time a key is seen by any instance, within the hour: an event id (Slack retries
+   * events), a Share in thread's claim (src/listeners/actions/share-invoice.ts).
+   */
   firstSight: (key: string) => Promise<boolean>;
   /** More of the App Home for this person, after the bot's own (many workspaces: the payment account). */
   moreHome?: (userId: string) => Promise<KnownBlock[]>;

@@ -1,4 +1,5 @@
 import { type InvoiceId, parseInvoiceId } from '../payments/index.js';
+import { nearestWord } from './commands/words.js';
 
 /** What `/invoice` can be asked to do with an invoice. */
 export type InvoiceVerb = 'show' | 'watch' | 'unwatch';
@@ -8,9 +9,17 @@ export type InvoiceInput =
   | { kind: 'help' }
   | { kind: 'watching' }
   | { kind: 'invoice'; verb: InvoiceVerb; id: InvoiceId }
-  | { kind: 'invalid'; verb: InvoiceVerb; text: string };
+  | { kind: 'invalid'; verb: InvoiceVerb; text: string }
+  /** A link on another host than `PAYMENT_PAY_URL`'s (`payUrl`): `host` is the one it is on. */
+  | { kind: 'elsewhere'; verb: InvoiceVerb; text: string; host: string; payUrl: URL }
+  /** A first word `/invoice` does not take (`wach <id>`), with the one it most likely meant. */
+  | { kind: 'unknown_word'; word: string; suggestion: InvoiceWord | undefined; rest: string };
 
 const VERBS: Readonly<Record<string, InvoiceVerb>> = { watch: 'watch', unwatch: 'unwatch' };
+
+/** The words `/invoice` takes before anything else. */
+export const INVOICE_WORDS = ['watch', 'unwatch', 'watching', 'help'] as const;
+export type InvoiceWord = (typeof INVOICE_WORDS)[number];
 
 /** An id in any case, or a payment link, alone. */
 export function parseInvoiceRef(text: string, payUrl: URL | undefined): InvoiceId | undefined {
@@ -24,16 +33,46 @@ export function parseInvoiceRef(text: string, payUrl: URL | undefined): InvoiceI
  */
 export function parseInvoiceText(text: string, payUrl: URL | undefined): InvoiceInput {
   const trimmed = text.trim();
-  const lower = trimmed.toLowerCase();
+  const [first = '', ...rest] = trimmed.split(/\s+/);
+  // As `/balance` reads its words: what follows `help` or `watching` changes nothing.
+  const lower = first.toLowerCase();
   if (lower === 'help') return { kind: 'help' };
   if (lower === 'watching') return { kind: 'watching' };
-  const [first = '', ...rest] = trimmed.split(/\s+/);
-  const verb = VERBS[first.toLowerCase()];
+  const verb = VERBS[lower];
   const ref = verb ? rest.join(' ') : trimmed;
   const as = verb ?? 'show';
   if (ref === '') return { kind: 'usage', verb: as };
   const id = parseInvoiceRef(ref, payUrl);
-  return id ? { kind: 'invoice', verb: as, id } : { kind: 'invalid', verb: as, text: ref };
+  if (id) return { kind: 'invoice', verb: as, id };
+  if (!verb) {
+    const unknown = unknownWord(first, rest.join(' '), payUrl);
+    if (unknown) return unknown;
+  }
+  const host = payUrl && httpLink(ref)?.host;
+  return host && host !== payUrl.host
+    ? { kind: 'elsewhere', verb: as, text: ref, host, payUrl }
+    : { kind: 'invalid', verb: as, text: ref };
+}
+
+/**
+ * `first` as a mistyped word of `/invoice`: a word of letters one edit or two from one (`wach`,
+ * `watchng`), or followed by an invoice (`foo <id>`). Anything else is read as a mistyped invoice
+ * id.
+ */
+function unknownWord(first: string, rest: string, payUrl: URL | undefined): InvoiceInput | undefined {
+  if (!/^\p{L}+$/u.test(first)) return undefined;
+  const suggestion = nearestWord(first, INVOICE_WORDS);
+  if (suggestion === undefined && (rest === '' || !parseInvoiceRef(rest, payUrl))) return undefined;
+  return { kind: 'unknown_word', word: first, suggestion, rest };
+}
+
+/** An http(s) URL, plain or as Slack sends it with `should_escape` (`<url>`, `<url|label>`). */
+function httpLink(text: string): URL | undefined {
+  const unwrapped = /^<([^|<>]+)(?:\|[^<>]*)?>$/.exec(text)?.[1] ?? text;
+  const raw = unwrapped.replace(/&amp;/g, '&');
+  if (!URL.canParse(raw)) return undefined;
+  const url = new URL(raw);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url : undefined;
 }
 
 /**
@@ -42,11 +81,8 @@ export function parseInvoiceText(text: string, payUrl: URL | undefined): Invoice
  * to the configured service). Query and fragment are ignored.
  */
 export function parsePaymentLink(text: string, payUrl: URL | undefined): InvoiceId | undefined {
-  const unwrapped = /^<([^|<>]+)(?:\|[^<>]*)?>$/.exec(text)?.[1] ?? text;
-  const raw = unwrapped.replace(/&amp;/g, '&');
-  if (!URL.canParse(raw)) return undefined;
-  const url = new URL(raw);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  const url = httpLink(text);
+  if (!url) return undefined;
   const match = /^(.*)\/pay\/([^/]+)\/?$/.exec(url.pathname);
   if (!match?.[2]) return undefined;
   if (payUrl) {

@@ -41,6 +41,8 @@ export async function startWatch(deps: ListenerDeps, req: WatchRequest): Promise
       return reply(watchReplies.limit(result.limit), 'ephemeral', 'watch_limit', req.invoiceId);
     case 'expired':
       return reply(watchReplies.expired(result.invoice), 'ephemeral', 'invoice_expired', req.invoiceId);
+    case 'final':
+      return reply(watchReplies.final(result.invoice), 'ephemeral', 'invoice_final', req.invoiceId);
     case 'not_in_channel':
       return reply(watchReplies.inviteFirst(req.channelId), 'ephemeral', 'not_in_channel', req.invoiceId);
   }

@@ -33,6 +33,8 @@ export type Outcome =
   | 'already_watched'
   | 'watch_limit'
   | 'invoice_expired'
+  /** The invoice no longer awaits payment: nothing left to watch. */
+  | 'invoice_final'
   | 'not_in_channel'
   | 'not_watched'
   | 'unchanged'

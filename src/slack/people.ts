@@ -5,7 +5,7 @@ import type { Directory, Membership } from '../access.js';
 export interface UsersClient {
   users: {
     info(args: { user: string }): Promise<{
-      user?: { team_id?: string; enterprise_user?: { enterprise_id?: string } };
+      user?: { team_id?: string; enterprise_user?: { enterprise_id?: string }; tz?: string };
     }>;
   };
 }
@@ -23,10 +23,11 @@ export interface DirectoryOptions {
 const HOUR_MS = 3_600_000;
 
 /**
- * Slack's directory, through `users.info`: a person's own team (`user.team_id`) and, on
- * Enterprise Grid, their organisation (`user.enterprise_user.enterprise_id`). Answers, and
- * concurrent asks, are shared per person for `ttlMs`, at most `max` people at once. A person
- * Slack does not know (`user_not_found`) is `undefined`; any other failure is thrown and not kept.
+ * Slack's directory, through `users.info`: a person's own team (`user.team_id`), on Enterprise
+ * Grid their organisation (`user.enterprise_user.enterprise_id`), and their time zone
+ * (`user.tz`). Answers, and concurrent asks, are shared per person for `ttlMs`, at most `max`
+ * people at once. A person Slack does not know (`user_not_found`) is `undefined`; any other
+ * failure is thrown and not kept.
  */
 export function createDirectory(client: UsersClient, opts: DirectoryOptions = {}): Directory {
   const { ttlMs = HOUR_MS, max = 5000, clock = Date.now, onCall } = opts;
@@ -36,7 +37,11 @@ export function createDirectory(client: UsersClient, opts: DirectoryOptions = {}
     try {
       const { user } = await client.users.info({ user: userId });
       onCall?.('ok');
-      return { teamId: user?.team_id, enterpriseId: user?.enterprise_user?.enterprise_id };
+      return {
+        teamId: user?.team_id,
+        enterpriseId: user?.enterprise_user?.enterprise_id,
+        timeZone: user?.tz,
+      };
     } catch (error) {
       onCall?.('error');
       if (error instanceof webApi.WebAPIPlatformError && error.data.error === 'user_not_found')

@@ -17,8 +17,9 @@ export const RESERVED_CHARS = 600;
 /** What a field costs beyond its text: its `mrkdwn` type, and a share of its section's. */
 export const FIELD_OVERHEAD = 30;
 
+/** A currency's row: its title, then the exact amount as plain text (copyable, never red code) and its id. */
 const row = (e: BalanceEntry): Mrkdwn =>
-  md`*${esc(e.title, MAX_TITLE)}*\n\`${e.balance.toString()}\` ${esc(e.id, MAX_ID)}`;
+  md`*${esc(e.title, MAX_TITLE)}*\n${e.balance.toString()} ${esc(e.id, MAX_ID)}`;
 
 /** Non-zero balances first, zero ones after, without copying a list of 20,000 currencies. */
 function* fundedFirst(entries: readonly BalanceEntry[]): Generator<BalanceEntry> {

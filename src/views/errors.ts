@@ -145,6 +145,48 @@ export function invalidInvoiceMessage(input: string): Message {
   );
 }
 
+/** What each command takes before anything else, as its help names it. */
+const TAKES = {
+  '/invoice': md`\`/invoice\` takes an invoice id or payment link, alone or after \`watch\` or \`unwatch\`; or \`watching\`, or \`help\`.`,
+  '/balance': md`\`/balance\` alone shows the balance; it also takes \`subscribe ${'[HH:MM [Area/City]]'}\`, \`unsubscribe\`, \`subscriptions\` and \`help\`.`,
+} as const;
+
+/** What the person typed, for a code span: backticks turned to quotes, escaped and cut. */
+const typed = (text: string, max: number) => esc(text.replace(/`/g, "'"), max);
+
+/**
+ * A first word the command does not take (`/invoice wach <id>`, `/balance foo bar`): named back,
+ * with the command it most likely meant, ready to type again, and what the command takes.
+ */
+export function unknownWordMessage(input: {
+  command: keyof typeof TAKES;
+  word: string;
+  suggestion: string | undefined;
+  rest: string;
+}): Message {
+  const { command, word, suggestion, rest } = input;
+  const meant =
+    suggestion === undefined
+      ? md``
+      : md` Did you mean \`${command} ${suggestion}${rest === '' ? '' : md` ${typed(rest, 200)}`}\`?`;
+  return warning(
+    `Not something ${command} does`,
+    md`\`${typed(word, 60)}\` is not a word \`${command}\` knows.${meant} ${TAKES[command]}`,
+  );
+}
+
+/**
+ * A link on another host than the merchant's payment links (`PAYMENT_PAY_URL`): which host it
+ * is on, and the one payment links are expected on.
+ */
+export function linkElsewhereMessage(input: string, host: string, payUrl: URL): Message {
+  const example = `${payUrl.origin}${payUrl.pathname.replace(/\/+$/, '')}/pay/<id>`;
+  return warning(
+    'That is not one of this merchant’s payment links',
+    md`\`${typed(input, 200)}\` is a link to \`${esc(host, 200)}\`; payment links are on \`${esc(payUrl.host, 200)}\`, like \`${esc(example, 300)}\`. Paste one of those, or the invoice id.`,
+  );
+}
+
 /**
  * A click whose button value is not one the bot wrote (a card from an older version, a forged
  * click): nothing was done, and a fresh card has buttons that work.

@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import type { BalanceChange, StoredBalance } from '../feed/deltas.js';
+import type { BalanceChange, StoredBalance } from '../domain/balance.js';
 import { Amount } from '../payments/index.js';
 import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
 import { type KeySource, keyFix } from './key.js';
@@ -19,19 +19,25 @@ export function signed(delta: Amount): string {
   return sign > 0 ? `+${delta}` : sign < 0 ? `−${delta.abs()}` : '0';
 }
 
+/**
+ * A currency by its title, or its id when the title is blank: never "Tether (TRC-20) (USDT-TRC20)",
+ * as every amount beside the name already carries the id.
+ */
 const currencyName = (title: string, id: string) =>
-  title.trim() === '' || title === id
-    ? md`*${esc(id, MAX_ID)}*`
-    : md`*${esc(title, MAX_TITLE)}* (${esc(id, MAX_ID)})`;
+  title.trim() === '' ? md`*${esc(id, MAX_ID)}*` : md`*${esc(title, MAX_TITLE)}*`;
 
-/** One line of the feed: "received +0.0042 BTC — balance 0.0054 BTC". */
+/**
+ * One line of the feed: "*Bitcoin*: received *+0.0042* BTC — balance 0.0054 BTC". Amounts are the
+ * exact digits as text, copyable, never in code formatting, whose red reads like a loss; the change
+ * is the line's news, so it is bold.
+ */
 export function changeLine(c: BalanceChange): Mrkdwn {
   const id = esc(c.currency, MAX_ID);
   const what =
     c.delta.sign() > 0
-      ? md`received \`${signed(c.delta)}\` ${id}`
-      : md`\`${signed(c.delta)}\` ${id} (withdrawn or moved)`;
-  return md`${currencyName(c.title, c.currency)}: ${what} — balance \`${c.after.toString()}\` ${id}`;
+      ? md`received *${signed(c.delta)}* ${id}`
+      : md`*${signed(c.delta)}* ${id} withdrawn or moved`;
+  return md`${currencyName(c.title, c.currency)}: ${what} — balance ${c.after.toString()} ${id}`;
 }
 
 /** Items that fit the message budget, and how many did not. */
@@ -117,7 +123,7 @@ export function digestMessage(d: DigestInput): Message {
     // A currency that was not there a day before rose from 0.
     const was = d.before ? (Amount.parse(d.before[id]?.balance ?? '0') ?? Amount.ZERO) : undefined;
     const change = was === undefined ? md`` : md` · ${signed(is.minus(was))} in 24 h`;
-    return md`${currencyName(now.title, id)}\n\`${is.toString()}\` ${esc(id, MAX_ID)}${change}`;
+    return md`${currencyName(now.title, id)}\n${is.toString()} ${esc(id, MAX_ID)}${change}`;
   });
   const title = d.lateByMs === undefined ? 'Daily balance digest' : 'Daily balance digest (late)';
   const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} in the last 24 hours.`;
@@ -155,7 +161,7 @@ export function subscribedMessage(input: {
   const entries = Object.entries(input.balances);
   const rows = fitting(
     entries,
-    ([id, e]) => md`${currencyName(e.title, id)}\n\`${e.balance}\` ${esc(id, MAX_ID)}`,
+    ([id, e]) => md`${currencyName(e.title, id)}\n${e.balance} ${esc(id, MAX_ID)}`,
   );
   const notes = [md`Starting balance, read ${slackDate(input.readAt)}`];
   if (rows.omitted > 0) notes.push(md`${plural(rows.omitted, 'more currency', 'more currencies')} not shown`);
@@ -222,7 +228,7 @@ export const feedReplies = {
     return { text: fallbackText(body), blocks: [section(body)] };
   },
   already: (digest: string, since: Date): Message => {
-    const body = md`This channel already receives the payments feed, since ${slackDate(since)}, with a digest at ${digest}. \`/balance unsubscribe\` first to change it.`;
+    const body = md`This channel already receives the payments feed, since ${slackDate(since)}, with a digest at ${digest}. \`/balance subscribe HH:MM [Area/City]\` moves the digest.`;
     return { text: fallbackText(body), blocks: [section(body)] };
   },
   notSubscribed: (): Message => {
@@ -234,7 +240,7 @@ export const feedReplies = {
     return { text: fallbackText(body), blocks: [section(body)] };
   },
   badTime: (text: string): Message => {
-    const body = md`:warning: \`${esc(text, 100)}\` is not a time and time zone. Use \`/balance subscribe HH:MM Area/City\`, for example \`/balance subscribe 08:30 Europe/Berlin\`; the default is \`09:00 UTC\`.`;
+    const body = md`:warning: \`${esc(text, 100)}\` is not a time and time zone. Use \`/balance subscribe HH:MM Area/City\`, for example \`/balance subscribe 08:30 Europe/Berlin\`; the default is 09:00 in your own Slack time zone.`;
     return { text: fallbackText(body), blocks: [section(body)] };
   },
   inviteFirst: (channelId: string): Message => {
@@ -242,3 +248,15 @@ export const feedReplies = {
     return { text: fallbackText(body), blocks: [section(body)] };
   },
 };
+
+/** Posted in the channel when someone moves its digest: who, and from when to when. */
+export function digestMovedMessage(input: { userId: string; digest: string; was: string }): Message {
+  const body = md`${mention(input.userId)} moved the daily balance digest of this channel to ${input.digest} (it was at ${input.was}).`;
+  return { text: fallbackText(body), blocks: [section(body)] };
+}
+
+/** Said to the person who moved the channel's digest. */
+export function digestMovedReply(digest: string, was: string): Message {
+  const body = md`Done: the payments feed goes on in this channel, with its digest every day at ${digest} from now on (it was at ${was}).`;
+  return { text: fallbackText(body), blocks: [section(body)] };
+}

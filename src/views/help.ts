@@ -4,9 +4,8 @@ import { md } from './mrkdwn.js';
 
 export function balanceHelp(): Message {
   const body = md`\`/balance\` shows the merchant's balance in each cryptocurrency, summed over all projects (shops). Only you see the reply.
-
 Currencies holding funds come first; zero balances are listed after them. Balances are not frozen: everything shown is available for withdrawal.`;
-  const feed = md`*Payments feed*: \`/balance subscribe ${'[HH:MM [Area/City]]'}\` in a private channel posts there whatever arrives or leaves, as it happens, and a digest every day at that time (default 09:00 UTC). \`/balance unsubscribe\` turns it off; \`/balance subscriptions\` lists the channels that receive it. Never in a DM or a channel shared with another organisation.`;
+  const feed = md`*Payments feed*: \`/balance subscribe ${'[HH:MM [Area/City]]'}\` in a private channel posts there whatever arrives or leaves, as it happens, and a digest every day at that time (default 09:00 in your own Slack time zone); where the feed is on already, it moves the digest. \`/balance unsubscribe\` turns it off; \`/balance subscriptions\` lists the channels that receive it. Never in a DM or a channel shared with another organisation.`;
   return {
     text: fallbackText(body),
     blocks: [
@@ -28,7 +27,7 @@ Examples:
 • \`/invoice https://pay.example.com/pay/${EXAMPLE_INVOICE_ID}\`
 
 When it works, ${who}. Errors are only shown to you.`;
-  const watching = md`*Watching*: \`/invoice watch ${'<id or link>'}\` posts a live card in this channel that I keep current, and I reply in its thread, mentioning you, whenever the status, payment, amount, expiry or methods change. *Watch* on any invoice card does the same in that card's thread. \`/invoice watching\` lists this channel's watches; \`/invoice unwatch ${'<id or link>'}\` or *Stop watching* ends one. A watch ends by itself once the invoice has expired, after ${maxWatchDays} ${maxWatchDays === 1 ? 'day' : 'days'} at most.`;
+  const watching = md`*Watching*: \`/invoice watch ${'<id or link>'}\` posts a live card in this channel that I keep current, and I reply in its thread, mentioning you, whenever the status, payment, amount, expiry or methods change. *Watch* on any invoice card does the same in that card's thread. \`/invoice watching\` lists this channel's watches; \`/invoice unwatch ${'<id or link>'}\` or *Stop watching* ends one. A watch ends by itself once the invoice no longer awaits payment (paid, closed or expired) or its expiry has passed, after ${maxWatchDays} ${maxWatchDays === 1 ? 'day' : 'days'} at most.`;
   return { text: fallbackText(body), blocks: [header('/invoice'), section(body), section(watching)] };
 }
 

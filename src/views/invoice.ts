@@ -19,52 +19,151 @@ export const ACTION_WATCH = 'watch_invoice';
 export const ACTION_STOP_WATCH = 'stop_watch';
 const INVOICE_ACTIONS_BLOCK = 'invoice_actions';
 
+/** The invoice's two state fields. */
+export type StateField = 'status' | 'payStatus';
+
 /**
- * Labels for the values the API document has seen. Anything else is shown exactly as sent,
- * because the complete sets are "not shown" and guessing a meaning would mislead support staff.
+ * The values the API document has seen, one per field. Its complete sets are "not shown", so any
+ * other value is read from what the service sent, and its exact text is shown too (`asSent`).
  */
-const STATUS_LABELS: Record<string, string> = { open: 'Open' };
-const PAY_STATUS_LABELS: Record<string, string> = { none: 'Not paid' };
+const SEEN: Record<StateField, string> = { status: 'open', payStatus: 'none' };
 
-const label = (labels: Record<string, string>, value: string): Mrkdwn => {
-  const known = Object.hasOwn(labels, value) ? labels[value] : undefined;
-  return known === undefined ? md`\`${esc(value, 100)}\`` : md`${known}`;
-};
+/** Words for a value whose own word would mislead: a payment status `none` reads "Not paid". */
+const WORDS: Record<StateField, Record<string, string>> = { status: {}, payStatus: { none: 'Not paid' } };
 
-/** An invoice status as every view shows it: a label for a value the document has seen, else as sent. */
-export const statusLabel = (value: string): Mrkdwn => label(STATUS_LABELS, value);
-/** A payment status as every view shows it. */
-export const payStatusLabel = (value: string): Mrkdwn => label(PAY_STATUS_LABELS, value);
+/** The fields as the "as sent" note names them. */
+const FIELD_WORDS: Record<StateField, string> = { status: 'status', payStatus: 'payment' };
 
-/** "2 h 15 min", "3 days": how far `ms` is, in words a person reads at a glance. */
-export function duration(ms: number): string {
-  const minutes = Math.round(Math.abs(ms) / 60_000);
-  if (minutes < 1) return 'less than a minute';
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
-  return `${Math.round(hours / 24)} days`;
+/** `partially_refunded` → "Partially refunded", `PAID` → "Paid", `onHold` → "On hold". */
+export function humanise(raw: string): string {
+  const text = raw
+    .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, '$1 $2')
+    .split(/[\s_-]+/u)
+    .filter((word) => word !== '')
+    .join(' ')
+    .toLowerCase();
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-export function expiry(invoice: Pick<Invoice, 'timeout'>, now: Date): Mrkdwn {
-  const left = invoice.timeout.getTime() - now.getTime();
-  return left > 0
-    ? md`${slackDate(invoice.timeout)} (expires in ${duration(left)})`
-    : md`${slackDate(invoice.timeout)} (expired)`;
+/**
+ * A status or a payment status as every view shows it (cards, unfurls, the shortcut, thread
+ * notes, `/invoice watching`, the App Home): in words, never as code. `none` reads "Not paid";
+ * every other value, seen or not, is humanised from what the service sent (`open` "Open",
+ * `paid` "Paid", `partially_refunded` "Partially refunded"), never given a meaning of the bot's
+ * own. The exact value stays reachable: `asSent` in the context line, and the workflow step's
+ * outputs.
+ */
+export function stateLabel(field: StateField, value: string): Mrkdwn {
+  const words = WORDS[field];
+  const text = (Object.hasOwn(words, value) ? words[value] : undefined) ?? humanise(value);
+  return text === '' ? md`(none given)` : esc(text, 100);
 }
 
+/** A value exactly as sent, in code; one that code formatting would not show says so in words. */
+const rawValue = (value: string) =>
+  value === '' ? md`empty` : value.trim() === '' ? md`blank` : md`\`${esc(value, 100)}\``;
+
+/** A state field's value as read, or how it changed: `before` is set for a change. */
+export interface StateValue {
+  field: StateField;
+  value: string;
+  before?: string | undefined;
+}
+
+/**
+ * "as sent: status `closed`, payment `paid`": the exact values behind labels made from values the
+ * document has not seen (a change shows both sides); `undefined` when every value is one it has
+ * seen (`open`, `none`), whose label says all.
+ */
+export function asSent(values: readonly StateValue[]): Mrkdwn | undefined {
+  const unseen = values.filter(
+    (v) => v.value !== SEEN[v.field] || (v.before !== undefined && v.before !== SEEN[v.field]),
+  );
+  if (unseen.length === 0) return undefined;
+  const parts = unseen.map((v) =>
+    v.before === undefined
+      ? md`${FIELD_WORDS[v.field]} ${rawValue(v.value)}`
+      : md`${FIELD_WORDS[v.field]} ${rawValue(v.before)} → ${rawValue(v.value)}`,
+  );
+  return md`as sent: ${join(parts, ', ')}`;
+}
+
+/** Both state values of an invoice, for `asSent`. */
+export const statesOf = (invoice: Pick<Invoice, 'status' | 'payStatus'>): StateValue[] => [
+  { field: 'status', value: invoice.status },
+  { field: 'payStatus', value: invoice.payStatus },
+];
+
+/** "Closed · Paid" and the exact values behind the labels: a watched invoice in the lists of watches. */
+export function statesInBrief(invoice: Pick<Invoice, 'status' | 'payStatus'>): {
+  labels: Mrkdwn;
+  sent: Mrkdwn | undefined;
+} {
+  return {
+    labels: md`${stateLabel('status', invoice.status)} · ${stateLabel('payStatus', invoice.payStatus)}`,
+    sent: asSent(statesOf(invoice)),
+  };
+}
+
+/**
+ * Whether the invoice still awaits payment, so that its expiry is a deadline. The API document
+ * names one status (`open`) and one payment status (`none`), and neither the other values nor any
+ * transition, so this rule is the bot's own (docs/invoices.md says it too):
+ * - an invoice awaits payment while its status is `open` and its payment status is not `paid`
+ *   (`none`, or a value never seen such as `partially_paid`: the invoice is still open, so its
+ *   expiry still matters);
+ * - every other state is final: any status but `open` (`closed`, `expired`, `cancelled`, or a value
+ *   never seen: the invoice no longer takes payment), and the payment status `paid` whatever the
+ *   status. A final invoice counts nothing down and is never called expired because its time
+ *   passed: its expiry is a date on record.
+ */
+export function awaitsPayment(invoice: Pick<Invoice, 'status' | 'payStatus'>): boolean {
+  return invoice.status === 'open' && invoice.payStatus !== 'paid';
+}
+
+const hasExpired = (invoice: Pick<Invoice, 'timeout'>, now: Date) =>
+  invoice.timeout.getTime() <= now.getTime();
+
+/**
+ * The expiry, worded by state, in date tokens Slack renders for each reader whenever the message
+ * is shown, so a message that stays in the channel never goes stale: awaiting payment, "tomorrow at
+ * 10:00", and once past "yesterday at 10:00 (expired 6 hours ago)"; final, "Nov 22, 2026 at 10:00".
+ */
+export function expiry(invoice: Pick<Invoice, 'timeout' | 'status' | 'payStatus'>, now: Date): Mrkdwn {
+  if (!awaitsPayment(invoice)) return slackDate(invoice.timeout, 'fixed');
+  return hasExpired(invoice, now)
+    ? md`${slackDate(invoice.timeout)} (expired ${slackDate(invoice.timeout, 'ago')})`
+    : slackDate(invoice.timeout);
+}
+
+/** The expiry line of a compact card (unfurl, shortcut): none on a final invoice, nothing is left to count down. */
+const expiryLine = (invoice: Invoice, now: Date): Mrkdwn =>
+  awaitsPayment(invoice) ? md`\nExpiry: ${expiry(invoice, now)}` : md``;
+
+/**
+ * An amount and its currency: the exact digits as plain text, copyable as they are and never in
+ * code formatting, whose red reads like an error or a loss.
+ */
 export const money = (amount: Amount | string, currency: string) =>
-  md`\`${amount.toString()}\` ${esc(currency, 40)}`;
+  md`${amount.toString()} ${esc(currency, 40)}`;
 
 /** Status, payment status and amount: the three facts the cards and the notification text lead with. */
 export const headline = (invoice: Invoice, separator: string) =>
   join(
-    [statusLabel(invoice.status), payStatusLabel(invoice.payStatus), money(invoice.amount, invoice.currency)],
+    [
+      stateLabel('status', invoice.status),
+      stateLabel('payStatus', invoice.payStatus),
+      money(invoice.amount, invoice.currency),
+    ],
     separator,
   );
 
 export const invoiceTitle = (invoice: Pick<Invoice, 'title'>) =>
   invoice.title.trim() === '' ? 'Invoice' : invoice.title;
+
+/** Title, state and amount, and the expiry while there is one to meet: the unfurl's and the shortcut's card. */
+export const compactCard = (invoice: Invoice, now: Date) =>
+  md`*${esc(invoiceTitle(invoice), 150)}*\n${headline(invoice, ' · ')}${expiryLine(invoice, now)}`;
 
 export interface InvoiceViewOptions {
   /** When the invoice was read; expiry is worded against it. */
@@ -73,26 +172,28 @@ export interface InvoiceViewOptions {
   refreshedBy?: string;
   /** Set when someone shared the card in a thread (the message shortcut). */
   sharedBy?: string;
+  /** Whether Watch can start a watch (`Watches.watchable`); by default, while it awaits payment. */
+  watchable?: boolean;
 }
 
 /**
- * Every field of an invoice: its title, the fields two columns wide, the accepted methods. A
- * card that stays in place for days says when the invoice expires, not how long is left (that
- * would go stale between edits).
+ * Every field of an invoice: its title, the fields two columns wide, the accepted methods. The
+ * expiry is worded by state in dates Slack renders (`expiry`), never as time left, which would go
+ * stale while the card stays in the channel.
  */
-function invoiceBody(invoice: Invoice, now: Date, { lasting = false } = {}): KnownBlock[] {
+function invoiceBody(invoice: Invoice, now: Date): KnownBlock[] {
   const redirects = [
     invoice.shop.successUrl ? link(invoice.shop.successUrl, 'after success') : undefined,
     invoice.shop.failUrl ? link(invoice.shop.failUrl, 'after failure') : undefined,
   ].filter((m): m is Mrkdwn => m !== undefined);
 
   const fields = [
-    md`*Status*\n${statusLabel(invoice.status)}`,
-    md`*Payment*\n${payStatusLabel(invoice.payStatus)}`,
+    md`*Status*\n${stateLabel('status', invoice.status)}`,
+    md`*Payment*\n${stateLabel('payStatus', invoice.payStatus)}`,
     md`*Amount*\n${money(invoice.amount, invoice.currency)}`,
     md`*Fee*\n${money(invoice.fee, invoice.currency)} · paid by ${invoice.feeByClient ? 'the customer' : 'the merchant'}`,
     md`*Created*\n${slackDate(invoice.createdAt)}`,
-    md`*Expiry*\n${lasting ? slackDate(invoice.timeout) : expiry(invoice, now)}`,
+    md`*Expiry*\n${expiry(invoice, now)}`,
     md`*Shop*\n${esc(invoice.shop.title, 200)}`,
     md`*Sent by e-mail*\n${invoice.sendToEmail ? 'Yes' : 'No'}`,
     ...(redirects.length > 0 ? [md`*Customer is sent to*\n${join(redirects, ' · ')}`] : []),
@@ -108,28 +209,31 @@ function invoiceBody(invoice: Invoice, now: Date, { lasting = false } = {}): Kno
 const payButton = (invoice: Invoice) =>
   linkButton('Open payment page', invoice.link, ACTION_OPEN_PAYMENT_PAGE);
 const watchButton = (invoice: Invoice) => actionButton('Watch', ACTION_WATCH, invoice.id);
-const idLine = (invoice: Invoice) => md`Invoice \`${esc(invoice.id, 100)}\``;
+/** The invoice's id, and the exact state values behind labels the document has not seen. */
+const idLine = (invoice: Invoice) => {
+  const sent = asSent(statesOf(invoice));
+  const id = md`Invoice \`${esc(invoice.id, 100)}\``;
+  return sent ? md`${id} · ${sent}` : id;
+};
 
-/** The full invoice reply: every field, and the payment-page, Refresh and Watch buttons. */
+/** The full invoice reply: every field, and the payment-page, Refresh and Watch (when it can start one) buttons. */
 export function invoiceMessage(
   invoice: Invoice,
-  { now, refreshedBy, sharedBy }: InvoiceViewOptions,
+  { now, refreshedBy, sharedBy, watchable = awaitsPayment(invoice) }: InvoiceViewOptions,
 ): Message {
   const stamp = refreshedBy
     ? md`refreshed ${slackDate(now)} by ${mention(refreshedBy)}`
     : sharedBy
       ? md`shared ${slackDate(now)} by ${mention(sharedBy)}`
       : md`read ${slackDate(now)}`;
+  const refresh = actionButton('Refresh', ACTION_REFRESH, invoice.id);
   return {
     text: fallbackText(summary(invoice, now)),
     blocks: [
       ...invoiceBody(invoice, now),
-      actions(
-        INVOICE_ACTIONS_BLOCK,
-        payButton(invoice),
-        actionButton('Refresh', ACTION_REFRESH, invoice.id),
-        watchButton(invoice),
-      ),
+      watchable
+        ? actions(INVOICE_ACTIONS_BLOCK, payButton(invoice), refresh, watchButton(invoice))
+        : actions(INVOICE_ACTIONS_BLOCK, payButton(invoice), refresh),
       context(md`${idLine(invoice)} · ${stamp}`),
     ],
   };
@@ -155,7 +259,7 @@ export function liveInvoiceCard(invoice: Invoice, { now, watch }: { now: Date; w
   return {
     text: fallbackText(summary(invoice, now)),
     blocks: [
-      ...invoiceBody(invoice, now, { lasting: true }),
+      ...invoiceBody(invoice, now),
       watch.ended
         ? actions(
             INVOICE_ACTIONS_BLOCK,
@@ -172,19 +276,31 @@ export function liveInvoiceCard(invoice: Invoice, { now, watch }: { now: Date; w
   };
 }
 
-/** The compact card shown when a payment link is pasted (`chat.unfurl`), with a Watch button. */
-export function invoiceUnfurl(invoice: Invoice, now: Date): { blocks: KnownBlock[] } {
+/**
+ * The compact card shown when a payment link is pasted (`chat.unfurl`), with a Watch button when
+ * it can start a watch (`Watches.watchable`; by default, while the invoice awaits payment).
+ */
+export function invoiceUnfurl(
+  invoice: Invoice,
+  now: Date,
+  { watchable = awaitsPayment(invoice) }: { watchable?: boolean } = {},
+): { blocks: KnownBlock[] } {
+  const sent = asSent(statesOf(invoice));
+  const where = md`${esc(invoice.shop.title, 200)} · invoice \`${esc(invoice.id, 100)}\``;
   return {
     blocks: [
-      section(
-        md`*${esc(invoiceTitle(invoice), 150)}*\n${headline(invoice, ' · ')}\nExpiry: ${expiry(invoice, now)}`,
-      ),
-      actions(INVOICE_ACTIONS_BLOCK, watchButton(invoice)),
-      context(md`${esc(invoice.shop.title, 200)} · invoice \`${esc(invoice.id, 100)}\``),
+      section(compactCard(invoice, now)),
+      ...(watchable ? [actions(INVOICE_ACTIONS_BLOCK, watchButton(invoice))] : []),
+      context(sent ? md`${where} · ${sent}` : where),
     ],
   };
 }
 
+/** The notification text: the headline, and the expiry while the invoice awaits payment. */
 function summary(invoice: Invoice, now: Date): Mrkdwn {
-  return md`Invoice "${esc(invoiceTitle(invoice), 300)}": ${headline(invoice, ', ')}, ${expiry(invoice, now)}`;
+  const title = md`Invoice "${esc(invoiceTitle(invoice), 300)}": ${headline(invoice, ', ')}`;
+  if (!awaitsPayment(invoice)) return title;
+  return hasExpired(invoice, now)
+    ? md`${title}, expired ${slackDate(invoice.timeout, 'ago')}`
+    : md`${title}, expires ${slackDate(invoice.timeout)}`;
 }

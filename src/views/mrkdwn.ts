@@ -78,12 +78,26 @@ export function join(pieces: readonly Mrkdwn[], separator: string): Mrkdwn {
   return trust(pieces.map((p) => p.text).join(separator));
 }
 
+/**
+ * How Slack writes a date token, in each reader's own time zone and clock (docs.slack.dev, "Date
+ * formatting" tokens). Slack renders the token whenever the message is shown, so none of these
+ * goes stale the way "expires in 3 h" written into a message does.
+ */
+const DATE_FORMATS = {
+  /** "today at 2:34 PM", "tomorrow at 10:00", "Nov 22, 2026 at 10:00": the day in words while near. */
+  pretty: '{date_short_pretty} at {time}',
+  /** "Nov 22, 2026 at 10:00": a date on record, never "tomorrow", which reads as a deadline ahead. */
+  fixed: '{date_short} at {time}',
+  /** "3 hours ago", "2 days ago": only for instants already past, the only use Slack documents. */
+  ago: '{ago}',
+} as const;
+
+export type DateFormat = keyof typeof DATE_FORMATS;
+
 /** A date every reader sees in their own time zone; the fallback is UTC ISO 8601. */
-export function slackDate(date: Date): Mrkdwn {
+export function slackDate(date: Date, format: DateFormat = 'pretty'): Mrkdwn {
   const seconds = Math.floor(date.getTime() / 1000);
-  return trust(
-    `<!date^${seconds}^{date_short_pretty} at {time}|${date.toISOString().replace(/\.\d{3}Z$/, 'Z')}>`,
-  );
+  return trust(`<!date^${seconds}^${DATE_FORMATS[format]}|${date.toISOString().replace(/\.\d{3}Z$/, 'Z')}>`);
 }
 
 /** A mention of a Slack user; ids are checked, as they come in requests. */

@@ -2,38 +2,45 @@ import type { KnownBlock } from '@slack/types';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { actionButton, actions, context, fallbackText, type Message, section } from './blocks.js';
 import { errorTitle } from './errors.js';
-import { ACTION_WATCH, expiry, headline, invoiceTitle } from './invoice.js';
-import { esc, type Mrkdwn, md } from './mrkdwn.js';
+import { ACTION_WATCH, asSent, awaitsPayment, compactCard, invoiceTitle, statesOf } from './invoice.js';
+import { channelMention, esc, link, type Mrkdwn, md } from './mrkdwn.js';
 
 export const ACTION_SHARE = 'share_invoice';
 export const SHORTCUT_CHECK_PAYMENT = 'check_payment';
 
-/** One invoice the shortcut looked up: what the service said of it, or why it could not. */
-export type Lookup = { id: InvoiceId; invoice: Invoice } | { id: InvoiceId; error: unknown };
+/**
+ * One invoice the shortcut looked up: what the service said of it (and whether Watch can start a
+ * watch of it, `Watches.watchable`; by default while it awaits payment), or why it could not.
+ */
+export type Lookup =
+  | { id: InvoiceId; invoice: Invoice; watchable?: boolean }
+  | { id: InvoiceId; error: unknown };
 
 /**
  * A button's value that names the invoice and the thread it belongs in: `<id> <thread ts>`. The
  * ephemeral answer has no thread of its own, so the message it was asked about travels along.
+ * After a Share in thread that posted nothing, the card offered again adds which try it is.
  * Read back by `parseButtonValue('placed', …)` (src/listeners/actions/button-value.ts).
  */
-export const placedValue = (id: string, threadTs: string) => `${id} ${threadTs}`;
+export const placedValue = (id: string, threadTs: string, attempt = 0) =>
+  attempt > 0 ? `${id} ${threadTs} ${attempt}` : `${id} ${threadTs}`;
 
-function card(lookup: Lookup, index: number, now: Date, threadTs: string): KnownBlock[] {
+function card(lookup: Lookup, index: number, now: Date, threadTs: string, attempt = 0): KnownBlock[] {
   if ('error' in lookup) {
     return [section(md`:warning: \`${esc(lookup.id, 100)}\`: ${errorTitle(lookup.error)}.`)];
   }
-  const { invoice } = lookup;
-  const value = placedValue(invoice.id, threadTs);
+  const { invoice, watchable = awaitsPayment(invoice) } = lookup;
+  const value = placedValue(invoice.id, threadTs, attempt);
+  const sent = asSent(statesOf(invoice));
+  const share = actionButton('Share in thread', `${ACTION_SHARE}:${index}`, value);
   return [
-    section(
-      md`*${esc(invoiceTitle(invoice), 150)}*\n${headline(invoice, ' · ')}\nExpiry: ${expiry(invoice, now)}`,
-    ),
+    section(compactCard(invoice, now)),
     // Action ids are unique within a message: one pair of buttons per card, told apart by a suffix.
-    actions(
-      `invoice_${index}`,
-      actionButton('Share in thread', `${ACTION_SHARE}:${index}`, value),
-      actionButton('Watch', `${ACTION_WATCH}:${index}`, value),
-    ),
+    watchable
+      ? actions(`invoice_${index}`, share, actionButton('Watch', `${ACTION_WATCH}:${index}`, value))
+      : actions(`invoice_${index}`, share),
+    // The exact state values behind the labels, as the unfurl and the full card give them.
+    ...(sent ? [context(md`Invoice \`${esc(invoice.id, 100)}\` · ${sent}`)] : []),
   ];
 }
 
@@ -65,8 +72,45 @@ export function nothingFoundMessage(): Message {
   return { text: fallbackText(body), blocks: [section(body)] };
 }
 
-/** Said to the person who shared a card in a thread. */
-export function sharedReply(): Message {
-  const body = md`Shared in the thread.`;
+/**
+ * What the shortcut's private answer becomes once Share in thread posted the card: what happened,
+ * with a link to the card when there is one. No buttons are left to click twice.
+ */
+export function sharedMessage(invoice: Pick<Invoice, 'title'>, permalink: string | undefined): Message {
+  const where = permalink === undefined ? md`in the thread` : link(permalink, 'in the thread');
+  const body = md`:white_check_mark: Shared *${esc(invoiceTitle(invoice), 200)}* ${where}, for everyone in the conversation to see.`;
   return { text: fallbackText(body), blocks: [section(body)] };
+}
+
+/** A second click of Share in thread on one answer: nothing more is posted. */
+export function alreadySharedMessage(): Message {
+  const body = md`*Share in thread* was clicked already on that answer, so I posted nothing more: its result replaces the answer.`;
+  return { text: fallbackText(body), blocks: [section(body)] };
+}
+
+/** Slack did not answer the post of a shared card: it may be in the thread, or not. */
+export function shareUnconfirmedMessage(invoice: Pick<Invoice, 'title'>): Message {
+  const body = md`:warning: Slack did not answer in time when I shared *${esc(invoiceTitle(invoice), 200)}* in the thread. If the card is not there within a minute, use *Check payment status* on the message again.`;
+  return { text: fallbackText(body), blocks: [section(body)] };
+}
+
+/** Share in thread where the bot cannot post: nothing was posted. */
+export function shareInviteFirst(channelId: string): Message {
+  const body = md`:warning: I cannot post in ${channelMention(channelId)}, so nothing was shared. Invite me first with \`/invite @Crypto Payments\`, then click *Share in thread* again.`;
+  return { text: fallbackText(body), blocks: [section(body)] };
+}
+
+/**
+ * What the private answer becomes when Share in thread posted nothing: why, and the invoice's
+ * card again, whose buttons are a new try (`attempt`), so that one click of them shares once more.
+ */
+export function shareAgainMessage(
+  problem: Message,
+  lookup: Lookup,
+  opts: { now: Date; threadTs: string; attempt: number },
+): Message {
+  return {
+    text: problem.text,
+    blocks: [...problem.blocks, ...card(lookup, 0, opts.now, opts.threadTs, opts.attempt)],
+  };
 }

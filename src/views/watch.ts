@@ -1,11 +1,8 @@
+import type { Change, EndReason } from '../domain/watch.js';
 import type { Invoice } from '../payments/index.js';
-import type { Change } from '../watches/snapshot.js';
 import { actionButton, context, fallbackText, header, type Message, section } from './blocks.js';
-import { ACTION_STOP_WATCH, invoiceTitle, money, payStatusLabel, statusLabel } from './invoice.js';
+import { ACTION_STOP_WATCH, asSent, invoiceTitle, money, stateLabel, statesInBrief } from './invoice.js';
 import { channelMention, esc, join, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
-
-/** Why a watch ended, as the store keeps it. */
-export type EndReason = 'stopped' | 'not_found' | 'expired' | 'max_days' | 'card_deleted' | 'not_in_channel';
 
 const FIELD_NAMES: Record<Change['field'], string> = {
   status: 'Status',
@@ -19,9 +16,8 @@ const FIELD_NAMES: Record<Change['field'], string> = {
 function side(change: Change, value: string, invoice: Invoice): Mrkdwn {
   switch (change.field) {
     case 'status':
-      return statusLabel(value);
     case 'payStatus':
-      return payStatusLabel(value);
+      return stateLabel(change.field, value);
     case 'amount':
       return money(value, invoice.currency);
     case 'timeout':
@@ -35,8 +31,9 @@ const changeLine = (change: Change, invoice: Invoice) =>
   md`*${FIELD_NAMES[change.field]}*: ${side(change, change.before, invoice)} → ${side(change, change.after, invoice)}`;
 
 /**
- * The thread reply that says what changed (`Open → paid` style, with the labels the card uses),
- * mentioning the person who started the watch.
+ * The thread reply that says what changed ("Not paid → Paid", with the labels the card uses),
+ * mentioning the person who started the watch; its context line gives the exact state values
+ * behind labels the API document has not seen.
  */
 export function transitionMessage(
   invoice: Invoice,
@@ -52,11 +49,19 @@ export function transitionMessage(
     changes.map((c) => changeLine(c, invoice)),
     '; ',
   );
+  const sent = asSent(
+    changes.flatMap((c) =>
+      c.field === 'status' || c.field === 'payStatus'
+        ? [{ field: c.field, value: c.after, before: c.before }]
+        : [],
+    ),
+  );
+  const id = md`Invoice \`${esc(invoice.id, 100)}\``;
   return {
     text: fallbackText(md`Invoice "${esc(invoiceTitle(invoice), 300)}" changed: ${plainLines}`),
     blocks: [
       section(md`${mention(watcherId)} *${esc(invoiceTitle(invoice), 200)}* changed:\n${lines}`),
-      context(md`Invoice \`${esc(invoice.id, 100)}\` · read ${slackDate(readAt)}`),
+      context(md`${sent ? md`${id} · ${sent}` : id} · read ${slackDate(readAt)}`),
     ],
   };
 }
@@ -84,10 +89,13 @@ function reasonWords(reason: EndReason, opts: EndReasonOptions): Mrkdwn {
       return opts.by ? md`stopped by ${mention(opts.by)}` : md`stopped`;
     case 'not_found':
       return md`the payment service no longer knows this invoice`;
+    case 'final':
+      return md`it no longer awaits payment, so nothing more is expected to change`;
+    // Its expiry passed, whatever its state: a paid invoice was not "expired".
     case 'expired':
       return opts.unreadSince
-        ? md`it expired more than ${opts.graceMinutes} minutes ago`
-        : md`it expired more than ${opts.graceMinutes} minutes ago; this was the last check`;
+        ? md`its expiry passed more than ${opts.graceMinutes} minutes ago`
+        : md`its expiry passed more than ${opts.graceMinutes} minutes ago; this was the last check`;
     case 'max_days':
       return md`it was watched for the longest a watch lasts, ${opts.maxDays} ${opts.maxDays === 1 ? 'day' : 'days'}`;
     case 'card_deleted':
@@ -129,12 +137,14 @@ export function watchListMessage(channelId: string, watches: readonly WatchListI
   }
   const shown = watches.slice(0, MAX_LISTED);
   const rows = shown.map((w, i) => {
-    const state =
+    const brief =
       w.status === undefined || w.payStatus === undefined
-        ? md`not checked yet`
-        : md`${statusLabel(w.status)} · ${payStatusLabel(w.payStatus)}`;
+        ? undefined
+        : statesInBrief({ status: w.status, payStatus: w.payStatus });
+    const state = brief ? brief.labels : md`not checked yet`;
+    const id = md`\`${esc(w.invoiceId, 100)}\``;
     return section(
-      md`*${esc(w.title ?? w.invoiceId, 150)}*\n${state}\n\`${esc(w.invoiceId, 100)}\` · since ${slackDate(w.startedAt)} for ${mention(w.watcherId)}`,
+      md`*${esc(w.title ?? w.invoiceId, 150)}*\n${state}\n${brief?.sent ? md`${id} · ${brief.sent}` : id} · since ${slackDate(w.startedAt)} for ${mention(w.watcherId)}`,
       // Action ids are unique within a message: one Stop per row, told apart by a suffix.
       actionButton('Stop', `${ACTION_STOP_WATCH}:${i}`, w.id),
     );
@@ -178,7 +188,13 @@ export const watchReplies = {
     return { text: fallbackText(body), blocks: [section(body)] };
   },
   expired: (invoice: Pick<Invoice, 'title' | 'timeout'>): Message => {
-    const body = md`*${esc(invoiceTitle(invoice), 200)}* expired ${slackDate(invoice.timeout)}: there is nothing left to watch. \`/invoice\` shows it as it stands.`;
+    // Worded for every state: a paid invoice past its expiry did not expire. The time is past, so `{ago}` holds.
+    const body = md`The expiry of *${esc(invoiceTitle(invoice), 200)}* passed ${slackDate(invoice.timeout, 'ago')}: there is nothing left to watch. \`/invoice\` shows it as it stands.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  /** The invoice no longer awaits payment (`awaitsPayment`): nothing more is expected to change. */
+  final: (invoice: Pick<Invoice, 'title' | 'status' | 'payStatus'>): Message => {
+    const body = md`*${esc(invoiceTitle(invoice), 200)}* no longer awaits payment (${statesInBrief(invoice).labels}): there is nothing left to watch. \`/invoice\` shows it as it stands.`;
     return { text: fallbackText(body), blocks: [section(body)] };
   },
   inviteFirst: (channelId: string): Message => {

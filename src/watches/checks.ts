@@ -1,3 +1,4 @@
+import type { Change, EndReason } from '../domain/watch.js';
 import type { OutgoingEntry } from '../outbox.js';
 import {
   CircuitOpenError,
@@ -11,12 +12,12 @@ import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import { KEY_PROBE_MS } from '../service-state.js';
 import { LeaseLost } from '../store/lease.js';
-import { liveInvoiceCard } from '../views/invoice.js';
-import { type EndReason, transitionMessage } from '../views/watch.js';
+import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
+import { transitionMessage } from '../views/watch.js';
 import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';
 import type { WatchedInvoiceRow, WatchRow } from './queries.js';
-import { type Change, changes, fromSnapshot, type InvoiceSnapshot, toSnapshot } from './snapshot.js';
+import { changes, fromSnapshot, type InvoiceSnapshot, toSnapshot } from './snapshot.js';
 
 /** What one check came to: the invoice as read (or as last read), and when to check next. */
 interface Reading {
@@ -51,10 +52,16 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
   const { deps, queries, graceMs } = ctx;
   const { store, payments, state, logger, clock, settings, owner } = deps;
 
+  /** Why the watch ends with this reading: its invoice can no longer change, or its time is up. */
+  function endOf(w: WatchRow, invoice: Invoice, now: number): EndReason | undefined {
+    if (!awaitsPayment(invoice)) return 'final';
+    if (now >= invoice.timeout.getTime() + graceMs) return 'expired';
+    return now >= w.ends_at ? 'max_days' : undefined;
+  }
+
   function decide(w: WatchRow, reading: Reading, now: number): Decision {
     const { invoice, diff } = reading;
-    const reason: EndReason | undefined =
-      now >= invoice.timeout.getTime() + graceMs ? 'expired' : now >= w.ends_at ? 'max_days' : undefined;
+    const reason = endOf(w, invoice, now);
     const entries: OutgoingEntry[] = [];
     if (diff.length > 0) {
       if (!reason) {

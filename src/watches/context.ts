@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
+import type { EndReason } from '../domain/watch.js';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Invoice } from '../payments/index.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import type { Tables } from '../store/schema.js';
-import { liveInvoiceCard } from '../views/invoice.js';
-import { type EndReason, endReasonText, watchEndedMessage } from '../views/watch.js';
+import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
+import { endReasonText, watchEndedMessage } from '../views/watch.js';
 import { type WatchRow, watchQueries } from './queries.js';
 import { fromSnapshot, type InvoiceSnapshot } from './snapshot.js';
 
@@ -39,10 +40,19 @@ export function watchContext(deps: WatchDeps) {
   const { settings } = deps;
   const installation = deps.installation ?? '';
   const queries = watchQueries(deps.store, installation);
+  const graceMs = settings.graceMinutes * 60_000;
   return {
     deps,
     queries,
-    graceMs: settings.graceMinutes * 60_000,
+    graceMs,
+
+    /**
+     * Whether a watch of the invoice can still see it change, as far as the bot can know: it
+     * awaits payment (`awaitsPayment`, the one rule of final states the views word too), and its
+     * expiry plus WATCH_GRACE_MINUTES, for a late payment, has not passed.
+     */
+    mayChange: (invoice: Pick<Invoice, 'status' | 'payStatus' | 'timeout'>, now: number): boolean =>
+      awaitsPayment(invoice) && now < invoice.timeout.getTime() + graceMs,
 
     send: (trx: Kysely<Tables>, entries: readonly OutgoingEntry[], now: number) =>
       enqueue(trx, entries, now, installation),

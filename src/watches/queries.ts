@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { EndReason } from '../domain/watch.js';
 import type { Store } from '../store/database.js';
 import { leaseFree } from '../store/lease.js';
 import { PACE_HORIZON_MS } from '../store/pace.js';
 import type { Tables } from '../store/schema.js';
-import type { EndReason } from '../views/watch.js';
 
 export type WatchRow = Selectable<Tables['watches']>;
 export type WatchedInvoiceRow = Selectable<Tables['watched_invoices']>;

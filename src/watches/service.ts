@@ -1,8 +1,9 @@
+import type { EndReason } from '../domain/watch.js';
 import type { OutboxRow } from '../outbox.js';
-import type { InvoiceId } from '../payments/index.js';
+import type { Invoice, InvoiceId } from '../payments/index.js';
 import type { Job } from '../scheduler.js';
 import type { SlackPostError } from '../slack/calls.js';
-import type { EndReason, WatchListItem } from '../views/watch.js';
+import type { WatchListItem } from '../views/watch.js';
 import { watchChecks } from './checks.js';
 import { QUIET, type WatchDeps, watchContext } from './context.js';
 import { watchPollJob } from './poll-job.js';
@@ -60,6 +61,10 @@ export function createWatches(deps: WatchDeps) {
     queries,
 
     start,
+
+    /** Whether a Watch button on the invoice can start a watch (`mayChange`): offered only then. */
+    watchable: (invoice: Pick<Invoice, 'status' | 'payStatus' | 'timeout'>): boolean =>
+      ctx.mayChange(invoice, clock()),
 
     async stop(watchId: string, byUserId: string): Promise<StopResult> {
       const w = await queries.byId(watchId);

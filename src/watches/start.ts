@@ -3,7 +3,7 @@ import { webApi } from '@slack/bolt';
 import { ATTEMPT_WINDOW_MS } from '../outbox.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { type PostFailure, SlackPostError, slackWasBusy } from '../slack/calls.js';
-import { liveInvoiceCard } from '../views/invoice.js';
+import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
 import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';
 import type { WatchRow } from './queries.js';
@@ -35,6 +35,8 @@ export type StartResult =
   | { kind: 'posting'; invoice: Invoice; since: Date }
   | { kind: 'limit'; limit: number }
   | { kind: 'expired'; invoice: Invoice }
+  /** The invoice no longer awaits payment: nothing more is expected to change. */
+  | { kind: 'final'; invoice: Invoice }
   | { kind: 'not_in_channel' }
   /** Slack did not answer the post and its card is not found (yet): it may still appear. */
   | { kind: 'unconfirmed'; invoice: Invoice };
@@ -217,8 +219,8 @@ export function watchStarts(ctx: WatchContext) {
     }
     const invoice = await payments.getInvoice(req.invoiceId);
     const now = clock();
-    // Past its expiry and the grace, a watch would end at its first check: there is nothing to watch.
-    if (now >= invoice.timeout.getTime() + ctx.graceMs) return { kind: 'expired', invoice };
+    // A final invoice, or one past its expiry and the grace: a watch would end at its first check.
+    if (!ctx.mayChange(invoice, now)) return { kind: awaitsPayment(invoice) ? 'expired' : 'final', invoice };
     const watch: Omit<WatchRow, 'installation_id'> = {
       id: randomUUID(),
       team_id: req.teamId,

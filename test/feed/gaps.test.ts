@@ -69,7 +69,7 @@ describe('a balance that has not moved for longer than the history is kept', () 
     expect(clock.now).toBe(Date.parse('2026-11-29T09:00:00Z'));
     await tick();
     expect(feedPosts()).toEqual([
-      '*Bitcoin* (BTC): received `+0.5` BTC — balance `0.5012` BTC\n' +
+      '*Bitcoin*: received *+0.5* BTC — balance 0.5012 BTC\n' +
         ':moneybag: Payments feed · read <!date^1795942800^{date_short_pretty} at {time}|2026-11-29T09:00:00Z>',
     ]);
     // That tick's digest (09:00 UTC) came after the reading.
@@ -90,7 +90,7 @@ describe('a change seen across a gap', () => {
     clock.now = T0 + 9 * DAY + MINUTE;
     await tick();
     expect(feedPosts()[1]).toBe(
-      '*Bitcoin* (BTC): received `+1` BTC — balance `1.0020` BTC\n' +
+      '*Bitcoin*: received *+1* BTC — balance 1.0020 BTC\n' +
         ':moneybag: Payments feed · changed between <!date^1795248060^{date_short_pretty} at {time}|2026-11-21T08:01:00Z> and <!date^1796025660^{date_short_pretty} at {time}|2026-11-30T08:01:00Z>: the balance could not be read in between, so this is the net change over that time',
     );
     // The history is still pruned: the starting reading went, the newest before the outage stayed.
@@ -139,7 +139,7 @@ describe('a change seen across a gap', () => {
     await tick();
     const [notice, change] = feedPosts();
     expect(notice).toContain('rejects the bot’s API key');
-    expect(change).toContain('received `+0.01` BTC');
+    expect(change).toContain('received *+0.01* BTC');
     expect(change).toContain(
       'changed between <!date^1795248060^{date_short_pretty} at {time}|2026-11-21T08:01:00Z> and <!date^1795248720^{date_short_pretty} at {time}|2026-11-21T08:12:00Z>',
     );

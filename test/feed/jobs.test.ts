@@ -113,7 +113,7 @@ describe('the feed’s jobs across installations', () => {
     expect(served.sort()).toEqual(['A', 'B']);
     expect(a.poster.messages).toHaveLength(1); // its first message only: A's balance did not move
     expect(b.poster.messages).toHaveLength(2);
-    expect(visibleText(b.poster.messages[1])).toContain('received `+0.25` XMR');
+    expect(visibleText(b.poster.messages[1])).toContain('received *+0.25* XMR');
 
     // 09:00 UTC: each channel's digest, of its own installation's balance.
     clock.now = Date.parse('2026-11-21T09:00:00Z');
@@ -165,6 +165,6 @@ describe('the feed’s jobs across installations', () => {
     });
     clock.now += 30_001;
     await serving({ B: b }).tick();
-    expect(visibleText(b.poster.messages.at(-1))).toContain('received `+1` XMR');
+    expect(visibleText(b.poster.messages.at(-1))).toContain('received *+1* XMR');
   });
 });

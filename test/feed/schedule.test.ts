@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DIGEST, formatDigestTime, nextDigestAt, parseDigestTime } from '../../src/feed/schedule.js';
+import {
+  DEFAULT_DIGEST,
+  formatDigestTime,
+  inZone,
+  namesZone,
+  nextDigestAt,
+  parseDigestTime,
+} from '../../src/feed/schedule.js';
 
 describe('parseDigestTime', () => {
   it.each([
@@ -65,5 +72,29 @@ describe('nextDigestAt', () => {
     const night = { hour: 2, minute: 30, zone: 'America/New_York' };
     const next = nextDigestAt(night, at('2026-03-08T05:00:00Z'));
     expect(iso(next)).toBe('2026-03-08T07:30:00.000Z'); // 03:30 EDT
+  });
+});
+
+describe('a digest time typed without its zone', () => {
+  const time = { hour: 7, minute: 15, zone: 'UTC' };
+
+  it.each([
+    ['', false],
+    ['07:15', false],
+    [' 07:15  ', false],
+    ['07:15 Europe/Kyiv', true],
+  ])('%j names its zone: %s', (text, named) => {
+    expect(namesZone(text)).toBe(named);
+  });
+
+  it('takes the subscriber’s own zone from Slack, as the time zone database spells it', () => {
+    expect(inZone(time, 'Europe/Kyiv')).toEqual({ hour: 7, minute: 15, zone: 'Europe/Kyiv' });
+    expect(inZone(time, 'america/new_york')).toEqual({ hour: 7, minute: 15, zone: 'America/New_York' });
+  });
+
+  it('stays in UTC when Slack names no zone, or one luxon does not know', () => {
+    expect(inZone(time, undefined)).toEqual(time);
+    expect(inZone(time, 'Mars/Olympus')).toEqual(time);
+    expect(inZone(time, '')).toEqual(time);
   });
 });

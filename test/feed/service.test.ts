@@ -56,8 +56,8 @@ describe('subscribing', () => {
     expect(visibleText(confirmation)).toContain(
       '<@U0FINANCE> turned on the payments feed in <#G0FINANCE>: every 1 minute',
     );
-    expect(visibleText(confirmation)).toContain('*Bitcoin* (BTC)\n`0.0012` BTC');
-    expect(visibleText(confirmation)).toContain('*Tether &lt;TRC-20&gt;* (USDT-TRC20)\n`1.5` USDT-TRC20');
+    expect(visibleText(confirmation)).toContain('*Bitcoin*\n0.0012 BTC');
+    expect(visibleText(confirmation)).toContain('*Tether &lt;TRC-20&gt;*\n1.5 USDT-TRC20');
     expect(poster.problems).toEqual([]);
   });
 
@@ -150,9 +150,9 @@ describe('the feed', () => {
       const [post] = feedPosts(channel);
       expect(visibleText(post)).toBe(
         [
-          '*Tether &lt;TRC-20&gt;* (USDT-TRC20): `−1.5` USDT-TRC20 (withdrawn or moved) — balance `0` USDT-TRC20',
-          '*Bitcoin* (BTC): received `+0.0042` BTC — balance `0.0054` BTC',
-          '*Dogecoin* (DOGE): received `+42` DOGE — balance `42` DOGE',
+          '*Tether &lt;TRC-20&gt;*: *−1.5* USDT-TRC20 withdrawn or moved — balance 0 USDT-TRC20',
+          '*Bitcoin*: received *+0.0042* BTC — balance 0.0054 BTC',
+          '*Dogecoin*: received *+42* DOGE — balance 42 DOGE',
           ':moneybag: Payments feed · read <!date^1795248120^{date_short_pretty} at {time}|2026-11-21T08:02:00Z>',
         ].join('\n'),
       );
@@ -278,8 +278,8 @@ describe('the digest', () => {
     expect(digests[0]?.text).toBe(
       'Daily balance digest: The feed saw 1 rise and 1 fall in the last 24 hours.',
     );
-    expect(visibleText(digests[0])).toContain('*Bitcoin* (BTC)\n`0.0020` BTC · +0.0008 in 24 h');
-    expect(visibleText(digests[0])).toContain('`1` USDT-TRC20 · −0.5 in 24 h');
+    expect(visibleText(digests[0])).toContain('*Bitcoin*\n0.0020 BTC · +0.0008 in 24 h');
+    expect(visibleText(digests[0])).toContain('1 USDT-TRC20 · −0.5 in 24 h');
     expect(visibleText(digests[0])).toContain('changes since');
     clock.now += 60 * MINUTE;
     await tick();
@@ -496,7 +496,7 @@ describe('the digest, in detail', () => {
     expect(await digestAt(feed, Date.parse('2026-11-22T09:00:00Z'))).toEqual({ outcome: 'sent' });
     await tick();
     const digest = digestsIn().at(-1);
-    expect(visibleText(digest)).toContain('`0.0150` BTC · +0.005 in 24 h');
+    expect(visibleText(digest)).toContain('0.0150 BTC · +0.005 in 24 h');
     expect(digest?.text).toBe('Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours.');
   });
 

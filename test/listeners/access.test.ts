@@ -89,7 +89,7 @@ describe('§1 the App Home when BALANCE_ALLOWED_CHANNELS limits the balance', ()
       return visibleText(rec.acks[0] ?? rec.responses[0]);
     };
     expect(await ask('C0GENERAL')).toContain('Use it in <#C0FINANCE>');
-    expect(await ask('C0FINANCE')).toContain('`0.0123456` BTC');
+    expect(await ask('C0FINANCE')).toContain('0.0123456 BTC');
   });
 });
 

@@ -50,8 +50,8 @@ describe('/balance', () => {
     expect(rec.responses).toHaveLength(0);
     expect(reply?.response_type).toBe('ephemeral');
     expectValidMessage(reply);
-    expect(visibleText(reply)).toContain('*Bitcoin*\n`0.0123456` BTC');
-    expect(visibleText(reply)).toContain('*Litecoin*\n`0.0000001` LTC');
+    expect(visibleText(reply)).toContain('*Bitcoin*\n0.0123456 BTC');
+    expect(visibleText(reply)).toContain('*Litecoin*\n0.0000001 LTC');
     expect(env.sandbox.requests.map((r) => r.path)).toEqual(['/api/v2/balance']);
   });
 
@@ -81,7 +81,7 @@ describe('/balance', () => {
       policy: { allowedUsers: ['U0FINANCE'], allowedChannels: ['C0FINANCE'] },
     });
     expect(visibleText(reply)).toContain(BALANCE_TITLE);
-    expect(visibleText(reply)).toContain('`0.0123456` BTC');
+    expect(visibleText(reply)).toContain('0.0123456 BTC');
   });
 
   it('explains itself on "help", to anyone, without calling the service', async () => {
@@ -109,7 +109,7 @@ describe('/balance', () => {
     expect(rec.ackMs).toBeLessThan(250);
     expect(rec.responses).toHaveLength(1);
     expect(reply?.response_type).toBe('ephemeral');
-    expect(visibleText(reply)).toContain('`1520.5` USDT-TRC20');
+    expect(visibleText(reply)).toContain('1520.5 USDT-TRC20');
   });
 
   it('logs one line for the request with who asked, the outcome and the latency', async () => {
@@ -219,7 +219,7 @@ describe('request logs', () => {
     const { rec } = await run('/balance', '', { failAck: true, logger: logs.logger });
     expect(rec.acks).toEqual([]);
     expect(rec.responses).toHaveLength(1);
-    expect(visibleText(rec.responses[0])).toContain('`0.0123456` BTC');
+    expect(visibleText(rec.responses[0])).toContain('0.0123456 BTC');
     expect(logs.lines.map((l) => [l.level, l.msg])).toEqual([
       ['error', 'could not acknowledge the request'],
       ['info', 'command /balance'],

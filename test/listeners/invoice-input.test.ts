@@ -30,9 +30,64 @@ describe('parseInvoiceText', () => {
     ['watch', { kind: 'usage', verb: 'watch' }],
     ['unwatch  ', { kind: 'usage', verb: 'unwatch' }],
     ['watch me now', { kind: 'invalid', verb: 'watch', text: 'me now' }],
-    ['watcher', { kind: 'invalid', verb: 'show', text: 'watcher' }],
+    ['watcher', { kind: 'unknown_word', word: 'watcher', suggestion: 'watch', rest: '' }],
+    ['help me', { kind: 'help' }],
+    ['Watching  this channel', { kind: 'watching' }],
   ])('reads %j', (text, expected) => {
     expect(parseInvoiceText(text, PAY)).toEqual(expected);
+  });
+
+  it.each([
+    [`wach ${ID}`, 'wach', 'watch', ID],
+    [`WACH  ${ID}`, 'WACH', 'watch', ID],
+    [`wtach ${ID}`, 'wtach', 'watch', ID],
+    [
+      `unwach <https://pay.example.com/pay/${ID}|pay>`,
+      'unwach',
+      'unwatch',
+      `<https://pay.example.com/pay/${ID}|pay>`,
+    ],
+    ['watchng', 'watchng', 'watching', ''],
+    ['hepl', 'hepl', 'help', ''],
+    ['wach it', 'wach', 'watch', 'it'],
+    [`show ${ID}`, 'show', undefined, ID],
+  ])(
+    'reads a first word it does not take in %j, with the one it most likely meant',
+    (text, word, suggestion, rest) => {
+      expect(parseInvoiceText(text, PAY)).toEqual({ kind: 'unknown_word', word, suggestion, rest });
+    },
+  );
+
+  it.each([
+    ['order 1042', 'order 1042'],
+    ['hi', 'hi'],
+    [`${ID.slice(0, 8)} ${ID}`, `${ID.slice(0, 8)} ${ID}`],
+  ])('reads %j as a mistyped id, not a word', (text, quoted) => {
+    expect(parseInvoiceText(text, PAY)).toEqual({ kind: 'invalid', verb: 'show', text: quoted });
+  });
+
+  it.each([
+    [`https://evil.example/pay/${ID}`, 'show', 'evil.example'],
+    [`<https://pay.example.com.evil.example/pay/${ID}|pay now>`, 'show', 'pay.example.com.evil.example'],
+    [`watch https://PAY.example.org:8443/pay/${ID}`, 'watch', 'pay.example.org:8443'],
+  ])('names the host of a link on another host than the payment links’: %j', (text, verb, host) => {
+    const ref = text.replace(/^watch /, '');
+    expect(parseInvoiceText(text, PAY)).toEqual({ kind: 'elsewhere', verb, text: ref, host, payUrl: PAY });
+  });
+
+  it('takes a link on any host when no payment link host is set, and a wrong path on the right host is a typo', () => {
+    expect(parseInvoiceText(`https://evil.example/pay/${ID}`, undefined)).toEqual({
+      kind: 'invoice',
+      verb: 'show',
+      id: ID,
+    });
+    const wrongPath = `https://pay.example.com/other/pay/${ID}`;
+    expect(parseInvoiceText(wrongPath, PAY)).toEqual({ kind: 'invalid', verb: 'show', text: wrongPath });
+    expect(parseInvoiceText('ftp://evil.example/x', PAY)).toEqual({
+      kind: 'invalid',
+      verb: 'show',
+      text: 'ftp://evil.example/x',
+    });
   });
 });
 

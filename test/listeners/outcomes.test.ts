@@ -94,8 +94,13 @@ describe('/invoice watch: one outcome per answer', () => {
 
   it('an invoice that can no longer be paid', async () => {
     const later = { clock: () => Date.now() + 30 * 24 * 3_600_000 };
-    expect((await command('/invoice', `watch ${EXPIRED}`, {}, later)).line).toMatchObject({
+    expect((await command('/invoice', `watch ${OPEN}`, {}, later)).line).toMatchObject({
       outcome: 'invoice_expired',
+      invoiceId: OPEN,
+    });
+    // One the service no longer has awaiting payment, whatever the time.
+    expect((await command('/invoice', `watch ${EXPIRED}`)).line).toMatchObject({
+      outcome: 'invoice_final',
       invoiceId: EXPIRED,
     });
   });
@@ -153,9 +158,12 @@ describe('/balance subscribe: one outcome per answer', () => {
 
   it('a channel that has the feed already', async () => {
     await command('/balance', 'subscribe', { channel_id: FINANCE });
-    const again = await command('/balance', '  subscribe   08:30 ', { channel_id: FINANCE });
+    const again = await command('/balance', '  subscribe  ', { channel_id: FINANCE });
     expect(again.line).toMatchObject({ outcome: 'already_subscribed' });
     expect(visibleText(again.reply)).toContain('09:00 UTC');
+    // With a time, its digest moves there.
+    const moved = await command('/balance', '  subscribe   08:30 ', { channel_id: FINANCE });
+    expect(moved.line).toMatchObject({ outcome: 'ok' });
   });
 });
 
@@ -256,34 +264,50 @@ describe('buttons: one outcome per answer', () => {
     expect(JSON.stringify(rec.published[0]?.view)).not.toContain('stop_watch');
   });
 
+  /** A click on the shortcut's private answer number `n`: each answer's Share in thread shares once. */
+  const onAnswer = (n: number) => (body: { container: unknown }) => {
+    body.container = { type: 'message', message_ts: `1700000000.00090${n}`, is_ephemeral: true };
+  };
+
   it('Share in thread: ok; not_in_channel where the bot is not; stale_button without a channel', async () => {
-    expect((await click('share_invoice', createShareInvoiceAction, watchValue)).line).toMatchObject({
+    expect(
+      (await click('share_invoice', createShareInvoiceAction, watchValue, onAnswer(1))).line,
+    ).toMatchObject({
       outcome: 'ok',
       invoiceId: OPEN,
     });
     env.poster.failNext(new SlackPostError('not_in_channel', 'not_in_channel'));
-    const closed = await click('share_invoice', createShareInvoiceAction, watchValue);
+    const closed = await click('share_invoice', createShareInvoiceAction, watchValue, onAnswer(2));
     expect(closed.line).toMatchObject({ outcome: 'not_in_channel', invoiceId: OPEN });
     expect(visibleText(closed.reply)).toContain('Invite me first');
     env.poster.failNext(new SlackPostError('refused', 'invalid_blocks'));
-    expect((await click('share_invoice', createShareInvoiceAction, watchValue)).line).toMatchObject({
+    expect(
+      (await click('share_invoice', createShareInvoiceAction, watchValue, onAnswer(3))).line,
+    ).toMatchObject({
       outcome: 'internal_error',
     });
     const nowhere = await click('share_invoice', createShareInvoiceAction, watchValue, (body) => {
       body.channel = undefined as never;
     });
     expect(nowhere.line).toMatchObject({ outcome: 'stale_button' });
+    expect(
+      (await click('share_invoice', createShareInvoiceAction, watchValue, onAnswer(1))).line,
+    ).toMatchObject({
+      outcome: 'duplicate',
+    });
   });
 
-  it('Share in thread while Slack is busy: slack_busy, told to try again', async () => {
-    for (const failure of ['rate_limited', 'transient'] as const) {
-      env.poster.failNext(new SlackPostError(failure, undefined));
-      const busy = await click('share_invoice', createShareInvoiceAction, watchValue);
-      expect(busy.line).toMatchObject({ outcome: 'slack_busy', invoiceId: OPEN });
-      expect(visibleText(busy.reply)).toBe(
-        ':warning: *Slack did not take the message*\nSlack asked the bot to slow down or did not answer, so nothing was posted. Try again in a minute.',
-      );
-    }
+  it('Share in thread while Slack is busy: slack_busy, told what happened', async () => {
+    env.poster.failNext(new SlackPostError('rate_limited', undefined));
+    const limited = await click('share_invoice', createShareInvoiceAction, watchValue, onAnswer(1));
+    expect(limited.line).toMatchObject({ outcome: 'slack_busy', invoiceId: OPEN });
+    expect(visibleText(limited.reply)).toContain(
+      ':warning: *Slack did not take the message*\nSlack asked the bot to slow down or did not answer, so nothing was posted. Try again in a minute.',
+    );
+    env.poster.failNext(new SlackPostError('transient', undefined));
+    const unanswered = await click('share_invoice', createShareInvoiceAction, watchValue, onAnswer(2));
+    expect(unanswered.line).toMatchObject({ outcome: 'slack_busy', invoiceId: OPEN });
+    expect(visibleText(unanswered.reply)).toContain('Slack did not answer in time when I shared');
   });
 });
 
@@ -350,10 +374,11 @@ describe('who sees each answer: a refusal, an error or a confirmation only the p
       'watch_limit',
     ],
     [
-      '/invoice watch of an expired invoice',
-      () => command('/invoice', `watch ${EXPIRED}`, {}, later),
+      '/invoice watch of an invoice past its expiry',
+      () => command('/invoice', `watch ${OPEN}`, {}, later),
       'invoice_expired',
     ],
+    ['/invoice watch of an expired invoice', () => command('/invoice', `watch ${EXPIRED}`), 'invoice_final'],
     [
       'Stop',
       async () => {

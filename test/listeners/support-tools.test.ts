@@ -68,13 +68,15 @@ describe('the Check payment status shortcut', () => {
     expectValidMessage(answer);
     expect(answer).toMatchObject({ response_type: 'ephemeral' });
     const text = visibleText(answer);
-    expect(text).toContain('*Order #1042 — annual support plan*\nOpen · Not paid · `149.99` USDT');
+    expect(text).toContain('*Order #1042 — annual support plan*\nOpen · Not paid · 149.99 USDT');
     expect(text).toContain('*Order #1041 — hardware wallet*');
     const json = JSON.stringify(answer);
     expect(json).toContain(
       `"action_id":"share_invoice:0","text":{"type":"plain_text","text":"Share in thread","emoji":true},"value":"${OPEN} 1700000000.000500"`,
     );
-    expect(json).toContain('"action_id":"watch_invoice:1"');
+    // The paid invoice can start no watch: its card offers Share in thread alone.
+    expect(json).toContain('"action_id":"watch_invoice:0"');
+    expect(json).not.toContain('"action_id":"watch_invoice:1"');
   });
 
   it('uses the thread a message sits in', async () => {
@@ -127,8 +129,9 @@ describe('Share in thread', () => {
     });
     expect(env.poster.calls).toEqual(['post C0SUPPORT thread 1700000000.000500']);
     expect(visibleText(env.poster.messages[0])).toMatch(/shared <!date\^\d+\^[^>]+> by <@U0CLICKER>/);
-    expect(rec.responses[0]).toMatchObject({ response_type: 'ephemeral', replace_original: false });
-    expect(visibleText(rec.responses[0])).toBe('Shared in the thread.');
+    // Only the clicker sees the answer, which the click replaces (test/listeners/share-once.test.ts).
+    expect(rec.responses[0]).toMatchObject({ response_type: 'ephemeral', replace_original: true });
+    expect(visibleText(rec.responses[0])).toContain('Shared *Order #1042 — annual support plan*');
   });
 
   it('asks to invite the bot where it cannot post', async () => {
@@ -159,7 +162,7 @@ describe('the App Home', () => {
     expect(view?.view.type).toBe('home');
     expectValidMessage({ text: 'home', blocks: view?.view.blocks });
     const text = visibleText({ blocks: view?.view.blocks });
-    expect(text).toContain('*Bitcoin*\n`0.0123456` BTC');
+    expect(text).toContain('*Bitcoin*\n0.0123456 BTC');
     expect(text).toContain('Payments feeds (0)');
     expect(text).toContain('Last good answer from the payment service');
   });

@@ -171,7 +171,9 @@ beforeEach(async () => {
 
 describe('a Stop committed while a check is between its read and its write, on PostgreSQL', () => {
   it('a change: the stopped watch’s card stays stopped and its thread ends with "stopped by"; the other is told', async () => {
-    expect(await stopDuringCheck(() => invoice({ payStatus: 'paid' }))).toMatchObject({ outcome: 'changed' });
+    expect(await stopDuringCheck(() => invoice({ payStatus: 'partially_paid' }))).toMatchObject({
+      outcome: 'changed',
+    });
 
     expect(thread(SUPPORT)).toEqual([
       expect.stringContaining('No longer watching *Order #1042*: stopped by <@U0STOPPER>'),
@@ -180,7 +182,7 @@ describe('a Stop committed while a check is between its read and its write, on P
     expect(stopped).toContain('No longer watched since');
     expect(JSON.stringify(latest(cardIn(SUPPORT)).blocks)).not.toContain('stop_watch');
 
-    expect(thread(FINANCE)).toEqual([expect.stringContaining('*Payment*: Not paid → `paid`')]);
+    expect(thread(FINANCE)).toEqual([expect.stringContaining('*Payment*: Not paid → Partially paid')]);
     expect(visibleText(latest(cardIn(FINANCE)))).toContain('Watched since');
     // The check queued nothing for the stopped watch: only the Stop's card edit and reply.
     const [support] = await store.db

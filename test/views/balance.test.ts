@@ -20,11 +20,11 @@ describe('balanceMessage', () => {
     );
     expectValidMessage(message);
     expect(fieldsOf(message)).toEqual([
-      '*Bitcoin*\n`0.0123456` BTC',
-      '*Litecoin*\n`0.0000001` LTC',
-      '*Dogecoin*\n`9007199254740993` DOGE',
-      '*Ethereum*\n`0` ETH',
-      '*TRON*\n`0.0000000` TRX',
+      '*Bitcoin*\n0.0123456 BTC',
+      '*Litecoin*\n0.0000001 LTC',
+      '*Dogecoin*\n9007199254740993 DOGE',
+      '*Ethereum*\n0 ETH',
+      '*TRON*\n0.0000000 TRX',
     ]);
     expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: BALANCE_TITLE } });
     expect(message.text).toBe(`${BALANCE_TITLE}: 0.0123456 BTC, 0.0000001 LTC, 9007199254740993 DOGE`);
@@ -99,24 +99,24 @@ describe('balanceMessage', () => {
     expect(visibleText(message)).toContain(`${20_000 - shown} more currencies not shown`);
   });
 
-  it('spends exactly the 12,000-character budget: 292 rows of 9 characters, not one more', () => {
-    // Each row "*T*\n`1` X" is 9 characters and costs 9 + 30; 600 are kept for the rest.
+  it('spends exactly the 12,000-character budget: 308 rows of 7 characters, not one more', () => {
+    // Each row "*T*\n1 X" is 7 characters and costs 7 + 30; 600 are kept for the rest.
     const entries = Array.from({ length: 400 }, () => balanceEntry('X', '1', 'T'));
     const message = balanceMessage(entries, NOW);
     expectValidMessage(message);
-    expect(fieldsOf(message)).toHaveLength(Math.floor((12_000 - 600) / 39));
-    expect(fieldsOf(message)).toHaveLength(292);
-    expect(visibleText(message)).toContain('108 more currencies not shown');
+    expect(fieldsOf(message)).toHaveLength(Math.floor((12_000 - 600) / 37));
+    expect(fieldsOf(message)).toHaveLength(308);
+    expect(visibleText(message)).toContain('92 more currencies not shown');
   });
 
   it('says "currency" for one left out', () => {
-    const entries = Array.from({ length: 293 }, () => balanceEntry('X', '1', 'T'));
+    const entries = Array.from({ length: 309 }, () => balanceEntry('X', '1', 'T'));
     expect(visibleText(balanceMessage(entries, NOW))).toContain('1 more currency not shown');
   });
 
   it('escapes titles and ids from the service', () => {
     const message = balanceMessage([balanceEntry('<@U1>', '1', '<!channel> & <https://evil|Click>')], NOW);
     expectValidMessage(message);
-    expect(fieldsOf(message)[0]).toBe('*&lt;!channel&gt; &amp; &lt;https://evil|Click&gt;*\n`1` &lt;@U1&gt;');
+    expect(fieldsOf(message)[0]).toBe('*&lt;!channel&gt; &amp; &lt;https://evil|Click&gt;*\n1 &lt;@U1&gt;');
   });
 });

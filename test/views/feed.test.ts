@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type BalanceChange, balanceChanges, type StoredBalance } from '../../src/feed/deltas.js';
+import type { BalanceChange, StoredBalance } from '../../src/domain/balance.js';
+import { balanceChanges } from '../../src/feed/deltas.js';
 import {
   digestMessage,
   feedMessage,
@@ -34,9 +35,11 @@ describe('the feed message', () => {
     expect(text).toMatch(/\d+ more changes not shown: `\/balance` shows every balance/);
     // Every change is either shown whole or counted: none is cut off silently.
     const omitted = Number(/(\d+) more changes not shown/.exec(text)?.[1]);
-    expect(text.match(/— balance `/g)?.length).toBe(2000 - omitted);
+    expect(text.match(/ — balance /g)?.length).toBe(2000 - omitted);
     expect(message.blocks.filter((b) => b.type === 'section').length).toBeGreaterThan(1);
-    expect(visibleText(message)).toContain('*&lt;!channel&gt; coin 0 &amp; co* (C0)');
+    expect(visibleText(message)).toContain(
+      '*&lt;!channel&gt; coin 1 &amp; co*: received *+0.0000001* C1 — balance 1.0000001 C1',
+    );
   });
 
   it('sums up rises in its notification text', () => {
@@ -45,9 +48,28 @@ describe('the feed message', () => {
       { BTC: { title: 'BTC', balance: '1.5' } },
     );
     expect(feedMessage(changes, NOW).text).toBe('Received: +0.5 BTC');
-    expect(visibleText(feedMessage(changes, NOW))).toContain(
-      '*BTC*: received `+0.5` BTC — balance `1.5` BTC',
+    expect(visibleText(feedMessage(changes, NOW))).toContain('*BTC*: received *+0.5* BTC — balance 1.5 BTC');
+  });
+
+  it('shows what arrived, however small, as exact text in bold, never as red code; what left says so', () => {
+    const changes = balanceChanges(
+      {
+        LTC: { title: 'Litecoin', balance: '0' },
+        'USDT-TRC20': { title: 'Tether (TRC-20)', balance: '1520.5' },
+      },
+      {
+        LTC: { title: 'Litecoin', balance: '0.0000001' },
+        'USDT-TRC20': { title: 'Tether (TRC-20)', balance: '20.5' },
+      },
     );
+    const text = visibleText(feedMessage(changes, NOW));
+    expect(text).toContain('*Litecoin*: received *+0.0000001* LTC — balance 0.0000001 LTC');
+    // The id follows every amount: the name does not repeat it in parentheses.
+    expect(text).toContain(
+      '*Tether (TRC-20)*: *−1500* USDT-TRC20 withdrawn or moved — balance 20.5 USDT-TRC20',
+    );
+    expect(text).not.toContain('(USDT-TRC20)');
+    expect(text).not.toMatch(/`[+−]?\d/);
   });
 
   it('names at most twenty rises in its notification text, comma-separated', () => {
@@ -68,8 +90,8 @@ describe('the feed message', () => {
       { BTC: { title: '  ', balance: '2' }, ETH: { title: 'ETH', balance: '2' } },
     );
     const text = visibleText(feedMessage(changes, NOW));
-    expect(text).toContain('*BTC*: received `+1` BTC');
-    expect(text).toContain('*ETH*: received `+1` ETH');
+    expect(text).toContain('*BTC*: received *+1* BTC');
+    expect(text).toContain('*ETH*: received *+1* ETH');
   });
 
   it('says between which readings a change seen across a gap happened, in dates each reader sees in their zone', () => {
@@ -103,7 +125,7 @@ describe('the digest', () => {
     });
     expectValidMessage(message);
     expect(visibleText(message)).toMatch(/\d+ more currencies not shown/);
-    expect(visibleText(message)).toContain('`1.5` C1 · +1.5 in 24 h');
+    expect(visibleText(message)).toContain('*&lt;!channel&gt; coin 1 &amp; co*\n1.5 C1 · +1.5 in 24 h');
   });
 
   it('words its counts and its lateness', () => {
@@ -259,7 +281,7 @@ describe('the digest of a currency that is new since yesterday', () => {
       before: { BTC: { title: 'Bitcoin', balance: '0.25' } },
       beforeAt: new Date(NOW.getTime() - 86_400_000),
     });
-    expect(visibleText(message)).toContain('`0.5` BTC · +0.25 in 24 h');
-    expect(visibleText(message)).toContain('`2` ETH · +2 in 24 h');
+    expect(visibleText(message)).toContain('*Bitcoin*\n0.5 BTC · +0.25 in 24 h');
+    expect(visibleText(message)).toContain('*Ether*\n2 ETH · +2 in 24 h');
   });
 });

@@ -33,9 +33,9 @@ const check = (input: HomeInput) => {
 describe('the App Home view', () => {
   it('shows funded currencies, counts the empty ones, and points to the commands', () => {
     const { text } = check(base);
-    expect(text).toContain('*Bitcoin*\n`0.5` BTC');
+    expect(text).toContain('*Bitcoin*\n0.5 BTC');
     expect(text).not.toContain('Ethereum');
-    expect(text).toContain('1 currency holds nothing');
+    expect(text).toContain('ETH holds nothing');
     expect(text).toContain(
       '*Check payment status* (a message’s ⋮ menu) looks up every invoice in a message, in threads too',
     );
@@ -182,7 +182,7 @@ describe('the App Home view', () => {
       feeds: [{ channelId: 'G0FIN', subscriberId: 'U0A', digest: '09:00 UTC', since: NOW }],
     });
     expect(text).toContain('No currency holds funds yet.');
-    expect(text).toContain('1 currency holds nothing');
+    expect(text).toContain('ETH holds nothing');
     expect(text).toContain('not checked yet');
     expect(text).toContain('<#G0FIN> · digest 09:00 UTC');
     expect(text).not.toContain('more');
@@ -236,10 +236,10 @@ describe('the App Home view', () => {
     expect(text).toBe(
       [
         'Balance',
-        '*Bitcoin*\n`0.5` BTC\n*Tether*\n`12` USDT',
-        `Total across all projects · read ${date}\n1 currency holds nothing`,
+        '*Bitcoin*\n0.5 BTC\n*Tether*\n12 USDT',
+        `Total across all projects · read ${date}\nETH holds nothing`,
         'Your watches (2)',
-        `*Order 1* in <#C0SUPPORT>\nOpen · \`partial\` · since ${date}\nStop`,
+        `*Order 1* in <#C0SUPPORT>\nOpen · Partial · since ${date} · as sent: payment \`partial\`\nStop`,
         `*inv-2* in <#C0SALES>\nnot checked yet · since ${date}\nStop`,
         'Payments feeds (1)',
         '<#G0FIN> · digest 09:00 UTC',
@@ -270,15 +270,23 @@ describe('the App Home view, word for word where it varies', () => {
     channelId: 'C0SUPPORT',
   };
 
-  it('counts empty currencies in the plural, and says nothing of them when there are none', () => {
+  it('names the empty currencies, ten at most, and says nothing of them when there are none', () => {
     const entries = [
       balanceEntry('BTC', '0.5', 'Bitcoin'),
       balanceEntry('ETH', '0'),
       balanceEntry('LTC', '0'),
     ];
     expect(check({ ...base, balance: { kind: 'shown', entries, readAt: NOW } }).text).toContain(
-      '2 currencies hold nothing',
+      'ETH and LTC hold nothing',
     );
+    const three = [...entries, balanceEntry('TRX', '0.0000000')];
+    expect(check({ ...base, balance: { kind: 'shown', entries: three, readAt: NOW } }).text).toContain(
+      'ETH, LTC and TRX hold nothing',
+    );
+    const many = Array.from({ length: 5000 }, (_, i) => balanceEntry(`<!here>${'&'.repeat(50)}${i}`, '0'));
+    const { text } = check({ ...base, balance: { kind: 'shown', entries: many, readAt: NOW } });
+    expect(text).toContain(' and 4990 more hold nothing');
+    expect(text.match(/&lt;!here&gt;/g)).toHaveLength(10);
     const funded = { kind: 'shown' as const, entries: [balanceEntry('BTC', '0.5', 'Bitcoin')], readAt: NOW };
     expect(check({ ...base, balance: funded }).text).not.toContain('nothing');
   });

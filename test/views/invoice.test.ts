@@ -4,12 +4,22 @@ import {
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
   ACTION_WATCH,
-  duration,
+  awaitsPayment,
+  humanise,
   invoiceMessage,
   invoiceUnfurl,
+  liveInvoiceCard,
 } from '../../src/views/invoice.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { amount, INVOICE_ID, invoice, NOW } from '../support/factories.js';
+
+/** The invoice's expiry (NOW + 22 h) as Slack date tokens. */
+const EXPIRY = '<!date^1795341600^{date_short_pretty} at {time}|2026-11-22T10:00:00Z>';
+const EXPIRY_ON_RECORD = '<!date^1795341600^{date_short} at {time}|2026-11-22T10:00:00Z>';
+const A_MINUTE_AGO = '1795262340^';
+
+const contextOf = (message: { blocks: readonly { type: string }[] }) =>
+  visibleText({ blocks: message.blocks.filter((b) => b.type === 'context') });
 
 const buttons = (message: { blocks: readonly { type: string }[] }) =>
   message.blocks.filter((b): b is ActionsBlock => b.type === 'actions').flatMap((b) => b.elements);
@@ -26,10 +36,10 @@ describe('invoiceMessage', () => {
     for (const expected of [
       '*Status*\nOpen',
       '*Payment*\nNot paid',
-      '*Amount*\n`149.99` USDT',
-      '*Fee*\n`1.4999` USDT · paid by the customer',
+      '*Amount*\n149.99 USDT',
+      '*Fee*\n1.4999 USDT · paid by the customer',
       '*Created*\n<!date^',
-      '(expires in 22 h)',
+      `*Expiry*\n${EXPIRY}\n`,
       '*Shop*\nAcme Store',
       '*Sent by e-mail*\nYes',
       '*Customer is sent to*\n<https://shop.example.com/ok|after success>',
@@ -38,7 +48,10 @@ describe('invoiceMessage', () => {
     ]) {
       expect(text).toContain(expected);
     }
-    expect(message.text).toContain('Invoice "Order #1042": Open, Not paid, `149.99` USDT');
+    expect(message.text).toBe(`Invoice "Order #1042": Open, Not paid, 149.99 USDT, expires ${EXPIRY}`);
+    // The two values the document has seen read as words, with nothing more to say.
+    expect(contextOf(message)).not.toContain('as sent');
+    expect(text).not.toContain('expires in');
   });
 
   it('lists both redirects, and says when no method is listed', () => {
@@ -74,9 +87,15 @@ describe('invoiceMessage', () => {
     ).toEqual(['Open payment page', 'Refresh', 'Watch']);
   });
 
-  it('says an invoice expiring this very moment has expired', () => {
+  it('says an invoice expiring this very moment has expired, in a time Slack keeps current', () => {
     const at = invoice();
-    expect(visibleText(invoiceMessage(at, { now: at.timeout }))).toContain('(expired)');
+    const message = invoiceMessage(at, { now: at.timeout });
+    expect(visibleText(message)).toContain(
+      `*Expiry*\n${EXPIRY} (expired <!date^1795341600^{ago}|2026-11-22T10:00:00Z>)`,
+    );
+    expect(message.text).toBe(
+      'Invoice "Order #1042": Open, Not paid, 149.99 USDT, expired <!date^1795341600^{ago}|2026-11-22T10:00:00Z>',
+    );
   });
 
   it('says who pays the fee either way, and whether it was e-mailed', () => {
@@ -87,26 +106,77 @@ describe('invoiceMessage', () => {
     expect(text).toContain('*Sent by e-mail*\nNo');
   });
 
-  it('shows unknown status values exactly as sent', () => {
-    const text = visibleText(
-      invoiceMessage(invoice({ status: 'under_review', payStatus: 'partially_paid' }), { now: NOW }),
+  it('words values the document has not seen from what was sent, and gives the exact values in the context line', () => {
+    const message = invoiceMessage(invoice({ status: 'under_review', payStatus: 'partially_refunded' }), {
+      now: NOW,
+    });
+    expectValidMessage(message);
+    const text = visibleText(message);
+    expect(text).toContain('*Status*\nUnder review');
+    expect(text).toContain('*Payment*\nPartially refunded');
+    expect(contextOf(message)).toContain(
+      `Invoice \`${INVOICE_ID}\` · as sent: status \`under_review\`, payment \`partially_refunded\` · read <!date^`,
     );
-    expect(text).toContain('*Status*\n`under_review`');
-    expect(text).toContain('*Payment*\n`partially_paid`');
+    expect(message.text).toContain('Under review, Partially refunded, 149.99 USDT');
+  });
+
+  it('reads a paid invoice as words, with nothing counted down and nothing called expired', () => {
+    const paid = invoice({ status: 'closed', payStatus: 'paid' });
+    const message = invoiceMessage(paid, { now: NOW });
+    expectValidMessage(message);
+    const text = visibleText(message);
+    expect(text).toContain('*Status*\nClosed');
+    expect(text).toContain('*Payment*\nPaid');
+    expect(text).toContain(`*Expiry*\n${EXPIRY_ON_RECORD}\n`);
+    expect(text).not.toContain('`paid`\n');
+    expect(contextOf(message)).toContain('as sent: status `closed`, payment `paid`');
+    expect(message.text).toBe('Invoice "Order #1042": Closed, Paid, 149.99 USDT');
+    // Paid in time, read long after its expiry: still not "expired".
+    const later = invoiceMessage(paid, { now: new Date(NOW.getTime() + 48 * 3_600_000) });
+    expect(visibleText(later)).not.toContain('expired');
+    expect(later.text).toBe('Invoice "Order #1042": Closed, Paid, 149.99 USDT');
+  });
+
+  it('shows the expiry of an expired invoice as a date on record, its status saying the rest', () => {
+    const expired = invoice({ status: 'expired', timeout: new Date(NOW.getTime() - 60_000) });
+    const text = visibleText(invoiceMessage(expired, { now: NOW }));
+    expect(text).toContain('*Status*\nExpired');
+    expect(text).toContain(`*Expiry*\n<!date^${A_MINUTE_AGO}{date_short} at {time}|2026-11-21T11:59:00Z>\n`);
+    expect(text).not.toContain('{ago}');
+  });
+
+  it('escapes a label made from what the service sent, and its exact value', () => {
+    const message = invoiceMessage(invoice({ status: '<!channel>_now', payStatus: '&paid' }), { now: NOW });
+    expectValidMessage(message);
+    const text = visibleText(message);
+    expect(text).toContain('*Status*\n&lt;!channel&gt; now');
+    expect(text).toContain('*Payment*\n&amp;paid');
+    expect(contextOf(message)).toContain('as sent: status `&lt;!channel&gt;_now`, payment `&amp;paid`');
   });
 
   it('does not mistake inherited object keys for known statuses', () => {
     const text = visibleText(
       invoiceMessage(invoice({ status: 'constructor', payStatus: 'toString' }), { now: NOW }),
     );
-    expect(text).toContain('*Status*\n`constructor`');
+    expect(text).toContain('*Status*\nConstructor');
+    expect(text).toContain('*Payment*\nTo string');
   });
 
-  it('says an invoice past its timeout has expired', () => {
+  it('says nothing is given when a state is empty, and that it was sent empty', () => {
+    const message = invoiceMessage(invoice({ payStatus: '  ' }), { now: NOW });
+    expectValidMessage(message);
+    expect(visibleText(message)).toContain('*Payment*\n(none given)');
+    expect(contextOf(message)).toContain('as sent: payment blank');
+    const empty = invoiceMessage(invoice({ payStatus: '' }), { now: NOW });
+    expectValidMessage(empty);
+    expect(contextOf(empty)).toContain('as sent: payment empty');
+  });
+
+  it('says an unpaid open invoice past its timeout has expired, how long ago rendered by Slack', () => {
     const text = visibleText(
       invoiceMessage(invoice({ timeout: new Date(NOW.getTime() - 60_000) }), { now: NOW }),
     );
-    expect(text).toContain('(expired)');
+    expect(text).toContain(`(expired <!date^${A_MINUTE_AGO}{ago}|2026-11-21T11:59:00Z>)`);
     expect(text).not.toContain('expires in');
   });
 
@@ -167,8 +237,19 @@ describe('invoiceUnfurl', () => {
     const card = invoiceUnfurl(invoice(), NOW);
     expectValidMessage(card, { requireText: false });
     const text = visibleText(card);
-    expect(text).toContain('*Order #1042*\nOpen · Not paid · `149.99` USDT\nExpiry: <!date^');
-    expect(text).toContain(`Acme Store · invoice \`${INVOICE_ID}\``);
+    expect(text).toContain(`*Order #1042*\nOpen · Not paid · 149.99 USDT\nExpiry: ${EXPIRY}\n`);
+    expect(text).toMatch(new RegExp(`Acme Store · invoice \`${INVOICE_ID}\`$`));
+  });
+
+  it('of a paid invoice: in words, no expiry to meet, the exact values in its context line', () => {
+    const card = invoiceUnfurl(invoice({ status: 'closed', payStatus: 'paid' }), NOW);
+    expectValidMessage(card, { requireText: false });
+    const text = visibleText(card);
+    expect(text).toContain('*Order #1042*\nClosed · Paid · 149.99 USDT\n');
+    expect(text).not.toContain('Expiry');
+    expect(text).toContain(
+      `Acme Store · invoice \`${INVOICE_ID}\` · as sent: status \`closed\`, payment \`paid\``,
+    );
   });
 
   it('stays valid with hostile data', () => {
@@ -183,21 +264,48 @@ describe('invoiceUnfurl', () => {
   });
 });
 
-describe('duration', () => {
+describe('the live card', () => {
+  it('words state and expiry as the other cards do', () => {
+    const watch = { id: 'w-1', watcherId: 'U0W', startedAt: NOW };
+    const card = liveInvoiceCard(invoice({ status: 'closed', payStatus: 'paid' }), { now: NOW, watch });
+    expectValidMessage(card);
+    const text = visibleText(card);
+    expect(text).toContain('*Status*\nClosed');
+    expect(text).toContain('*Payment*\nPaid');
+    expect(text).toContain(`*Expiry*\n${EXPIRY_ON_RECORD}\n`);
+    expect(text).toContain(
+      `Invoice \`${INVOICE_ID}\` · as sent: status \`closed\`, payment \`paid\`\n:eyes:`,
+    );
+  });
+});
+
+describe('humanise', () => {
   it.each([
-    [20_000, 'less than a minute'],
-    [5 * 60_000, '5 min'],
-    [3 * 3_600_000, '3 h'],
-    [(2 * 60 + 15) * 60_000, '2 h 15 min'],
-    [-6 * 3_600_000, '6 h'],
-    [72 * 3_600_000, '3 days'],
-    [59_999, '1 min'],
-    [29_999, 'less than a minute'],
-    [59 * 60_000, '59 min'],
-    [60 * 60_000, '1 h'],
-    [47 * 3_600_000, '47 h'],
-    [48 * 3_600_000, '2 days'],
-  ])('words %i ms as %s', (ms, words) => {
-    expect(duration(ms)).toBe(words);
+    ['paid', 'Paid'],
+    ['closed', 'Closed'],
+    ['partially_refunded', 'Partially refunded'],
+    ['PAID', 'Paid'],
+    ['onHold', 'On hold'],
+    ['under-review', 'Under review'],
+    ['  wait__for  it ', 'Wait for it'],
+    ['', ''],
+    ['_', ''],
+  ])('reads %j as %j', (raw, words) => {
+    expect(humanise(raw)).toBe(words);
+  });
+});
+
+describe('which states await payment', () => {
+  it.each([
+    ['open', 'none', true],
+    ['open', 'partially_paid', true],
+    ['open', 'paid', false],
+    ['closed', 'paid', false],
+    ['closed', 'none', false],
+    ['expired', 'none', false],
+    ['cancelled', 'none', false],
+    ['under_review', 'none', false],
+  ])('status %s, payment %s: %s', (status, payStatus, awaits) => {
+    expect(awaitsPayment({ status, payStatus })).toBe(awaits);
   });
 });

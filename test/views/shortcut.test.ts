@@ -49,3 +49,36 @@ describe('the shortcut’s answer, as the person reads it', () => {
     expect(buttons).toEqual(['share_invoice:0 Share in thread', 'watch_invoice:0 Watch']);
   });
 });
+
+describe('the shortcut’s cards, worded by state', () => {
+  it('reads an open invoice with its expiry, a paid one in words with no expiry and its exact values', () => {
+    const id = invoiceId(INVOICE_ID);
+    const message = paymentCheckMessage(
+      [
+        { id, invoice: invoice() },
+        { id, invoice: invoice({ title: 'Paid one', status: 'closed', payStatus: 'paid' }) },
+      ],
+      0,
+      opts,
+    );
+    expectValidMessage(message);
+    const text = visibleText(message);
+    expect(text).toContain(
+      '*Order #1042*\nOpen · Not paid · 149.99 USDT\nExpiry: <!date^1795341600^{date_short_pretty} at {time}|2026-11-22T10:00:00Z>\n',
+    );
+    expect(text).toContain('*Paid one*\nClosed · Paid · 149.99 USDT\nShare in thread\n');
+    expect(text).toContain(`\nInvoice \`${INVOICE_ID}\` · as sent: status \`closed\`, payment \`paid\`\n`);
+    expect(text).not.toContain('expires in');
+  });
+
+  it('stays valid with ten invoices in states never seen, each with its context line', () => {
+    const id = invoiceId(INVOICE_ID);
+    const lookups = Array.from({ length: 10 }, (_, i) => ({
+      id,
+      invoice: invoice({ status: `<!here>${'x'.repeat(3000)}${i}`, payStatus: 'partially_refunded' }),
+    }));
+    const message = paymentCheckMessage(lookups, 5, opts);
+    expectValidMessage(message);
+    expect(visibleText(message).match(/Partially refunded/g)).toHaveLength(10);
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Change } from '../../src/domain/watch.js';
 import { liveInvoiceCard } from '../../src/views/invoice.js';
 import { md } from '../../src/views/mrkdwn.js';
 import {
@@ -10,7 +11,6 @@ import {
   watchListMessage,
   watchReplies,
 } from '../../src/views/watch.js';
-import type { Change } from '../../src/watches/snapshot.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { invoice, NOW } from '../support/factories.js';
 
@@ -60,11 +60,33 @@ describe('the change notice', () => {
     const message = transitionMessage(invoice(), changes, 'U0WATCHER', NOW);
     expectValidMessage(message);
     expect(visibleText(message)).toBe(
-      '<@U0WATCHER> *Order #1042* changed:\n• *Status*: Open → `closed`\n• *Payment*: Not paid → `paid`\n• *Amount*: `149.99` USDT → `150.00` USDT\n• *Expiry*: <!date^1795341600^{date_short_pretty} at {time}|2026-11-22T10:00:00Z> → not a date\n• *Accepted methods*: BTC → none\nInvoice `5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b` · read <!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z>',
+      '<@U0WATCHER> *Order #1042* changed:\n• *Status*: Open → Closed\n• *Payment*: Not paid → Paid\n• *Amount*: 149.99 USDT → 150.00 USDT\n• *Expiry*: <!date^1795341600^{date_short_pretty} at {time}|2026-11-22T10:00:00Z> → not a date\n• *Accepted methods*: BTC → none\nInvoice `5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b` · as sent: status `open` → `closed`, payment `none` → `paid` · read <!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z>',
     );
     expect(message.text).toBe(
-      'Invoice "Order #1042" changed: *Status*: Open → `closed`; *Payment*: Not paid → `paid`; *Amount*: `149.99` USDT → `150.00` USDT; *Expiry*: <!date^1795341600^{date_short_pretty} at {time}|2026-11-22T10:00:00Z> → not a date; *Accepted methods*: BTC → none',
+      'Invoice "Order #1042" changed: *Status*: Open → Closed; *Payment*: Not paid → Paid; *Amount*: 149.99 USDT → 150.00 USDT; *Expiry*: <!date^1795341600^{date_short_pretty} at {time}|2026-11-22T10:00:00Z> → not a date; *Accepted methods*: BTC → none',
     );
+  });
+
+  it('gives no exact values when nothing but values the document has seen changed', () => {
+    const message = transitionMessage(
+      invoice(),
+      [{ field: 'amount', before: '149.99', after: '150' }],
+      'U0WATCHER',
+      NOW,
+    );
+    expect(visibleText(message)).toMatch(/\nInvoice `[^`]+` · read <!date\^/);
+  });
+
+  it('words a value never seen from what was sent: partially_refunded reads "Partially refunded"', () => {
+    const message = transitionMessage(
+      invoice(),
+      [{ field: 'payStatus', before: 'paid', after: 'partially_refunded' }],
+      'U0WATCHER',
+      NOW,
+    );
+    expectValidMessage(message);
+    expect(visibleText(message)).toContain('• *Payment*: Paid → Partially refunded\n');
+    expect(visibleText(message)).toContain('as sent: payment `paid` → `partially_refunded`');
   });
 
   it('escapes whatever the service sent', () => {
@@ -77,7 +99,7 @@ describe('the change notice', () => {
     );
     expectValidMessage(message);
     expect(visibleText(message)).toContain(
-      '*&lt;!channel&gt; &amp; co* changed:\n• *Status*: `&lt;!here&gt;` → `&amp;`',
+      '*&lt;!channel&gt; &amp; co* changed:\n• *Status*: &lt;!here&gt; → &amp;\nInvoice `5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b` · as sent: status `&lt;!here&gt;` → `&amp;`',
     );
   });
 });
@@ -88,7 +110,7 @@ describe('why a watch ended', () => {
     ['stopped', { by: 'U0X' }, 'stopped by <@U0X>'],
     ['stopped', {}, 'stopped'],
     ['not_found', {}, 'the payment service no longer knows this invoice'],
-    ['expired', {}, 'it expired more than 60 minutes ago; this was the last check'],
+    ['expired', {}, 'its expiry passed more than 60 minutes ago; this was the last check'],
     ['max_days', {}, 'it was watched for the longest a watch lasts, 7 days'],
     ['card_deleted', {}, 'its card was deleted'],
     ['not_in_channel', {}, 'the bot can no longer post in this channel'],
@@ -104,7 +126,7 @@ describe('why a watch ended', () => {
     );
     // The last check could not read it: it is not called "the last check".
     expect(endReasonText('expired', { ...opts, unreadSince }).text).toBe(
-      `it expired more than 60 minutes ago; could not read the invoice since ${since}, so the card shows it as last read`,
+      `its expiry passed more than 60 minutes ago; could not read the invoice since ${since}, so the card shows it as last read`,
     );
     expectValidMessage(
       watchEndedMessage(invoice(), endReasonText('expired', { ...opts, unreadSince }), 'U0W'),
@@ -146,7 +168,7 @@ describe('/invoice watching', () => {
     const stops = JSON.stringify(message.blocks).match(/"action_id":"stop_watch:\d+"/g) ?? [];
     expect(stops).toHaveLength(MAX_LISTED);
     expect(visibleText(message)).toContain('5 more not shown.');
-    expect(visibleText(message)).toContain('*inv-0*\nOpen · Not paid');
+    expect(visibleText(message)).toContain('*inv-0*\nOpen · Not paid\n`inv-0` · since <!date^');
     expect(visibleText(message)).toContain('*Order 1*\nnot checked yet');
     expect(message.text).toBe('25 invoices are watched here');
     expect(message.blocks[0]).toMatchObject({
@@ -155,6 +177,14 @@ describe('/invoice watching', () => {
     });
     expect(JSON.stringify(message.blocks)).toContain(
       '"text":{"type":"plain_text","text":"Stop","emoji":true},"value":"w-0"',
+    );
+  });
+
+  it('lists a paid invoice in words, with the exact values beside its id', () => {
+    const message = watchListMessage('C0SUPPORT', [{ ...item(2), status: 'closed', payStatus: 'paid' }]);
+    expectValidMessage(message);
+    expect(visibleText(message)).toContain(
+      '*Order 2*\nClosed · Paid\n`inv-2` · as sent: status `closed`, payment `paid` · since <!date^',
     );
   });
 
@@ -177,7 +207,11 @@ describe('replies about watches', () => {
       'is already watched in this channel, since <!date^1795262400^',
     ],
     ['the limit', watchReplies.limit(100), 'already watches 100 invoices, the most it may'],
-    ['an expired invoice', watchReplies.expired(invoice()), 'there is nothing left to watch'],
+    [
+      'an expired invoice',
+      watchReplies.expired(invoice({ timeout: new Date(NOW.getTime() - 7_200_000) })),
+      'The expiry of *Order #1042* passed <!date^1795255200^{ago}|2026-11-21T10:00:00Z>: there is nothing left to watch.',
+    ],
     [
       'not in the channel',
       watchReplies.inviteFirst('C0PRIVATE'),

@@ -161,7 +161,7 @@ describe('help', () => {
     const message = balanceHelp();
     expectValidMessage(message);
     expect(message.text).toBe(
-      "`/balance` shows the merchant's balance in each cryptocurrency, summed over all projects (shops). Only you see the reply.\n\nCurrencies holding funds come first; zero balances are listed after them. Balances are not frozen: everything shown is available for withdrawal.",
+      "`/balance` shows the merchant's balance in each cryptocurrency, summed over all projects (shops). Only you see the reply.\nCurrencies holding funds come first; zero balances are listed after them. Balances are not frozen: everything shown is available for withdrawal.",
     );
     expect(message.blocks[0]).toEqual({
       type: 'header',

@@ -21,6 +21,10 @@ const env = useSandbox();
 const OPEN = DEMO_INVOICE_IDS.open;
 const CHANNEL = 'C0SUPPORT';
 const MINUTE = 60_000;
+/** A change that leaves the invoice awaiting payment (part of it paid), so its watch goes on. */
+const PART_PAID = { payStatus: 'partially_paid' };
+/** The "paid" demo invoice as one that still awaits payment, far from its expiry: a second one to watch. */
+const SECOND = { status: 'open', payStatus: 'none', timeout: '2099-01-01T00:00:00.000Z' };
 
 /** One bot instance: its watches, its outbox, its clock. Several share the store and the fake Slack. */
 function instance(
@@ -116,7 +120,7 @@ describe('starting a watch', () => {
   });
 
   it('refuses beyond the channel’s limit, posting nothing', async () => {
-    env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, { timeout: '2099-01-01T00:00:00.000Z' });
+    env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, SECOND);
     const { watches } = instance('a', poster, clock, { limitPerChannel: 1 });
     await watches.start(request());
     expect(await watches.start(request({ invoiceId: DEMO_INVOICE_IDS.paid }))).toEqual({
@@ -227,17 +231,17 @@ describe('checking a watched invoice', () => {
   it('on a change: edits the card and replies once in its thread, naming the change and the watcher', async () => {
     const a = instance('a', poster, clock);
     await a.watches.start(request());
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid', status: 'closed' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     const results = await a.tick();
     expect(results.map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
     const replies = poster.repliesIn(CHANNEL, card().ts);
     expect(replies).toHaveLength(1);
     expect(visibleText(replies[0])).toBe(
-      '<@U0WATCHER> *Order #1042 — annual support plan* changed:\n• *Status*: Open → `closed`\n• *Payment*: Not paid → `paid`\nInvoice `5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b` · read <!date^1795262431^{date_short_pretty} at {time}|2026-11-21T12:00:31Z>',
+      '<@U0WATCHER> *Order #1042 — annual support plan* changed:\n• *Payment*: Not paid → Partially paid\nInvoice `5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b` · as sent: payment `none` → `partially_paid` · read <!date^1795262431^{date_short_pretty} at {time}|2026-11-21T12:00:31Z>',
     );
     expect(card().edits).toHaveLength(1);
-    expect(visibleText(latest(card()))).toContain('*Payment*\n`paid`');
+    expect(visibleText(latest(card()))).toContain('*Payment*\nPartially paid');
     expect(poster.problems).toEqual([]);
     // Announced once: the next check sees nothing new.
     clock.now += 31_000;
@@ -249,7 +253,7 @@ describe('checking a watched invoice', () => {
     await a.watches.start(request());
     await a.watches.start(request({ channelId: 'C0FINANCE', userId: 'U0FIN' }));
     env.sandbox.reset();
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     await a.tick();
     expect(env.sandbox.requests).toHaveLength(1);
@@ -271,7 +275,7 @@ describe('checking a watched invoice', () => {
   });
 
   it('pauses every watch while the key is rejected, logs it once, probes once a minute, and resumes', async () => {
-    env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, { timeout: '2099-01-01T00:00:00.000Z' });
+    env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, SECOND);
     const a = instance('a', poster, clock);
     await a.watches.start(request());
     await a.watches.start(request({ invoiceId: DEMO_INVOICE_IDS.paid }));
@@ -325,7 +329,7 @@ describe('ending a watch', () => {
     clock.now += 1000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['ended', 'sent', 'sent']);
     expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toContain(
-      'it expired more than 60 minutes ago; this was the last check',
+      'its expiry passed more than 60 minutes ago; this was the last check',
     );
   });
 
@@ -359,7 +363,7 @@ describe('ending a watch', () => {
     const a = instance('a', poster, clock);
     await a.watches.start(request());
     card().deleted = true;
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     const outcomes = (await a.tick()).map((r) => r.outcome);
     expect(outcomes).toEqual(['changed', 'dropped', 'sent']);
@@ -428,7 +432,7 @@ describe('a watch whose invoice cannot be read', () => {
     await a.tick();
     expect(await a.watches.list(CHANNEL)).toEqual([]);
     expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
-      `<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: it expired more than 60 minutes ago; could not read the invoice since ${firstFailure}, so the card shows it as last read.`,
+      `<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: its expiry passed more than 60 minutes ago; could not read the invoice since ${firstFailure}, so the card shows it as last read.`,
     );
   });
 
@@ -471,14 +475,14 @@ describe('a watch in a public channel the bot has not joined', () => {
       failed = true;
       throw failure;
     };
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'retry_later']);
     clock.now += 2000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['sent']);
     const replies = poster.repliesIn('C0PUBLIC', parent?.ts);
     expect(replies.map((m) => visibleText(m))).toEqual([
-      expect.stringContaining('*Payment*: Not paid → `paid`'),
+      expect.stringContaining('*Payment*: Not paid → Partially paid'),
     ]);
     expect(await a.watches.list('C0PUBLIC')).toHaveLength(1);
   });
@@ -487,7 +491,7 @@ describe('a watch in a public channel the bot has not joined', () => {
 describe('exactly once, across crashes and instances', () => {
   it('announces a change made while no instance ran, once, when one comes back', async () => {
     await instance('before-crash', poster, clock).watches.start(request());
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 10 * MINUTE;
     const after = instance('after-restart', poster, clock);
     await after.tick();
@@ -498,7 +502,7 @@ describe('exactly once, across crashes and instances', () => {
   it('delivers what a dead instance decided but never sent, once', async () => {
     const a = instance('a', poster, clock);
     await a.watches.start(request());
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     for (const row of await a.poll.claim(clock.now, 10)) await a.poll.run(row); // decided, then "died"
     const b = instance('b', poster, clock);
@@ -509,7 +513,7 @@ describe('exactly once, across crashes and instances', () => {
   it('does not post again what a dead instance posted but never marked sent', async () => {
     const a = instance('a', poster, clock);
     await a.watches.start(request());
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     for (const row of await a.poll.claim(clock.now, 10)) await a.poll.run(row);
     // "a" marks the reply attempted and posts it, then dies before recording that it did.
@@ -538,7 +542,7 @@ describe('exactly once, across crashes and instances', () => {
   it('lets only the lease holder record a decision: a stalled instance’s late result is dropped', async () => {
     const a = instance('a', poster, clock);
     await a.watches.start(request());
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     const [stalled] = await a.poll.claim(clock.now, 10);
     clock.now += 31_000; // a's lease runs out before it finishes
@@ -551,7 +555,7 @@ describe('exactly once, across crashes and instances', () => {
   });
 
   it('never gives the same due check to two instances', async () => {
-    env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, { timeout: '2099-01-01T00:00:00.000Z' });
+    env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, SECOND);
     const a = instance('a', poster, clock);
     await a.watches.start(request());
     await a.watches.start(request({ invoiceId: DEMO_INVOICE_IDS.paid }));
@@ -580,7 +584,7 @@ describe('the outbox', () => {
   it('keeps a channel’s messages in order: a card edit that waits holds back its thread reply', async () => {
     const a = instance('a', poster, clock);
     await a.watches.start(request());
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     poster.failNext(new SlackPostError('transient', undefined));
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['changed', 'retry_later']);
@@ -633,7 +637,7 @@ describe('watches, in detail', () => {
   it('ends a watch whose channel closed to the bot, and logs it', async () => {
     const { watches, tick, logs } = instance('a', poster, clock);
     await watches.start(request());
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid', status: 'paid' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     poster.closedChannels.add(CHANNEL);
     poster.failNext(new SlackPostError('not_in_channel', 'not_in_channel'), 5);
     clock.now += 10 * MINUTE;
@@ -683,7 +687,7 @@ describe('waking the outbox', () => {
     };
     expect(await check()).toMatchObject({ outcome: 'unchanged', quiet: true });
     expect(wakes).toBe(0);
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    env.sandbox.updateInvoice(OPEN, PART_PAID);
     expect(await check()).toMatchObject({ outcome: 'changed', quiet: false });
     expect(wakes).toBe(1);
     env.sandbox.removeInvoice(OPEN);

@@ -85,11 +85,12 @@ describe('a card post whose answer is lost', () => {
     expect(await a.watches.start({ ...request, userId: 'U0AGAIN' })).toMatchObject({ kind: 'already' });
     expect(cards()).toHaveLength(1);
 
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    // Part of it paid: it still awaits the rest, so the watch goes on.
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'partially_paid' });
     clock.now += 31_000;
     await a.tick();
     expect(poster.repliesIn(CHANNEL, card?.ts).map((m) => visibleText(m))).toEqual([
-      expect.stringContaining('*Payment*: Not paid → `paid`'),
+      expect.stringContaining('*Payment*: Not paid → Partially paid'),
     ]);
   });
 
@@ -138,7 +139,7 @@ describe('a start killed while its card was being posted (kill -9), on restart',
     void instance('killed').watches.start(request);
     await new Promise((r) => setTimeout(r, 50));
     expect(await storedWatches()).toEqual([{ state: 'pending', card_ts: '' }]);
-    env.sandbox.updateInvoice(OPEN, { status: 'closed' }); // while no one watched
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'partially_paid' }); // while no one watched
 
     clock.now += 31_000;
     const restarted = instance('restarted');
@@ -147,19 +148,19 @@ describe('a start killed while its card was being posted (kill -9), on restart',
     if (!card) throw new Error('no card');
     expect(await storedWatches()).toEqual([{ state: 'active', card_ts: card.ts }]);
     expect(visibleText(latest(card))).toContain('Watched since');
-    expect(visibleText(latest(card))).toContain('`closed`');
+    expect(visibleText(latest(card))).toContain('*Payment*\nPartially paid');
     expect(await restarted.watches.list(CHANNEL)).toHaveLength(1);
     // The change made while its start was unfinished is told too.
     expect(poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m))).toEqual([
-      expect.stringContaining('*Status*: Open → `closed`'),
+      expect.stringContaining('*Payment*: Not paid → Partially paid'),
     ]);
 
-    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    env.sandbox.updateInvoice(OPEN, { methods: ['BTC'] });
     clock.now += 31_000;
     await restarted.tick();
     expect(poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m))).toEqual([
-      expect.stringContaining('*Status*: Open → `closed`'),
-      expect.stringContaining('*Payment*: Not paid → `paid`'),
+      expect.stringContaining('*Payment*: Not paid → Partially paid'),
+      expect.stringContaining('*Accepted methods*: USDT-TRC20, USDT-ERC20, BTC, ETH, LTC → BTC'),
     ]);
     expect(cards()).toHaveLength(1);
   });

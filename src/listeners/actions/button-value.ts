@@ -2,6 +2,8 @@ import { parseInvoiceId } from '../../payments/index.js';
 
 /** A message ts as Slack writes it: digits, one dot, digits. */
 const MESSAGE_TS = /^\d+\.\d+$/;
+/** Which try of Share in thread a button is, after the first: 1 to 99. */
+const ATTEMPT = /^[1-9]\d?$/;
 /** A watch id as the store makes them (`randomUUID`). */
 const WATCH_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -14,14 +16,16 @@ const READERS = {
   invoice: (text: string) => parseInvoiceId(text),
   /**
    * Watch and Share in thread: the invoice id, and on the shortcut's private answer the thread it
-   * is about (`placedValue`: `<id> <thread ts>`).
+   * is about and, once a share posted nothing, which try this is (`placedValue`:
+   * `<id> <thread ts> [<try>]`).
    */
   placed: (text: string) => {
-    const [id = '', threadTs, ...more] = text.split(' ');
+    const [id = '', threadTs, attempt, ...more] = text.split(' ');
     const invoiceId = parseInvoiceId(id);
     if (!invoiceId || more.length > 0 || (threadTs !== undefined && !MESSAGE_TS.test(threadTs)))
       return undefined;
-    return { id: invoiceId, threadTs };
+    if (attempt !== undefined && !ATTEMPT.test(attempt)) return undefined;
+    return { id: invoiceId, threadTs, attempt: attempt === undefined ? undefined : Number(attempt) };
   },
   /** Stop watching: the watch's id. */
   watch: (text: string) => (WATCH_ID.test(text) ? text : undefined),

@@ -21,7 +21,11 @@ export function createRefreshInvoiceAction(deps: ListenerDeps) {
       deps.logger,
       async () => {
         const invoice = await deps.payments.getInvoice(id);
-        const message = invoiceMessage(invoice, { now: deps.clock(), refreshedBy: body.user.id });
+        const message = invoiceMessage(invoice, {
+          now: deps.clock(),
+          refreshedBy: body.user.id,
+          watchable: deps.watches.watchable(invoice),
+        });
         return reply(message, 'in_channel', 'ok', id);
       },
       { intro: REFRESH_FAILED, invoiceId: id },

@@ -1,14 +1,19 @@
 import type { SlashCommand } from '@slack/bolt';
 import { AccessDeniedError } from '../../access.js';
-import { parseDigestTime } from '../../feed/schedule.js';
+import { inZone, namesZone, parseDigestTime } from '../../feed/schedule.js';
 import type { BalanceEntry } from '../../payments/index.js';
 import type { CommandHandler } from '../../pipeline/ack-race.js';
 import { type Reply, reply } from '../../pipeline/reply.js';
 import { balanceMessage } from '../../views/balance.js';
 import type { Message } from '../../views/blocks.js';
-import { feedReplies, subscriptionListMessage } from '../../views/feed.js';
+import { unknownWordMessage } from '../../views/errors.js';
+import { digestMovedReply, feedReplies, subscriptionListMessage } from '../../views/feed.js';
 import { balanceHelp } from '../../views/help.js';
 import { commandQuestion, type ListenerDeps } from '../deps.js';
+import { nearestWord } from './words.js';
+
+/** The words `/balance` takes; anything else is the balance itself (nothing) or a typo. */
+const BALANCE_WORDS = ['help', 'subscribe', 'unsubscribe', 'subscriptions'] as const;
 
 /**
  * `/balance`: financial data, so always ephemeral, and only for those the access rules allow.
@@ -22,16 +27,36 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
     channelId: command.channel_id,
   });
 
+  /**
+   * The person's own time zone, as Slack has it, for a digest time typed without one; undefined
+   * (UTC) when Slack does not say or cannot be asked just now.
+   */
+  async function ownZone(userId: string): Promise<string | undefined> {
+    try {
+      return await deps.access.timeZoneOf(userId);
+    } catch (error) {
+      deps.logger.warn(
+        { err: error },
+        'could not read the person’s time zone from Slack: the digest is in UTC',
+      );
+      return undefined;
+    }
+  }
+
   async function subscribe(command: SlashCommand, timeText: string): Promise<Reply> {
-    const digest = parseDigestTime(timeText);
-    if (!digest) return reply(feedReplies.badTime(timeText), 'ephemeral', 'invalid_input');
+    const typed = parseDigestTime(timeText);
+    if (!typed) return reply(feedReplies.badTime(timeText), 'ephemeral', 'invalid_input');
     await deps.access.demand(commandQuestion(command, 'start_feed'));
-    const result = await deps.feed.subscribe({ ...who(command), digest });
+    const digest = namesZone(timeText) ? typed : inZone(typed, await ownZone(command.user_id));
+    const move = timeText.trim() !== '';
+    const result = await deps.feed.subscribe({ ...who(command), digest, move });
     switch (result.kind) {
       case 'subscribed':
         return reply(feedReplies.subscribed(result.digest), 'ephemeral');
       case 'already':
         return reply(feedReplies.already(result.digest, result.since), 'ephemeral', 'already_subscribed');
+      case 'moved':
+        return reply(digestMovedReply(result.digest, result.was), 'ephemeral');
       case 'not_in_channel':
         return reply(feedReplies.inviteFirst(command.channel_id), 'ephemeral', 'not_in_channel');
       case 'refused':
@@ -77,7 +102,16 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
       }
       default: {
         await deps.access.demand(commandQuestion(command, 'read_balance'));
-        if (verb !== '') return reply(balanceHelp(), 'ephemeral', 'usage');
+        if (verb !== '') {
+          const suggestion = nearestWord(verb, BALANCE_WORDS);
+          const message = unknownWordMessage({
+            command: '/balance',
+            word: verb,
+            suggestion,
+            rest: rest.join(' '),
+          });
+          return reply(message, 'ephemeral', 'usage');
+        }
         const entries = await deps.payments.getBalance();
         return reply(messageFor(entries), 'ephemeral');
       }

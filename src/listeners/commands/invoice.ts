@@ -4,7 +4,7 @@ import type { InvoiceId } from '../../payments/index.js';
 import type { CommandHandler } from '../../pipeline/ack-race.js';
 import { settle } from '../../pipeline/error-policy.js';
 import { type Reply, reply } from '../../pipeline/reply.js';
-import { invalidInvoiceMessage } from '../../views/errors.js';
+import { invalidInvoiceMessage, linkElsewhereMessage, unknownWordMessage } from '../../views/errors.js';
 import { invoiceHelp, invoiceUsage } from '../../views/help.js';
 import { invoiceMessage } from '../../views/invoice.js';
 import { watchListMessage, watchReplies } from '../../views/watch.js';
@@ -30,7 +30,8 @@ export function createInvoiceCommand(deps: ListenerDeps): CommandHandler {
     switch (verb) {
       case 'show': {
         const invoice = await deps.payments.getInvoice(id);
-        return reply(invoiceMessage(invoice, { now: deps.clock() }), deps.invoiceReply, 'ok', id);
+        const watchable = deps.watches.watchable(invoice);
+        return reply(invoiceMessage(invoice, { now: deps.clock(), watchable }), deps.invoiceReply, 'ok', id);
       }
       case 'watch':
         return startWatch(deps, {
@@ -63,6 +64,14 @@ export function createInvoiceCommand(deps: ListenerDeps): CommandHandler {
         );
       case 'invalid':
         return reply(invalidInvoiceMessage(input.text), 'ephemeral', 'invalid_input');
+      case 'elsewhere':
+        return reply(
+          linkElsewhereMessage(input.text, input.host, input.payUrl),
+          'ephemeral',
+          'invalid_input',
+        );
+      case 'unknown_word':
+        return reply(unknownWordMessage({ command: '/invoice', ...input }), 'ephemeral', 'usage');
       case 'invoice': {
         const { id } = input;
         return settle(deps.logger, () => act(input.verb, id, command), { invoiceId: id });

@@ -41,9 +41,10 @@ export function createLinkSharedEvent(deps: ListenerDeps) {
 
     const now = deps.clock();
     const found = await Promise.allSettled(
-      wanted.map(
-        async ({ url, id }) => [url, invoiceUnfurl(await deps.payments.getInvoice(id), now)] as const,
-      ),
+      wanted.map(async ({ url, id }) => {
+        const invoice = await deps.payments.getInvoice(id);
+        return [url, invoiceUnfurl(invoice, now, { watchable: deps.watches.watchable(invoice) })] as const;
+      }),
     );
     const unfurls: LinkUnfurls = {};
     for (const result of found) {

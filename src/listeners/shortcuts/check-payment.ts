@@ -32,7 +32,8 @@ export function createCheckPaymentShortcut(deps: ListenerDeps) {
     const lookups: Lookup[] = await Promise.all(
       ids.map(async (id): Promise<Lookup> => {
         try {
-          return { id, invoice: await deps.payments.getInvoice(id) };
+          const invoice = await deps.payments.getInvoice(id);
+          return { id, invoice, watchable: deps.watches.watchable(invoice) };
         } catch (error) {
           reportFailure(deps.logger, error);
           return { id, error };

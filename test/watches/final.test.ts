@@ -1,0 +1,140 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { outboxJob } from '../../src/outbox.js';
+import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { serviceState } from '../../src/service-state.js';
+import { createWatches, type StartRequest } from '../../src/watches/service.js';
+import { visibleText } from '../support/block-kit.js';
+import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
+import { invoice, NOW } from '../support/factories.js';
+import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { runDue } from '../support/jobs.js';
+import { useSandbox } from '../support/use-sandbox.js';
+
+/**
+ * A watch ends once its invoice can no longer change as far as the bot can know: when it no longer
+ * awaits payment (the rule the cards word it by, `awaitsPayment`), or its expiry and the grace
+ * have passed. It is then offered nowhere.
+ */
+const env = useSandbox();
+const { open: OPEN, paid: PAID } = DEMO_INVOICE_IDS;
+const CHANNEL = 'C0SUPPORT';
+const MINUTE = 60_000;
+
+let clock: { now: number };
+let poster: RecordingPoster;
+beforeEach(async () => {
+  clock = { now: NOW.getTime() };
+  poster = recordingPoster();
+  await emptyWork(env.store);
+  env.sandbox.reset();
+});
+
+function instance() {
+  const logs = captureLogs();
+  const watches = createWatches({
+    store: env.store,
+    payments: env.deps().payments,
+    poster,
+    state: serviceState(env.store, logs.logger),
+    logger: logs.logger,
+    clock: () => clock.now,
+    settings: TEST_WATCH_SETTINGS,
+    owner: 'a',
+  });
+  const outbox = outboxJob({
+    store: env.store,
+    posterOf: async () => poster,
+    logger: logs.logger,
+    clock: () => clock.now,
+    owner: 'a',
+  });
+  const poll = watches.pollJob();
+  return { watches, tick: () => runDue([poll], outbox, clock.now) };
+}
+
+const request = (invoiceId = OPEN): StartRequest => ({
+  teamId: HOME_TEAM,
+  channelId: CHANNEL,
+  userId: 'U0WATCHER',
+  invoiceId,
+});
+
+describe('a watch whose invoice no longer awaits payment', () => {
+  it.each([
+    [
+      'paid and closed',
+      { payStatus: 'paid', status: 'closed' },
+      '• *Status*: Open → Closed\n• *Payment*: Not paid → Paid',
+    ],
+    ['paid, the status not yet changed', { payStatus: 'paid' }, '• *Payment*: Not paid → Paid'],
+    ['marked expired by the service', { status: 'expired' }, '• *Status*: Open → Expired'],
+  ])(
+    '%s: ends at that check, with the change and a last note in its thread, and leaves every list',
+    async (_label, patch, change) => {
+      const { watches, tick } = instance();
+      await watches.start(request());
+      const [card] = poster.repliesIn(CHANNEL);
+      if (!card) throw new Error('no live card');
+      env.sandbox.updateInvoice(OPEN, patch);
+      clock.now += 31_000;
+      expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent', 'sent']);
+
+      const thread = poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m));
+      expect(thread).toEqual([
+        expect.stringContaining(change),
+        '<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: it no longer awaits payment, so nothing more is expected to change.',
+      ]);
+      const shown = latest(card);
+      expect(visibleText(shown)).toContain(
+        'No longer watched since <!date^1795262431^{date_short_pretty} at {time}|2026-11-21T12:00:31Z>: it no longer awaits payment',
+      );
+      expect(JSON.stringify(shown.blocks)).not.toContain('stop_watch');
+      // Gone from `/invoice watching` and from the watcher's App Home at once, not a day later.
+      expect(await watches.list(CHANNEL)).toEqual([]);
+      expect(await watches.startedBy(HOME_TEAM, 'U0WATCHER')).toEqual([]);
+      // And never read again.
+      const reads = env.sandbox.requests.length;
+      clock.now += 60 * MINUTE;
+      expect(await tick()).toEqual([]);
+      expect(env.sandbox.requests).toHaveLength(reads);
+      expect(poster.problems).toEqual([]);
+    },
+  );
+
+  it('goes on while part of it is paid: it still awaits the rest', async () => {
+    const { watches, tick } = instance();
+    await watches.start(request());
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'partially_paid' });
+    clock.now += 31_000;
+    expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
+    expect(await watches.list(CHANNEL)).toHaveLength(1);
+  });
+
+  it('is not started for an invoice that no longer awaits payment, whatever its expiry: nothing posted or kept', async () => {
+    env.sandbox.updateInvoice(PAID, { timeout: '2099-01-01T00:00:00.000Z' });
+    const { watches } = instance();
+    expect(await watches.start(request(PAID))).toMatchObject({ kind: 'final' });
+    expect(poster.calls).toEqual([]);
+    expect(await env.store.db.selectFrom('watches').selectAll().execute()).toEqual([]);
+  });
+});
+
+describe('whether Watch is offered', () => {
+  const grace = TEST_WATCH_SETTINGS.graceMinutes * MINUTE;
+
+  it.each([
+    ['an open invoice before its expiry', invoice(), true],
+    [
+      'one past its expiry, within the grace for a late payment',
+      invoice({ timeout: new Date(NOW.getTime() - grace + MINUTE) }),
+      true,
+    ],
+    ['one past its expiry and the grace', invoice({ timeout: new Date(NOW.getTime() - grace) }), false],
+    ['a paid and closed one', invoice({ status: 'closed', payStatus: 'paid' }), false],
+    ['an expired one', invoice({ status: 'expired' }), false],
+    ['one partly paid', invoice({ payStatus: 'partially_paid' }), true],
+  ])('%s: %s', (_label, shown, offered) => {
+    expect(instance().watches.watchable(shown)).toBe(offered);
+  });
+});
