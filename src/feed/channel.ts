@@ -37,7 +37,11 @@ export async function channelProblem(
   try {
     return feedChannelRefusal(policy, channelId, await poster.conversation(channelId));
   } catch (error) {
-    if (error instanceof SlackPostError && error.slackError !== undefined && GONE.has(error.slackError))
+    // Closed to the bot by its code, or as Slack's pages class it (channel_is_limited_access).
+    if (
+      error instanceof SlackPostError &&
+      (error.failure === 'not_in_channel' || (error.slackError !== undefined && GONE.has(error.slackError)))
+    )
       return 'not_in_channel';
     throw error;
   }

@@ -1,4 +1,4 @@
-import { ATTEMPT_WINDOW_MS } from '../outbox.js';
+import { ATTEMPT_WINDOW_MS, CLOCK_TOLERANCE_MS } from '../outbox.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { SlackPostError, slackWasBusy } from '../slack/calls.js';
 import type { Message } from '../views/blocks.js';
@@ -60,7 +60,7 @@ async function postedAfter(
   try {
     const found = await deps.poster.find({
       channel,
-      oldest: attemptedAt,
+      oldest: attemptedAt - CLOCK_TOLERANCE_MS,
       latest: attemptedAt + ATTEMPT_WINDOW_MS,
       messageId,
     });

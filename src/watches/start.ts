@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { webApi } from '@slack/bolt';
-import { ATTEMPT_WINDOW_MS } from '../outbox.js';
+import { ATTEMPT_WINDOW_MS, CLOCK_TOLERANCE_MS } from '../outbox.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { type PostFailure, SlackPostError, slackWasBusy } from '../slack/calls.js';
 import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
@@ -71,7 +71,7 @@ export function watchStarts(ctx: WatchContext) {
     poster.find({
       channel: w.channel_id,
       threadTs: w.thread_ts || undefined,
-      oldest: w.started_at,
+      oldest: w.started_at - CLOCK_TOLERANCE_MS,
       latest: w.started_at + ATTEMPT_WINDOW_MS,
       messageId: cardMessageId(w.id),
     });

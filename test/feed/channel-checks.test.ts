@@ -4,6 +4,7 @@ import { DEFAULT_DIGEST } from '../../src/feed/schedule.js';
 import { RETRY_FOR_MS } from '../../src/outbox.js';
 import { num } from '../../src/sandbox/data.js';
 import { SlackPostError } from '../../src/slack/calls.js';
+import { failureOfCode } from '../../src/slack/error-codes.js';
 import { visibleText } from '../support/block-kit.js';
 import { HOME_TEAM } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
@@ -33,7 +34,12 @@ beforeEach(async () => {
   poster.conversations.set(FINANCE, { isPrivate: true, isDirect: false, isShared: false });
   const conversation = poster.conversation;
   poster.conversation = async (channel) => {
-    if (refusal !== undefined) throw new SlackPostError('refused', refusal);
+    // A channel closed to the bot is classed as the poster classes it (Slack's method page:
+    // channel_is_limited_access is one); any other refusal reaches the feed as 'refused'.
+    if (refusal !== undefined) {
+      const closed = failureOfCode('conversations.info', refusal) === 'not_in_channel';
+      throw new SlackPostError(closed ? 'not_in_channel' : 'refused', refusal);
+    }
     return conversation(channel);
   };
   await emptyWork(env.store);
@@ -110,7 +116,7 @@ describe('a refusal of conversations.info that says nothing about the channel', 
 });
 
 describe('an answer that the bot can no longer see the channel', () => {
-  it.each(['channel_not_found', 'not_in_channel', 'is_archived'])(
+  it.each(['channel_not_found', 'not_in_channel', 'is_archived', 'channel_is_limited_access'])(
     'ends the feed (%s), and tells the subscriber',
     async (code) => {
       const { feed, tick } = await subscribed();
