@@ -21,7 +21,10 @@ import { askBot, HOME_TEAM, SECRETS, type Stack, startStack, until } from './har
  */
 
 const OPEN = DEMO_INVOICE_IDS.open;
-const PAID_LINE = '*Payment*: Not paid → `paid`';
+/** A part payment: the invoice still awaits the rest, so its watch goes on. */
+const PART_LINE = '*Payment*: Not paid → Partially paid';
+const PAID_LINE = '*Payment*: Partially paid → Paid';
+const ENDED_NOTE = 'No longer watching *Order #1042 — annual support plan*: it no longer awaits payment';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -39,27 +42,30 @@ describe('a watch in a public channel the bot has not joined (chat:write.public)
   it.each([
     ['a 429', (s: Stack) => s.slack.rateLimitNext('chat.postMessage', 1)],
     ['a 503', (s: Stack) => s.slack.answerNext('chat.postMessage', { ok: false }, { status: 503 })],
-  ])('after %s on the "paid" reply, the thread gets it once and the watch goes on', async (_what, refuse) => {
-    stack = await startStack({ env: { WATCH_POLL_SECONDS: '1' } });
-    cleanups.push(() => stack.close());
-    const { slack, sandbox } = stack;
-    slack.conversations.set('C0PUBLIC', { id: 'C0PUBLIC', is_member: false });
-    expect(await watching(`watch ${OPEN}`)).toContain('Watching *Order #1042');
-    const [card] = slack.repliesIn('C0PUBLIC');
-    if (!card) throw new Error('no live card');
+  ])(
+    'after %s on the "partially paid" reply, the thread gets it once and the watch goes on',
+    async (_what, refuse) => {
+      stack = await startStack({ env: { WATCH_POLL_SECONDS: '1' } });
+      cleanups.push(() => stack.close());
+      const { slack, sandbox } = stack;
+      slack.conversations.set('C0PUBLIC', { id: 'C0PUBLIC', is_member: false });
+      expect(await watching(`watch ${OPEN}`)).toContain('Watching *Order #1042');
+      const [card] = slack.repliesIn('C0PUBLIC');
+      if (!card) throw new Error('no live card');
 
-    refuse(stack);
-    sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
-    await until(() => slack.repliesIn('C0PUBLIC', card.ts).length > 0, 'the "paid" reply');
-    await new Promise((r) => setTimeout(r, 2500));
-    const replies = slack.repliesIn('C0PUBLIC', card.ts);
-    expect(replies.map((m) => visibleText(m))).toEqual([expect.stringContaining(PAID_LINE)]);
-    expect(
-      slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === card.ts),
-    ).toHaveLength(2);
-    expect(await watching('watching')).toContain('Order #1042');
-    expect(slack.problems).toEqual([]);
-  });
+      refuse(stack);
+      sandbox.updateInvoice(OPEN, { payStatus: 'partially_paid' });
+      await until(() => slack.repliesIn('C0PUBLIC', card.ts).length > 0, 'the "partially paid" reply');
+      await new Promise((r) => setTimeout(r, 2500));
+      const replies = slack.repliesIn('C0PUBLIC', card.ts);
+      expect(replies.map((m) => visibleText(m))).toEqual([expect.stringContaining(PART_LINE)]);
+      expect(
+        slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === card.ts),
+      ).toHaveLength(2);
+      expect(await watching('watching')).toContain('Order #1042');
+      expect(slack.problems).toEqual([]);
+    },
+  );
 
   it('looks for an earlier attempt first where it may, and posts again where Slack says not_in_channel', async () => {
     stack = await startStack({ env: { WATCH_POLL_SECONDS: '1' } });
@@ -144,14 +150,14 @@ describe('a two-hour Slack outage, on the bot’s own clock', () => {
       }
     };
 
-    // Slack goes down; the customer pays, and an hour later the invoice is closed.
+    // Slack goes down; the customer pays part, and an hour later the rest, which ends the watch.
     slack.outage(503);
-    sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    sandbox.updateInvoice(OPEN, { payStatus: 'partially_paid' });
     clock.now += 31_000;
     await triesAfter(0, 'a first try');
     const oldestAt = clock.now;
     for (let minutes = 10; minutes <= 120; minutes += 10) {
-      if (minutes === 60) sandbox.updateInvoice(OPEN, { status: 'closed' });
+      if (minutes === 60) sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
       const before = await tries();
       clock.now += 10 * 60_000;
       await triesAfter(before, `a try ${minutes} minutes into the outage`);
@@ -159,7 +165,8 @@ describe('a two-hour Slack outage, on the bot’s own clock', () => {
     expect(await tries()).toBeGreaterThan(12);
     expect(slack.calls.filter((c) => c.method === 'chat.update').length).toBeGreaterThan(12);
     const during = await scrape();
-    expect(during).toMatch(/^slackbot_outbox_backlog 4$/m); // two card edits, two thread replies
+    // Two card edits (part paid; paid and no longer watched), three thread replies (two changes, the end).
+    expect(during).toMatch(/^slackbot_outbox_backlog 5$/m);
     const oldest = Number(/^slackbot_outbox_oldest_seconds (\S+)$/m.exec(during)?.[1]);
     expect(oldest).toBe((clock.now - oldestAt) / 1000);
     expect(oldest).toBeGreaterThanOrEqual(2 * 3600);
@@ -167,14 +174,17 @@ describe('a two-hour Slack outage, on the bot’s own clock', () => {
 
     slack.outage(undefined);
     clock.now += 5 * 60_000;
-    await until(() => slack.repliesIn('C0SUPPORT', card.ts).length === 2, 'both replies');
+    await until(() => slack.repliesIn('C0SUPPORT', card.ts).length === 3, 'all three replies');
     await new Promise((r) => setTimeout(r, 2000));
     expect(slack.repliesIn('C0SUPPORT', card.ts).map((m) => visibleText(m))).toEqual([
+      expect.stringContaining(PART_LINE),
       expect.stringContaining(PAID_LINE),
-      expect.stringContaining('*Status*: Open → `closed`'),
+      expect.stringContaining(ENDED_NOTE),
     ]);
     expect(card.edits).toHaveLength(2);
-    expect(visibleText(card.edits.at(-1))).toContain('`closed`');
+    expect(visibleText(card.edits[0])).toContain('*Payment*\nPartially paid');
+    expect(visibleText(card.edits.at(-1))).toContain('*Payment*\nPaid');
+    expect(visibleText(card.edits.at(-1))).toContain('No longer watched since');
     const after = await scrape();
     expect(after).toMatch(/^slackbot_outbox_backlog 0$/m);
     expect(after).not.toContain('slackbot_outbox_dropped_total{');

@@ -137,7 +137,7 @@ describe('the local demo in a browser', () => {
     expect(await time.textContent()).not.toMatch(/Z$/);
   });
 
-  it('/invoice, Watch, the customer pays in the side panel: the live card changes and its thread says so within seconds', async () => {
+  it('/invoice, Watch, the customer pays in the side panel: the live card changes, its thread says so within seconds, and the watch ends', async () => {
     await send(`/invoice ${OPEN}`);
     const card = await botMessage('Order #1042 — annual support plan');
     const content = card.locator(':scope > .msg-body > .msg-content');
@@ -150,23 +150,47 @@ describe('the local demo in a browser', () => {
     const started = await botMessage('its live card is in the thread of the card you clicked');
     expect(await started.locator('.only-you').count()).toBe(1);
 
+    // While it runs, the App Home lists the watch.
+    await page.locator('.nav[data-tab="home"]').click();
+    const home = page.locator('#home-view');
+    await home.filter({ hasText: 'Your watches (1)' }).waitFor({ timeout: 10_000 });
+    expect(await home.innerText()).toContain('Order #1042 — annual support plan');
+    expect(await home.innerText()).toContain('Open · Not paid');
+    await page.locator('.nav[data-tab="channel"]').click();
+
     const paidAt = Date.now();
     await page.locator(`[data-invoice-card="${OPEN}"]`).getByRole('button', { name: 'Mark paid' }).click();
     const notice = card.locator('.thread > .msg').filter({ hasText: 'changed:' });
+    const ended = card.locator('.thread > .msg').filter({ hasText: 'No longer watching' });
     await notice.waitFor({ timeout: 8_000 });
+    await ended.waitFor({ timeout: 8_000 });
     await live.locator('.edited').waitFor({ timeout: 8_000 });
     const ms = Date.now() - paidAt;
     expect(await notice.innerText()).toContain('@you Order #1042 — annual support plan changed:');
-    expect(await notice.innerText()).toContain('Payment: Not paid → paid');
-    expect(await live.locator('.msg-content').innerText()).toContain('Payment\npaid');
+    expect(await notice.innerText()).toContain('Status: Open → Closed');
+    expect(await notice.innerText()).toContain('Payment: Not paid → Paid');
+    expect(await ended.innerText()).toContain(
+      '@you No longer watching Order #1042 — annual support plan: it no longer awaits payment',
+    );
+    // The thread: the live card, the change, then the end.
+    const thread = await card.locator('.thread > .msg').allInnerTexts();
+    expect(thread).toHaveLength(3);
+    expect(thread[1]).toContain('changed:');
+    expect(thread[2]).toContain('No longer watching');
+    // Paid is final: the live card shows it, the watch over, and offers no Stop.
+    const liveContent = live.locator('.msg-content');
+    expect(await liveContent.innerText()).toContain('Payment\nPaid');
+    expect(await liveContent.innerText()).toContain('No longer watched since');
+    expect(await liveContent.getByRole('button', { name: 'Stop watching' }).count()).toBe(0);
     expect(ms).toBeLessThan(6000);
-    console.log(`demo: the watch's reply and card edit showed ${ms} ms after the payment`);
+    console.log(`demo: the watch's reply, its end and the card edit showed ${ms} ms after the payment`);
 
-    // Refresh replaces the card in place: the same message, now paid.
+    // Refresh replaces the card in place: the same message, now paid, no longer offering Watch.
     const cards = await page.locator('#feed > .msg').count();
     await content.getByRole('button', { name: 'Refresh' }).click();
     await content.filter({ hasText: 'refreshed' }).waitFor({ timeout: 10_000 });
-    expect(await content.innerText()).toContain('Payment\npaid');
+    expect(await content.innerText()).toContain('Payment\nPaid');
+    expect(await content.getByRole('button', { name: 'Watch' }).count()).toBe(0);
     expect(await page.locator('#feed > .msg').count()).toBe(cards);
 
     await page.screenshot({ path: SCREENSHOT });
@@ -189,11 +213,15 @@ describe('the local demo in a browser', () => {
       .waitFor({ timeout: 10_000 });
   }, 60_000);
 
-  it('the App Home shows your balance and your watch', async () => {
+  it('the App Home shows your balance, names what holds nothing, and no watch once the invoice is paid', async () => {
     await page.locator('.nav[data-tab="home"]').click();
     const home = page.locator('#home-view');
-    await home.filter({ hasText: 'Your watches (1)' }).waitFor({ timeout: 10_000 });
-    expect(await home.innerText()).toContain('0.0123456 BTC');
+    await home.filter({ hasText: 'Your watches (0)' }).waitFor({ timeout: 10_000 });
+    const text = await home.innerText();
+    expect(text).toContain('0.0123456 BTC');
+    expect(text).toContain('ETH and TRX hold nothing');
+    expect(text).not.toMatch(/\b0 (ETH|TRX)\b/);
+    expect(text).toContain('You watch no invoice');
     await page.locator('.nav[data-tab="channel"]').click();
   });
 

@@ -59,7 +59,7 @@ describe.each(Object.entries(stores))('the payments feed, on %s', (_name, databa
     await until(() => slack.repliesIn(FINANCE).length === 2, 'two feed posts');
     expect(Date.now() - changedAt).toBeLessThan(2500);
     expect(visibleText(slack.repliesIn(FINANCE)[1])).toContain(
-      '*Bitcoin* (BTC): received `+0.0042` BTC — balance `0.0054` BTC\n*Litecoin* (LTC): received `+0.0000001` LTC — balance `0.0000001` LTC',
+      '*Bitcoin*: received *+0.0042* BTC — balance 0.0054 BTC\n*Litecoin*: received *+0.0000001* LTC — balance 0.0000001 LTC',
     );
     await new Promise((r) => setTimeout(r, 2500));
     expect(slack.repliesIn(FINANCE)).toHaveLength(2);
@@ -87,7 +87,7 @@ describe.each(Object.entries(stores))('the payments feed, on %s', (_name, databa
     await until(() => slack.repliesIn(FINANCE).length === 2, 'two feed posts');
     await new Promise((r) => setTimeout(r, 3000));
     expect(slack.repliesIn(FINANCE)).toHaveLength(2);
-    expect(visibleText(slack.repliesIn(FINANCE)[1])).toContain('received `+1` BTC');
+    expect(visibleText(slack.repliesIn(FINANCE)[1])).toContain('received *+1* BTC');
   });
 });
 
@@ -125,6 +125,6 @@ describe('three instances on one PostgreSQL', () => {
         .repliesIn(FINANCE)
         .slice(1)
         .map((m) => visibleText(m).split('\n')[0]),
-    ).toEqual([1, 2, 3, 4, 5].map((i) => `*Bitcoin* (BTC): received \`+1\` BTC — balance \`${i}.0012\` BTC`));
+    ).toEqual([1, 2, 3, 4, 5].map((i) => `*Bitcoin*: received *+1* BTC — balance ${i}.0012 BTC`));
   });
 });

@@ -51,15 +51,16 @@ describe('/balance', () => {
     expect(reply.response_type).toBe('ephemeral');
     const text = visibleText(reply);
     for (const row of [
-      '`0.0123456` BTC',
-      '`1520.5` USDT-TRC20',
-      '`0.0000001` LTC',
-      '`0` ETH',
-      '`4200.75` DOGE',
+      '*Bitcoin*\n0.0123456 BTC',
+      '*Tether (TRC-20)*\n1520.5 USDT-TRC20',
+      '*Litecoin*\n0.0000001 LTC',
+      '*Ethereum*\n0 ETH',
+      '*Dogecoin*\n4200.75 DOGE',
     ]) {
       expect(text).toContain(row);
     }
-    expect(text.indexOf('`0` ETH')).toBeGreaterThan(text.indexOf('`4200.75` DOGE')); // zero balances last
+    // zero balances last
+    expect(text.indexOf('*Ethereum*\n0 ETH')).toBeGreaterThan(text.indexOf('*Dogecoin*\n4200.75 DOGE'));
     expect(stack.sandbox.requests.map((r) => r.path)).toEqual(['/api/v2/balance']);
   });
 
@@ -93,7 +94,7 @@ describe('/balance', () => {
     expect(via).toBe('response_url');
     expect(ack.ms).toBeLessThan(2200);
     expect(reply.response_type).toBe('ephemeral');
-    expect(visibleText(reply)).toContain('`0.0123456` BTC');
+    expect(visibleText(reply)).toContain('0.0123456 BTC');
   });
 });
 
@@ -106,7 +107,7 @@ describe('/invoice', () => {
     expect(reply.response_type).toBe('in_channel');
     const text = visibleText(reply);
     expect(text).toContain('Order #1042 — annual support plan');
-    expect(text).toContain('*Amount*\n`149.99` USDT');
+    expect(text).toContain('*Amount*\n149.99 USDT');
     expect(JSON.stringify(reply)).toContain(`"url":"${stack.sandbox.payUrl}/pay/${id}"`);
     expect(JSON.stringify(reply)).toContain('"action_id":"refresh_invoice"');
   });
@@ -282,8 +283,13 @@ describe('link unfurls', () => {
     });
     const unfurls = call.args.unfurls as Record<string, unknown>;
     expect(Object.keys(unfurls)).toEqual([url]);
-    expect(visibleText(unfurls[url])).toContain('Order #1039 — gift card');
-    expect(visibleText(unfurls[url])).toContain('(expired)');
+    // A final invoice: its state in words, no expiry to count down, and no Watch to offer.
+    const text = visibleText(unfurls[url]);
+    expect(text).toContain('*Order #1039 — gift card*\nExpired · Not paid · 25 USD');
+    expect(text).toContain('as sent: status `expired`');
+    expect(text).not.toContain('Expiry');
+    expect(text).not.toContain('(expired)');
+    expect(JSON.stringify(unfurls[url])).not.toContain('watch_invoice');
   });
 
   it('leaves a link to no invoice, or a malformed one, alone', async () => {

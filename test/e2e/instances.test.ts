@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
+import { visibleText } from '../support/block-kit.js';
 import { freshDatabase } from '../support/postgres-server.js';
 import { commandBody, postToBot } from '../support/slack-requests.js';
 import { startSlackStandIn } from '../support/slack-stand-in.js';
@@ -8,7 +9,8 @@ import { manyInvoices } from './invoices.js';
 
 /**
  * Several instances on one PostgreSQL: every change announced exactly once, none twice, also when
- * one instance is killed (kill -9) while the announcements are going out.
+ * one instance is killed (kill -9) while the announcements are going out. A payment is final, so
+ * each watch ends with it: its thread gets the change, then the note that the watch has ended.
  */
 
 const COUNT = 200;
@@ -20,7 +22,7 @@ describe('three instances on one PostgreSQL', () => {
     await Promise.all(bots.map((b) => b.stop()));
   });
 
-  it('announce each of 200 changes exactly once, one instance killed halfway', async () => {
+  it('announce each of 200 payments, and the end of each watch, exactly once and in order, one instance killed halfway', async () => {
     const sandbox = await startSandbox({ invoices: manyInvoices(ids) });
     const slack = await startSlackStandIn({ teamId: HOME_TEAM, botToken: SECRETS.botToken });
     try {
@@ -53,19 +55,31 @@ describe('three instances on one PostgreSQL', () => {
 
       for (const id of ids) sandbox.updateInvoice(id, { payStatus: 'paid' });
       const replies = () => slack.messages.filter((m) => m.threadTs);
-      await until(() => replies().length >= COUNT / 2, 'half the announcements', 30_000);
+      await until(() => replies().length >= COUNT, 'half the announcements', 30_000);
       const victim = bots[0] as BotProcess;
       victim.child.kill('SIGKILL');
       await victim.exited;
 
       // Its leases run out within 30 s; the others take its work over.
-      await until(() => replies().length >= COUNT, 'every announcement', 60_000);
+      await until(() => replies().length >= 2 * COUNT, 'every announcement', 60_000);
       await new Promise((r) => setTimeout(r, 3000));
-      const perCard = new Map(cards.map((c) => [c.ts, 0]));
-      for (const r of replies()) perCard.set(r.threadTs ?? '', (perCard.get(r.threadTs ?? '') ?? 0) + 1);
-      expect([...perCard.values()].filter((n) => n !== 1)).toEqual([]);
-      expect(replies()).toHaveLength(COUNT);
-      expect(cards.every((c) => c.edits.length >= 1)).toBe(true);
+      // Per card, in the order the thread shows them: the payment once, then the end once.
+      const perCard = new Map(cards.map((c) => [c.ts, [] as string[]]));
+      for (const r of replies()) {
+        const said = visibleText(r);
+        perCard
+          .get(r.threadTs ?? '')
+          ?.push(
+            said.includes('• *Payment*: Not paid → Paid')
+              ? 'paid'
+              : said.includes('No longer watching') && said.includes('no longer awaits payment')
+                ? 'ended'
+                : said,
+          );
+      }
+      expect([...perCard.values()].filter((said) => said.join() !== 'paid,ended')).toEqual([]);
+      expect(replies()).toHaveLength(2 * COUNT);
+      expect(cards.every((c) => visibleText(c.edits.at(-1)).includes('No longer watched since'))).toBe(true);
       expect(slack.problems).toEqual([]);
     } finally {
       await slack.close();

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
@@ -83,6 +85,27 @@ describe('where it listens', () => {
       .flat()
       .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
     if (outside) await expect(fetch(`http://${outside}:${stack.bot.port}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('/metrics on a port of its own', () => {
+  it('serves /metrics on METRICS_PORT only, /healthz on both, and stops both', async () => {
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const metricsPort = (free.address() as AddressInfo).port;
+    await new Promise((resolve) => free.close(resolve));
+    stack = await startStack({ env: { METRICS_PORT: String(metricsPort) } });
+    const publicPort = `http://127.0.0.1:${stack.bot.port}`;
+    const operatorPort = `http://127.0.0.1:${metricsPort}`;
+    expect((await fetch(`${publicPort}/metrics`)).status).toBe(404);
+    const metrics = await fetch(`${operatorPort}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('slackbot_');
+    expect((await fetch(`${publicPort}/healthz`)).status).toBe(200);
+    expect((await fetch(`${operatorPort}/healthz`)).status).toBe(200);
+    expect((await fetch(`${operatorPort}/slack/events`, { method: 'POST' })).status).toBe(404);
+    expect((await stack.bot.stop('SIGTERM')).code).toBe(0);
+    await expect(fetch(`${operatorPort}/metrics`)).rejects.toThrow();
   });
 });
 

@@ -101,7 +101,7 @@ describe('start', () => {
       response_url: slack.responseUrl(),
       trigger_id: '1.2.3',
     });
-    expect(visibleText(ack.payload)).toContain('`0.0123456` BTC');
+    expect(visibleText(ack.payload)).toContain('0.0123456 BTC');
     expect(await bot.stop('SIGTERM')).toMatchObject({ code: 0 });
     expect(bot.output.join('\n')).not.toContain(SECRETS.appToken);
   });

@@ -5,7 +5,9 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
 import { freshDatabase } from '../support/postgres-server.js';
+import { commandBody } from '../support/slack-requests.js';
 import {
+  askBot,
   type BotProcess,
   killBot,
   type Stack,
@@ -37,8 +39,23 @@ async function watchCommand(bot: BotProcess, channel = 'C0SUPPORT') {
   return watchInvoice(bot, stack.slack, OPEN, channel);
 }
 
+/** `/invoice watching` in `channel`: what the person sees. */
+async function watchingCommand(bot: BotProcess, channel = 'C0SUPPORT') {
+  if (!stack) throw new Error('the stack has not started');
+  const body = (response_url: string) =>
+    commandBody({ command: '/invoice', text: 'watching', response_url, channel_id: channel });
+  return visibleText((await askBot(bot, stack.slack, body)).reply);
+}
+
+/** The bot's reads of the watched invoice so far. */
+const invoiceReads = (s: Stack) =>
+  s.sandbox.requests.filter((r) => r.path === `/api/v2/invoice/${OPEN}`).length;
+
+const ENDED_NOTE =
+  '<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: it no longer awaits payment, so nothing more is expected to change.';
+
 describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, database) => {
-  it('tells the thread within WATCH_POLL_SECONDS when the customer pays: one card edit, one reply naming the change', async () => {
+  it('tells the thread within WATCH_POLL_SECONDS when the customer pays, and ends the watch: one card edit, the change then a last note, no check after', async () => {
     stack = await startStack({ env: { DATABASE_URL: await database(), WATCH_POLL_SECONDS: '1' } });
     const { slack, sandbox, bot } = stack;
     const reply = await watchCommand(bot);
@@ -50,22 +67,34 @@ describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, data
     sandbox.updateInvoice(OPEN, { payStatus: 'paid', status: 'closed' });
     const changedAt = Date.now();
     await until(
-      () => slack.repliesIn('C0SUPPORT', card.ts).length > 0 && card.edits.length > 0,
-      'a reply and an edit',
+      () => slack.repliesIn('C0SUPPORT', card.ts).length >= 2 && card.edits.length > 0,
+      'two replies and an edit',
     );
     const ms = Date.now() - changedAt;
     expect(ms).toBeLessThan(2500);
-    const [notice] = slack.repliesIn('C0SUPPORT', card.ts);
+    // The check that saw the payment says what changed, then that the watch has ended.
+    const [notice, last] = slack.repliesIn('C0SUPPORT', card.ts);
     expect(visibleText(notice)).toContain(
-      '<@U0WATCHER> *Order #1042 — annual support plan* changed:\n• *Status*: Open → `closed`\n• *Payment*: Not paid → `paid`',
+      '<@U0WATCHER> *Order #1042 — annual support plan* changed:\n• *Status*: Open → Closed\n• *Payment*: Not paid → Paid',
     );
-    expect(visibleText(card.edits.at(-1))).toContain('*Payment*\n`paid`');
+    expect(visibleText(notice)).toContain('as sent: status `open` → `closed`, payment `none` → `paid`');
+    expect(visibleText(last)).toBe(ENDED_NOTE);
+    // The card's one edit shows the invoice paid and the watch over: no Stop, Refresh instead.
+    const edited = visibleText(card.edits.at(-1));
+    expect(edited).toContain('*Status*\nClosed');
+    expect(edited).toContain('*Payment*\nPaid');
+    expect(edited).toContain('No longer watched since');
+    expect(edited).toContain('Refresh');
+    expect(edited).not.toContain('Stop watching');
+    const reads = invoiceReads(stack);
     await new Promise((r) => setTimeout(r, 2500));
-    expect(slack.repliesIn('C0SUPPORT', card.ts)).toHaveLength(1);
+    expect(slack.repliesIn('C0SUPPORT', card.ts)).toHaveLength(2);
     expect(card.edits).toHaveLength(1);
+    expect(invoiceReads(stack)).toBe(reads); // not checked again
+    expect(await watchingCommand(bot)).toContain('Nothing is watched in <#C0SUPPORT>');
   });
 
-  it('after kill -9, a change made while it was down is announced once when it comes back', async () => {
+  it('after kill -9, a payment made while it was down is announced once when it comes back, and the watch ends once', async () => {
     const databaseUrl = await database();
     stack = await startStack({ env: { DATABASE_URL: databaseUrl, WATCH_POLL_SECONDS: '1' } });
     const { slack, sandbox, env } = stack;
@@ -81,10 +110,14 @@ describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, data
 
     const restarted = await startBot(env);
     stack.bot = restarted;
-    await until(() => slack.repliesIn('C0SUPPORT', card.ts).length > 0, 'a reply');
+    await until(() => slack.repliesIn('C0SUPPORT', card.ts).length >= 2, 'the change and the end');
     await new Promise((r) => setTimeout(r, 3000));
-    expect(slack.repliesIn('C0SUPPORT', card.ts)).toHaveLength(1);
-    expect(visibleText(slack.repliesIn('C0SUPPORT', card.ts)[0])).toContain('*Payment*: Not paid → `paid`');
+    expect(slack.repliesIn('C0SUPPORT', card.ts).map((m) => visibleText(m))).toEqual([
+      expect.stringContaining('*Payment*: Not paid → Paid'),
+      ENDED_NOTE,
+    ]);
+    expect(card.edits).toHaveLength(1);
+    expect(visibleText(card.edits[0])).toContain('No longer watched since');
   });
 
   it('when Slack takes the card but answers after the deadline: one live card, "watching" said, a retry adds no card', async () => {
@@ -105,13 +138,17 @@ describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, data
     expect(visibleText(await watchCommand(bot))).toContain('is already watched in this channel');
     expect(slack.repliesIn('C0SUPPORT')).toHaveLength(1);
 
-    // The watch is that card's: its change is told in its thread and shown on it.
-    sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    // The watch is that card's: its change is told in its thread and shown on it. A part payment
+    // leaves the invoice awaiting the rest, so the watch goes on.
+    sandbox.updateInvoice(OPEN, { payStatus: 'partially_paid' });
     await until(
       () => slack.repliesIn('C0SUPPORT', card.ts).length > 0 && card.edits.length > 0,
       'a reply and an edit',
     );
-    expect(visibleText(slack.repliesIn('C0SUPPORT', card.ts)[0])).toContain('*Payment*: Not paid → `paid`');
+    expect(slack.repliesIn('C0SUPPORT', card.ts).map((m) => visibleText(m))).toEqual([
+      expect.stringContaining('*Payment*: Not paid → Partially paid'),
+    ]);
+    expect(visibleText(card.edits.at(-1))).toContain('*Payment*\nPartially paid');
     expect(visibleText(card.edits.at(-1))).toContain('Watched since');
     expect(slack.problems).toEqual([]);
   }, 60_000);

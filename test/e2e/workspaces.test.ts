@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEMO_INVOICE_IDS, demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { visibleText } from '../support/block-kit.js';
 import { freshDatabase } from '../support/postgres-server.js';
 import {
   blockActionsBody,
@@ -731,8 +732,8 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       });
       const oneNews = JSON.stringify(postsBy(one())[1]?.args);
       const twoNews = JSON.stringify(postsBy(two())[1]?.args);
-      expect(oneNews).toContain('received `+0.2224` XMR');
-      expect(twoNews).toContain('balance `0.5` BTC');
+      expect(oneNews).toContain('received *+0.2224* XMR');
+      expect(twoNews).toContain('balance 0.5 BTC');
       for (const mark of ['Bitcoin', 'BTC']) expect(oneNews).not.toContain(mark);
       for (const mark of ['Monero', 'XMR']) expect(twoNews).not.toContain(mark);
       const reads = sandbox.requests.slice(asked).filter((q) => q.path === '/api/v2/balance');
@@ -778,15 +779,20 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       // Workspace two's merchant is paid; workspace one's invoice of the same id is not.
       sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { payStatus: 'paid', status: 'paid' });
       const twoCard = cardOf(two());
+      // Paid is final: workspace two's thread hears of it, then that its watch has ended.
       await until(
-        () => slack.repliesIn(shared, twoCard?.ts ?? '').length > 0,
-        'the paid notice in workspace two’s thread',
+        () => slack.repliesIn(shared, twoCard?.ts ?? '').length >= 2,
+        'the paid notice and the end in workspace two’s thread',
         20_000,
       );
-      const notice = slack.calls.find(
+      expect(slack.repliesIn(shared, twoCard?.ts ?? '').map((m) => visibleText(m))).toEqual([
+        expect.stringContaining('• *Payment*: Not paid → Paid'),
+        expect.stringContaining('no longer awaits payment'),
+      ]);
+      const told = slack.calls.filter(
         (c) => c.method === 'chat.postMessage' && c.args.thread_ts === twoCard?.ts,
       );
-      expect(notice?.token).toBe(two().token);
+      expect(new Set(told.map((c) => c.token))).toEqual(new Set([two().token]));
       expect(slack.repliesIn(shared, cardOf(one())?.ts ?? '')).toEqual([]);
       const checks = sandbox.requests.filter((q) => q.path === `/api/v2/invoice/${DEMO_INVOICE_IDS.open}`);
       expect(new Set(checks.map((q) => q.authorization))).toEqual(
