@@ -31,8 +31,11 @@ describe('Bolt’s Web API clients, per team and token', () => {
     const { bolt, pools, serve } = app();
     const clients = boltClients(bolt, 10);
     serve(clients, 'T0ONE', 'xoxe.xoxb-first', 'T0ONE');
-    expect(pools.T0ONE).toEqual({ token: 'xoxe.xoxb-first' });
+    const first = pools.T0ONE;
+    expect(first).toEqual({ token: 'xoxe.xoxb-first' });
     serve(clients, 'T0ONE', 'xoxe.xoxb-first', 'T0ONE');
+    // The same token again: the same pool, not a new one.
+    expect(pools.T0ONE).toBe(first);
     serve(clients, 'T0ONE', 'xoxe.xoxb-rotated', 'T0ONE');
     expect(pools.T0ONE).toEqual({ token: 'xoxe.xoxb-rotated' });
     expect(clients.size).toBe(1);
@@ -55,5 +58,16 @@ describe('Bolt’s Web API clients, per team and token', () => {
     serve(clients, 'T1', 'a', 'T1');
     serve(clients, 'T3', 'c', 'T3');
     expect(Object.keys(pools).sort()).toEqual(['T1', 'T3']);
+  });
+
+  it('keeps its pools as they are for a request without a team or a token', () => {
+    const { bolt, pools, serve } = app();
+    const clients = boltClients(bolt, 1);
+    serve(clients, 'T1', 'a', 'T1');
+    const kept = pools.T1;
+    clients.served(undefined, 'b', 'T2');
+    clients.served('T1', undefined, 'T1');
+    expect(pools.T1).toBe(kept);
+    expect(clients.size).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 import { type Installation, webApi } from '@slack/bolt';
 import oauth from '@slack/oauth';
 import { tokenRotation } from '../../src/installations/authorization.js';
-import { boltLogger, createLogger } from '../../src/logger.js';
+import { boltLogger, createLogger, type Logger } from '../../src/logger.js';
 import type { Store } from '../../src/store/database.js';
 import { createInstallations, type Installations } from '../../src/store/installations.js';
 import { createSealer } from '../../src/store/sealing.js';
@@ -80,8 +80,12 @@ export async function installRotating(
 }
 
 /** One instance's view: its installations over `store`, and its token rotation (`owner` names it in leases). */
-export function rotationInstance(store: Store, slack: SlackStandIn, owner: string) {
-  const logger = createLogger({ level: 'silent', secrets: [] });
+export function rotationInstance(
+  store: Store,
+  slack: SlackStandIn,
+  owner: string,
+  logger: Logger = createLogger({ level: 'silent', secrets: [] }),
+) {
   const installations = createInstallations(store, createSealer({ current: KEY }), Date.now);
   const refresher = (installationStore: oauth.InstallationStore) =>
     new oauth.InstallProvider({
