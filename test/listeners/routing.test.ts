@@ -104,6 +104,14 @@ describe('classify: what a request is, read once from its body', () => {
     [{ type: 'view_submission', view: { callback_id: 'payment_account' } }, 'view', 'payment_account'],
     [{ type: 'view_closed', view: { callback_id: 'payment_account' } }, 'other', 'view_closed'],
     [{}, 'other', ''],
+    [{ type: 'block_actions' }, 'other', 'block_actions'],
+    [{ type: 'block_actions', actions: [] }, 'action', ''],
+    [
+      { type: 'interactive_message', actions: [{ action_id: 'refresh_invoice' }] },
+      'other',
+      'interactive_message',
+    ],
+    [{ type: 'view_submission' }, 'view', ''],
   ])('%j is %s %s', (body, kind, name) => {
     expect(classify(body)).toEqual({ kind, name });
   });
@@ -188,5 +196,18 @@ describe('registerListeners: one router for every request', () => {
       'event reaction_added',
       'view payment_account',
     ]);
+  });
+
+  it('acknowledges nothing it cannot (an event has no ack), and stops warning after 100 kinds', async () => {
+    const r = routed();
+    expect(await r.send({ ...event({ type: 'reaction_added' }), ack: undefined })).toEqual({
+      calls: [],
+      acks: 0,
+    });
+    for (let i = 0; i < 105; i += 1) await r.send(command(`/nope${i}`));
+    const warned = r.logs.lines.filter(
+      (l) => l.msg === 'acknowledged a request this app has no listener for',
+    );
+    expect(warned).toHaveLength(100);
   });
 });
