@@ -140,7 +140,12 @@ describe('stopping the local demo', () => {
     await ready(demo);
     process.kill(-(demo.child.pid as number), 'SIGINT');
     await new Promise((r) => setTimeout(r, 100));
-    process.kill(demo.child.pid as number, 'SIGINT');
+    try {
+      process.kill(demo.child.pid as number, 'SIGINT');
+    } catch (error) {
+      // The demo may have finished stopping within those 100 ms (seen on Node 22): nothing to signal.
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
     await expectStopped(demo);
   });
 
