@@ -12,7 +12,7 @@ import type { ManyWorkspacesConfig } from '../config.js';
 import type { Routes } from '../http/server.js';
 import { managerOf } from '../listeners/workspaces/payment-account.js';
 import { boltLogger, type Logger } from '../logger.js';
-import { type Installations, installationId } from '../store/installations.js';
+import { type Installations, installationIdOf } from '../store/installations.js';
 import {
   addToSlackPage,
   installedPage,
@@ -138,11 +138,7 @@ export function createInstaller(config: ManyWorkspacesConfig, deps: InstallerDep
   async function welcome(installation: Installation): Promise<void> {
     const token = installation.bot?.token;
     const installer = installation.user.id;
-    const id = installationId({
-      teamId: installation.team?.id,
-      enterpriseId: installation.enterprise?.id,
-      isEnterpriseInstall: installation.isEnterpriseInstall,
-    });
+    const id = installationIdOf(installation);
     const stored = id === undefined ? undefined : await deps.installations.summaryOf(id);
     const again =
       stored !== undefined && (stored.installerUserId !== installer || stored.account !== undefined);

@@ -79,6 +79,14 @@ export function installationId(query: {
   return query.isEnterpriseInstall && query.enterpriseId ? query.enterpriseId : query.teamId;
 }
 
+/** The row an installation from `@slack/oauth` (an install, a refreshed token) belongs to. */
+export const installationIdOf = (installation: Installation): string | undefined =>
+  installationId({
+    teamId: installation.team?.id,
+    enterpriseId: installation.enterprise?.id,
+    isEnterpriseInstall: installation.isEnterpriseInstall,
+  });
+
 /** No installation for a request's workspace (never installed, uninstalled, or its token revoked). */
 export class NoInstallationError extends Error {
   override readonly name = 'NoInstallationError';
@@ -146,11 +154,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
 
   return {
     async storeInstallation(installation) {
-      const id = installationId({
-        teamId: installation.team?.id,
-        enterpriseId: installation.enterprise?.id,
-        isEnterpriseInstall: installation.isEnterpriseInstall,
-      });
+      const id = installationIdOf(installation);
       const { bot } = installation;
       if (!id || !bot) throw new Error('an installation without a workspace or a bot token cannot be stored');
       const now = clock();
@@ -218,11 +222,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     uninstall: (id, at) => removeAll(id, at),
 
     async storeRefreshed(installation, expiresAt) {
-      const id = installationId({
-        teamId: installation.team?.id,
-        enterpriseId: installation.enterprise?.id,
-        isEnterpriseInstall: installation.isEnterpriseInstall,
-      });
+      const id = installationIdOf(installation);
       const { bot } = installation;
       if (!id || !bot || expiresAt === undefined) return false;
       const result = await db

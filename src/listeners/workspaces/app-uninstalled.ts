@@ -31,11 +31,7 @@ export function appUninstalled(deps: UninstalledDeps) {
     context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean };
   }): Promise<Tracked> => {
     const { context } = args;
-    const id = installationId({
-      teamId: context.teamId,
-      enterpriseId: context.enterpriseId,
-      isEnterpriseInstall: context.isEnterpriseInstall,
-    });
+    const id = installationId(context);
     if (!id) return { outcome: 'ok' };
     // Slack's event_time is in seconds: an install made after it is not what was uninstalled.
     const at = args.body.event_time === undefined ? Number.POSITIVE_INFINITY : args.body.event_time * 1000;

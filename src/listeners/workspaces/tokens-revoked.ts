@@ -21,11 +21,7 @@ export function tokensRevoked(deps: RevokedDeps) {
   }): Promise<Tracked> => {
     const { event, context } = args;
     if ((event.tokens?.bot ?? []).length === 0) return { outcome: 'ok' };
-    const id = installationId({
-      teamId: context.teamId,
-      enterpriseId: context.enterpriseId,
-      isEnterpriseInstall: context.isEnterpriseInstall,
-    });
+    const id = installationId(context);
     if (!id) return { outcome: 'ok' };
     await deps.installations.forgetBotToken(id);
     deps.forget(id);
