@@ -3,8 +3,8 @@
  * method and event needs, why each scope is asked for, the slash commands' texts and the
  * Workflow Builder step's definition.
  */
+import type { Command } from '../src/domain/commands.js';
 import type { BOT_SCOPES } from '../src/installations/oauth.js';
-import type { COMMANDS } from '../src/listeners/index.js';
 
 export type BotScope = (typeof BOT_SCOPES)[number];
 
@@ -59,7 +59,7 @@ export const SCOPE_NOTES: Partial<Record<BotScope, string>> = {
     "Who may see the balance: a person's own workspace and organisation (users.info), which the\nApp Home's event does not say.",
 };
 
-export const COMMAND_TEXT: Record<(typeof COMMANDS)[number], { description: string; usage_hint: string }> = {
+export const COMMAND_TEXT: Record<Command, { description: string; usage_hint: string }> = {
   '/balance': {
     description:
       'Your balance per cryptocurrency (only you see it), or a payments feed for a private channel',

@@ -74,7 +74,7 @@ export interface AccessPolicy {
 }
 
 /** Who asks: their user id (none for a workflow step) and, when the request says it, their own team. */
-export interface Who {
+export interface Asker {
   userId: string | undefined;
   /** The person's own team (a command's `team_id`, a click's `user.team_id`); not the installation's. */
   teamId?: string | undefined;
@@ -86,7 +86,7 @@ export interface Where {
 }
 
 export interface Question {
-  who: Who;
+  who: Asker;
   where: Where;
   what: Action;
 }
@@ -128,7 +128,7 @@ export interface Standing extends Membership {
 }
 
 /** An installation's payment account, as far as who may manage it goes. */
-export interface ManagedAccount {
+interface ManagedAccount {
   home: Home;
   /** Installed for a whole organisation: its admins are the organisation's, not one workspace's. */
   enterpriseInstall: boolean;
@@ -187,7 +187,7 @@ export interface Access {
   /** Throws an `AccessDeniedError` saying why, when `question` is refused. */
   demand(question: Question): Promise<void>;
   /** `userId` with their own team, from the directory: for requests that do not say it (the App Home). */
-  whoIs(userId: string): Promise<Who & { userId: string }>;
+  whoIs(userId: string): Promise<Asker & { userId: string }>;
   /** `userId`'s own time zone as Slack's directory knows it (`users.info`), if it says. */
   timeZoneOf(userId: string): Promise<string | undefined>;
   /** Where the balance may be read, to tell people (BALANCE_ALLOWED_CHANNELS; empty when any channel will do). */
@@ -204,7 +204,7 @@ export interface Access {
 export function createAccess(policy: AccessPolicy, directory: Directory): Access {
   const { home } = policy;
 
-  async function ofOrganisation(who: Who): Promise<boolean> {
+  async function ofOrganisation(who: Asker): Promise<boolean> {
     if (who.teamId === home.teamId) return true;
     // Nobody to look up, or another team while the bot's workspace belongs to no organisation.
     if (who.userId === undefined || (who.teamId !== undefined && home.enterpriseId === undefined))
@@ -236,10 +236,14 @@ export function createAccess(policy: AccessPolicy, directory: Directory): Access
   };
 }
 
-/** What the bot knows of a conversation (conversations.info). */
-export interface ChannelFacts {
+/**
+ * What the bot knows of a conversation (`conversations.info`, `SlackPoster.conversation`):
+ * declared here, by the rule that asks it, as `Membership` is for `users.info`.
+ */
+export interface ConversationFacts {
   isPrivate: boolean;
   isDirect: boolean;
+  /** Shared with another organisation (Slack Connect), or pending to be. */
   isShared: boolean;
 }
 
@@ -251,7 +255,7 @@ export interface ChannelFacts {
 export function feedChannelRefusal(
   policy: Pick<AccessPolicy, 'allowedChannels'>,
   channelId: string,
-  facts: ChannelFacts,
+  facts: ConversationFacts,
 ): Refusal | undefined {
   if (facts.isDirect) return 'direct_message';
   if (facts.isShared) return 'shared_channel';

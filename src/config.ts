@@ -80,7 +80,7 @@ export interface ManyWorkspacesConfig extends Omit<Config, 'slack' | 'payments'>
 export type Setup = { tenancy: 'one'; config: Config } | { tenancy: 'many'; config: ManyWorkspacesConfig };
 
 /** The SQLite file used when DATABASE_URL is unset, relative to the working directory. */
-export const DEFAULT_SQLITE_PATH = './data/bot.sqlite';
+const DEFAULT_SQLITE_PATH = './data/bot.sqlite';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -101,7 +101,7 @@ export const PLACEHOLDERS: Readonly<Record<string, string>> = {
 };
 
 /** Secrets shorter than this are refused: a one-character key would redact every log line to shreds. */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 /** Unset and empty are the same everywhere: `FOO=` in a .env file means "not set". */
 const blankIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);

@@ -10,7 +10,7 @@ export interface Bot {
   stop(graceMs: number): Promise<{ drained: boolean }>;
 }
 
-export interface BotParts {
+interface BotParts {
   server: HttpServer;
   /** METRICS_PORT: `/metrics` on a server of its own, started and stopped with the bot. */
   metrics?: { server: HttpServer; port: number } | undefined;

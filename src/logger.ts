@@ -9,7 +9,7 @@ export type Logger = pino.Logger;
 /** Any Slack token, ours or not (bot, user, app-level, workflow step, config, refresh). */
 const SLACK_TOKEN = /\b(?:xox[a-z]|xapp|xwfp|xoxe(?:\.xox[a-z])?)-[A-Za-z0-9-]+/g;
 
-export interface LoggerOptions {
+interface LoggerOptions {
   level: ConfigLogLevel;
   /** Values that must never be written, whatever logs them. */
   secrets: readonly string[];

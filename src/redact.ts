@@ -8,7 +8,7 @@ const jsonEscaped = (s: string) => JSON.stringify(s).slice(1, -1);
  * JSON body, or a log line's JSON) and escaped twice (a JSON body quoted inside a log line).
  * A key holding `"` or `\` is spelled differently in each.
  */
-export function spellings(secret: string): string[] {
+function spellings(secret: string): string[] {
   const once = jsonEscaped(secret);
   return [secret, once, jsonEscaped(once)];
 }

@@ -1,7 +1,7 @@
 import type { Logger } from './logger.js';
 import type { BreakerState } from './payments/index.js';
 import type { Store } from './store/database.js';
-import { keyProbeKey, keyRejectedKey } from './store/keys.js';
+import { keyProbeKey, keyRejectedKey, ONE_WORKSPACE } from './store/keys.js';
 import type { KeySource } from './views/key.js';
 
 /** While the key is rejected, background work tries one call this often to see if it works again. */
@@ -40,8 +40,8 @@ export function serviceState(
   logger: Logger,
   /** The payment service's circuit breaker; always closed where none is given. */
   circuit: () => BreakerState = () => 'closed',
-  /** Many workspaces: the installation whose key this is about ('' is the one workspace's). */
-  installation = '',
+  /** Many workspaces: the installation whose key this is about (ONE_WORKSPACE: the environment's key). */
+  installation = ONE_WORKSPACE,
   /**
    * Many workspaces: when the account whose key this is was connected. What a call with it says
    * of the key is kept only while that account is still the installation's: a call in flight
@@ -51,7 +51,8 @@ export function serviceState(
 ): ServiceState {
   const { db } = store;
   const rejected = keyRejectedKey(installation);
-  const keyName = installation ? 'the workspace’s payment API key' : 'PAYMENT_API_KEY';
+  const oneWorkspace = installation === ONE_WORKSPACE;
+  const keyName = oneWorkspace ? 'PAYMENT_API_KEY' : 'the workspace’s payment API key';
   let lastProbe = Number.NEGATIVE_INFINITY;
 
   const since = async () =>
@@ -59,7 +60,7 @@ export function serviceState(
       ?.updated_at;
 
   return {
-    keySource: installation ? 'workspace' : 'configuration',
+    keySource: oneWorkspace ? 'configuration' : 'workspace',
     keyRejectedSince: since,
 
     async markKeyRejected(now) {

@@ -30,7 +30,7 @@ const KEPT_LINES = 30;
 const here = fileURLToPath(import.meta.url);
 const BOT_MAIN = join(dirname(here), '..', here.endsWith('.ts') ? 'main.ts' : 'main.js');
 
-export type DemoReason = 'unconfigured' | 'asked';
+type DemoReason = 'unconfigured' | 'asked';
 
 class DemoError extends Error {}
 

@@ -7,7 +7,7 @@
  */
 
 /** Display names for `<@U…>` and `<#C…>` mentions. */
-export interface RenderNames {
+interface RenderNames {
   users: Readonly<Record<string, string>>;
   channels: Readonly<Record<string, string>>;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { COMMANDS } from '../domain/commands.js';
 import { SHORTCUT_CHECK_PAYMENT } from '../views/shortcut.js';
 import type { BotEndpoint } from './bot-endpoint.js';
 import { type ResponseUrls, respond } from './response-urls.js';
@@ -23,9 +24,6 @@ import {
  * a slash command, a message (its links unfurled with `link_shared`), a click on a button, the
  * message shortcut, and opening the App Home (`app_home_opened`).
  */
-
-/** The commands the app registers (manifest.yml); anything else is refused as Slack does. */
-const COMMANDS = ['/balance', '/invoice'];
 
 /** What a request needs: the workspace it comes from, the bot it goes to, its response_urls. */
 export interface RequestContext {
@@ -83,7 +81,8 @@ export async function say(context: RequestContext, text: string): Promise<void> 
 async function command(context: RequestContext, name: string, text: string, typed: string): Promise<void> {
   const { workspace } = context;
   workspace.add({ user: DEMO_USER, text: typedText(typed).text, ephemeral: true, command: true });
-  if (!COMMANDS.includes(name)) {
+  // The commands the app registers (its manifest's); anything else is refused as Slack does.
+  if (!(COMMANDS as readonly string[]).includes(name)) {
     workspace.notice(
       `\`${typedText(name).text}\` is not a valid command. In Slack, all messages that start with the "/" character are interpreted as commands.`,
     );

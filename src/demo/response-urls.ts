@@ -12,7 +12,7 @@ const RESPONSE_URL_POSTS = 5;
 const RESPONSE_URL_MS = 30 * 60_000;
 
 /** Where a reply goes: the message it may replace or delete, and the thread it is posted in. */
-export interface ReplyTarget {
+interface ReplyTarget {
   sourceTs: string | undefined;
   threadTs: string | undefined;
 }

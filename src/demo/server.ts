@@ -20,7 +20,7 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-export interface PageServerOptions {
+interface PageServerOptions {
   host: string;
   port: number;
   slack: DemoSlack;

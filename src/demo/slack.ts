@@ -45,7 +45,7 @@ export interface DemoSlack {
   close(): Promise<void>;
 }
 
-export interface DemoSlackOptions {
+interface DemoSlackOptions {
   /** Hosts whose links the app unfurls (its manifest's `unfurl_domains`). */
   unfurlHosts: readonly string[];
 }

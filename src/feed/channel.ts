@@ -10,7 +10,7 @@ import type { SlackPoster } from '../slack/poster.js';
  */
 
 /** Why a channel may not receive the feed; `not_in_channel` when the bot can no longer see it. */
-export type ChannelProblem = Refusal | 'not_in_channel';
+type ChannelProblem = Refusal | 'not_in_channel';
 
 /** The refusals of `conversations.info` that say the bot can no longer see the channel, for good. */
 const GONE: ReadonlySet<string> = new Set(['channel_not_found', 'not_in_channel', 'is_archived']);

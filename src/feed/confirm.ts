@@ -5,7 +5,7 @@ import type { Message } from '../views/blocks.js';
 import type { FeedQueries, SubscriptionRow } from './queries.js';
 
 /** How the feed's first message reached its channel. */
-export type Confirmed =
+type Confirmed =
   /** Slack took it and said so. */
   | 'posted'
   /** Slack's answer was lost, but the message is in the channel. */

@@ -8,11 +8,11 @@ import { nextDigestAt } from './schedule.js';
 
 const DAY_MS = 24 * 3_600_000;
 /** A digest more than this late (the bot was down at its time) is skipped, not sent. */
-export const LATE_DIGEST_LIMIT_MS = 12 * 3_600_000;
+const LATE_DIGEST_LIMIT_MS = 12 * 3_600_000;
 /** A digest this late or later is marked late. */
 const LATE_MARK_MS = 5 * 60_000;
 
-export interface DigestDeps extends BackgroundDeps {
+interface DigestDeps extends BackgroundDeps {
   queries: FeedQueries;
 }
 

@@ -21,7 +21,7 @@ const KEEP_HISTORY_MS = 8 * 24 * 3_600_000;
  */
 const GAP_INTERVALS = 3;
 
-export interface PollDeps extends BackgroundDeps {
+interface PollDeps extends BackgroundDeps {
   queries: FeedQueries;
   /** When the account whose key `payments` holds was connected (many workspaces). */
   account?: number | undefined;

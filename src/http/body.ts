@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** A request body read up to a limit: whole, over the limit (reading stopped there), or never finished. */
-export type BodyRead = { kind: 'read'; body: Buffer } | { kind: 'too_large' } | { kind: 'cut_off' };
+type BodyRead = { kind: 'read'; body: Buffer } | { kind: 'too_large' } | { kind: 'cut_off' };
 
 /**
  * The length a request declares (`Content-Length`), or undefined for a chunked body. Node's

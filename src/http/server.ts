@@ -6,15 +6,15 @@ import type { Logger } from '../logger.js';
 // Limits of every connection, on every route (Slack's, the install pages, /healthz, /metrics), so
 // that nobody can hold the bot's memory or its connections for long (docs/slack.md#request-limits).
 /** Time to receive a request's headers: Slack, probes and browsers send them at once; 5 s allows a few retransmissions. */
-export const HEADERS_TIMEOUT_MS = 5_000;
+const HEADERS_TIMEOUT_MS = 5_000;
 /** Time to receive a whole request, body included: Slack waits only 3 s for the answer to one. */
-export const REQUEST_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 5_000;
 /** An idle kept-alive connection is closed after this (Node's default, made explicit): it holds a connection slot. */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** How often Node looks for requests past those times; its default (30 s) would let them live that much longer. */
-export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** Open connections at most, all routes together; one more is closed at once. Slack, probes and a scrape need far fewer. */
-export const MAX_CONNECTIONS = 256;
+const MAX_CONNECTIONS = 256;
 /** Connections closed for being over MAX_CONNECTIONS are logged at most this often, with their count. */
 const DROP_LOG_INTERVAL_MS = 10_000;
 
@@ -43,7 +43,7 @@ export interface HttpServer {
  * MAX_CONNECTIONS are closed as they come.
  */
 /** The bot's servers: the public one, and with METRICS_PORT one of the operator's for `/metrics`. */
-export interface HttpServers {
+interface HttpServers {
   server: HttpServer;
   /** `/metrics` (and `/healthz`) on a port of their own, which a platform need not expose. */
   metrics?: { server: HttpServer; port: number };

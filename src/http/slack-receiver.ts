@@ -8,16 +8,11 @@ import { answerAndClose, declaredLength, readBody } from './body.js';
 /** Largest request body taken from Slack: its largest real request fits (docs/slack.md#request-limits). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Largest unsigned body read: Slack's SSL check (`ssl_check=1&token=…`), its one unsigned request, is far smaller. */
-export const MAX_UNSIGNED_BODY_BYTES = 1024;
+const MAX_UNSIGNED_BODY_BYTES = 1024;
 /** How far a request's timestamp may be from our clock, either way (docs/slack.md#signing). */
-export const MAX_CLOCK_SKEW_SECONDS = 5 * 60;
+const MAX_CLOCK_SKEW_SECONDS = 5 * 60;
 
-export type SignatureProblem =
-  | 'no_signature'
-  | 'bad_timestamp'
-  | 'stale'
-  | 'from_the_future'
-  | 'signature_mismatch';
+type SignatureProblem = 'no_signature' | 'bad_timestamp' | 'stale' | 'from_the_future' | 'signature_mismatch';
 
 interface SignatureHeaders {
   signature: string | undefined;
@@ -30,7 +25,7 @@ interface SignatureHeaders {
  * ones), or a signature that cannot match any body (not `v0=` and 64 hex digits). A request
  * refused here would be refused after its body too: this only refuses it sooner.
  */
-export function headerProblem(headers: SignatureHeaders, nowSeconds: number): SignatureProblem | undefined {
+function headerProblem(headers: SignatureHeaders, nowSeconds: number): SignatureProblem | undefined {
   const { signature, timestamp } = headers;
   if (!signature) return 'no_signature';
   if (!timestamp || !/^\d+$/.test(timestamp)) return 'bad_timestamp';
@@ -81,7 +76,7 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value;
 };
 
-export interface SlackReceiverOptions {
+interface SlackReceiverOptions {
   signingSecret: string;
   logger: Logger;
   boltLogger: BoltLogger;

@@ -1,5 +1,5 @@
 import type { webApi } from '@slack/bolt';
-import type { Refusal, Who } from '../access.js';
+import type { Asker, Refusal } from '../access.js';
 import type { BalanceEntry } from '../payments/index.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import { type HomeBalance, homeView } from '../views/home.js';
@@ -21,7 +21,7 @@ const HOME_BALANCE_WAIT_MS = 2000;
 export async function publishHome(deps: ListenerDeps, client: HomeClient, userId: string): Promise<Tracked> {
   // The event names the workspace the app is installed in, never the person's own: Slack's
   // directory tells theirs (docs/slack.md#app-home). The App Home is in no channel.
-  let who: Who;
+  let who: Asker;
   let balanceRefused: Refusal | undefined;
   let feedsRefused: Refusal | undefined;
   try {

@@ -10,6 +10,7 @@ import type {
   SlackEventMiddlewareArgs,
   SlackShortcutMiddlewareArgs,
 } from '@slack/bolt';
+import { COMMANDS, type Command } from '../domain/commands.js';
 import type { CommandHandler } from '../pipeline/ack-race.js';
 import {
   actionListener,
@@ -40,11 +41,7 @@ import { createGetInvoiceStep, FUNCTION_GET_INVOICE, type StepArgs } from './fun
 import { type Route, route, routeKey } from './router.js';
 import { createCheckPaymentShortcut } from './shortcuts/check-payment.js';
 
-/** An action id alone, or with the `:<n>` suffix that tells a message's numbered buttons apart. */
-export const numbered = (actionId: string) => new RegExp(`^${actionId}(:\\d+)?$`);
-
-/** The requests the bot serves: what its manifest can make Slack send. */
-export const COMMANDS = ['/balance', '/invoice'] as const;
+/** The requests the bot serves besides its COMMANDS (src/domain/commands.ts): what its manifest can make Slack send. */
 export const BUTTONS = [
   ACTION_REFRESH,
   ACTION_OPEN_PAYMENT_PAGE,
@@ -66,7 +63,7 @@ export type FunctionArgs = StepArgs & AllMiddlewareArgs;
  * commands the ack race). One set serves one installation: built from its `ListenerDeps`.
  */
 export interface Handlers {
-  command: Record<(typeof COMMANDS)[number], Listener<CommandArgs>>;
+  command: Record<Command, Listener<CommandArgs>>;
   button: Record<(typeof BUTTONS)[number], Listener<ClickArgs>>;
   shortcut: Listener<ShortcutArgs>;
   event: { [T in (typeof EVENTS)[number]]: Listener<EventArgs<T>> };

@@ -4,7 +4,7 @@ import { nearestWord } from './commands/words.js';
 /** What `/invoice` can be asked to do with an invoice. */
 export type InvoiceVerb = 'show' | 'watch' | 'unwatch';
 
-export type InvoiceInput =
+type InvoiceInput =
   | { kind: 'usage'; verb: InvoiceVerb }
   | { kind: 'help' }
   | { kind: 'watching' }
@@ -18,8 +18,8 @@ export type InvoiceInput =
 const VERBS: Readonly<Record<string, InvoiceVerb>> = { watch: 'watch', unwatch: 'unwatch' };
 
 /** The words `/invoice` takes before anything else. */
-export const INVOICE_WORDS = ['watch', 'unwatch', 'watching', 'help'] as const;
-export type InvoiceWord = (typeof INVOICE_WORDS)[number];
+const INVOICE_WORDS = ['watch', 'unwatch', 'watching', 'help'] as const;
+type InvoiceWord = (typeof INVOICE_WORDS)[number];
 
 /** An id in any case, or a payment link, alone. */
 export function parseInvoiceRef(text: string, payUrl: URL | undefined): InvoiceId | undefined {
@@ -93,7 +93,7 @@ export function parsePaymentLink(text: string, payUrl: URL | undefined): Invoice
 }
 
 /** The most invoices one message shortcut looks up. */
-export const MAX_FOUND = 10;
+const MAX_FOUND = 10;
 
 /** Every string in a message's text, blocks and attachments, where people and apps put links. */
 export function messageTexts(message: unknown): string[] {

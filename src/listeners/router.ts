@@ -2,10 +2,10 @@ import type { AllMiddlewareArgs, AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { Logger } from '../logger.js';
 
 /** The kinds of request Slack sends, as the router tells them apart. */
-export type RequestKind = 'command' | 'action' | 'event' | 'shortcut' | 'view' | 'function' | 'other';
+type RequestKind = 'command' | 'action' | 'event' | 'shortcut' | 'view' | 'function' | 'other';
 
 /** What Slack asked for, read once from the request's body: its kind and the name it is routed by. */
-export interface Request {
+interface Request {
   kind: RequestKind;
   name: string;
 }

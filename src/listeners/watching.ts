@@ -1,22 +1,13 @@
-import type { InvoiceId } from '../payments/index.js';
 import { type Reply, reply } from '../pipeline/reply.js';
 import { watchReplies } from '../views/watch.js';
+import type { StartRequest } from '../watches/service.js';
 import type { ListenerDeps } from './deps.js';
-
-export interface WatchRequest {
-  teamId: string;
-  channelId: string;
-  userId: string;
-  invoiceId: InvoiceId;
-  /** The thread to put the live card in, when a card's Watch button was clicked. */
-  threadTs?: string | undefined;
-}
 
 /**
  * Starts a watch for `/invoice watch` and the Watch buttons alike, and says privately how it
  * went. Who may start one, each caller has asked the access rules (`change_watch`) first.
  */
-export async function startWatch(deps: ListenerDeps, req: WatchRequest): Promise<Reply> {
+export async function startWatch(deps: ListenerDeps, req: StartRequest): Promise<Reply> {
   const result = await deps.watches.start(req);
   switch (result.kind) {
     case 'started':

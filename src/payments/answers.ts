@@ -10,7 +10,7 @@ import {
 import { errorBodySchema } from './schemas.js';
 
 /** An HTTP answer that was not a success, as the client received it. */
-export interface FailedAnswer {
+interface FailedAnswer {
   status: number;
   retryAfter?: string | undefined;
   body: string;
@@ -49,7 +49,7 @@ function readErrorBody(body: string): { name?: string | undefined; message?: str
  * The longest wait a `Retry-After` can ask for: beyond it the header is taken as meaning "much
  * later", not as a year to wait or to tell a person about.
  */
-export const MAX_RETRY_AFTER_MS = 6 * 60 * 60 * 1000;
+const MAX_RETRY_AFTER_MS = 6 * 60 * 60 * 1000;
 
 /** `Retry-After` as milliseconds, at most six hours: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {

@@ -22,7 +22,7 @@ export type BreakerState = 'closed' | 'open' | 'half_open';
  */
 export type BreakerOutcome = 'answered' | 'not_answered' | 'not_sent';
 
-export interface BreakerOptions {
+interface BreakerOptions {
   /** Failures in a row that open the breaker. */
   threshold?: number;
   /** How long the breaker stays open before one probe may go. */
@@ -31,11 +31,11 @@ export interface BreakerOptions {
   now?: () => number;
 }
 
-export const DEFAULT_BREAKER_THRESHOLD = 5;
-export const DEFAULT_BREAKER_OPEN_MS = 10_000;
+const DEFAULT_BREAKER_THRESHOLD = 5;
+const DEFAULT_BREAKER_OPEN_MS = 10_000;
 
 /** What a call was given by `admit()`: report its outcome with it. */
-export interface Admission {
+interface Admission {
   readonly probe: boolean;
 }
 

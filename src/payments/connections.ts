@@ -7,7 +7,7 @@ import { FairSlots, quietReserve } from './fair-slots.js';
  * (`FairSlots`), one per connection, shared fairly by the keys. A call takes a slot before it
  * asks its pool, so it never waits inside the pool with its deadline running.
  */
-export interface ConnectionsOptions {
+interface ConnectionsOptions {
   /** The service's `{base_url}`: its origin is what the pools connect to. */
   apiUrl: string;
   /** PAYMENT_API_TIMEOUT_MS: the pools' own bounds on waiting for headers and for the body. */

@@ -89,7 +89,7 @@ export class PaymentTimeoutError extends PaymentError {
   }
 }
 
-export interface UnexpectedResponseInit extends ErrorInit {
+interface UnexpectedResponseInit extends ErrorInit {
   /** What was wrong, for the log: "the body is not JSON". */
   detail: string;
   /** Where the body broke the schema, e.g. `result.0.balance: not a decimal number`. */

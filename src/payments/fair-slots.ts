@@ -16,7 +16,7 @@ import { BusyError } from './errors.js';
  * - A call waits at most `maxWaitMs` for its slot, then fails with `BusyError` (nothing was sent);
  *   and a key may keep at most `maxQueue` calls waiting, beyond which a call fails at once.
  */
-export interface FairSlotsOptions {
+interface FairSlotsOptions {
   /** Calls running at once, all keys together: the connections of the pool they go through. */
   slots: number;
   /** Slots only a key with no call running may take (default 0: one key, nothing to keep). */
@@ -39,7 +39,7 @@ export interface KeySlots {
   readonly queued: number;
 }
 
-export interface KeySlotsOptions {
+interface KeySlotsOptions {
   /** Calls of this key allowed to wait; beyond, a call fails at once with `BusyError`. */
   maxQueue?: number;
   /** Calls of this key running at once (default: every slot). */

@@ -3,14 +3,12 @@ export { type BreakerState, CircuitBreaker } from './breaker.js';
 export { createPaymentsClient, type PaymentsClient } from './client.js';
 export { type Connections, openConnections } from './connections.js';
 export * from './errors.js';
-export { FairSlots, quietReserve } from './fair-slots.js';
+export { quietReserve } from './fair-slots.js';
 export {
   type CallReport,
-  type CallResult,
   createHealth,
   type Health,
   type HealthSnapshot,
 } from './health.js';
 export { type InvoiceId, parseInvoiceId } from './invoice-id.js';
-export type { RetryPolicy } from './retry.js';
 export type { BalanceEntry, Invoice } from './schemas.js';

@@ -32,7 +32,7 @@ export function reportFailure(logger: Logger, error: unknown): void {
   }
 }
 
-export interface SettleContext {
+interface SettleContext {
   /** Prefixes the error's title, e.g. "Could not refresh the invoice". */
   intro?: string;
   /** The invoice the work was about, kept in the reply when it fails. */

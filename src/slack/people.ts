@@ -10,7 +10,7 @@ export interface UsersClient {
   };
 }
 
-export interface DirectoryOptions {
+interface DirectoryOptions {
   /** How long an answer is kept; a person's team does not change, a guest's access may. */
   ttlMs?: number;
   /** The most people kept; the oldest answer goes first. */

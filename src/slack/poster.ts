@@ -1,5 +1,6 @@
 import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
+import type { ConversationFacts } from '../access.js';
 import { type SlackMethod, SlackPostError } from './calls.js';
 import { failureOfCode } from './error-codes.js';
 
@@ -11,13 +12,6 @@ export interface OutgoingMessage {
   threadTs?: string | undefined;
   /** Our id for the message, carried in its metadata so it can be found again after a crash. */
   messageId?: string | undefined;
-}
-
-export interface ConversationFacts {
-  isPrivate: boolean;
-  isDirect: boolean;
-  /** Shared with another organisation (Slack Connect), or pending to be. */
-  isShared: boolean;
 }
 
 /** The Web API calls the bot makes on its own (not in reply to a request). */
@@ -70,7 +64,7 @@ function failureOf(method: SlackMethod, error: unknown): SlackPostError {
 }
 
 /** Told of each Web API call and how it ended: `ok` or the failure. */
-export type OnSlackCall = (method: SlackMethod, result: string) => void;
+type OnSlackCall = (method: SlackMethod, result: string) => void;
 
 /**
  * A poster over the Web API that never retries by itself: a 429 comes back at once with its

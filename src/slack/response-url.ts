@@ -25,7 +25,7 @@ export interface ResponseUrlClient {
   post(url: string, message: RespondArguments): Promise<void>;
 }
 
-export interface ResponseUrlOptions {
+interface ResponseUrlOptions {
   /** Attempts in all, the first included. */
   attempts?: number;
   /** Backoff before retry n (0-based): baseDelayMs × 2^n, unless Slack says Retry-After. */

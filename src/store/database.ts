@@ -134,7 +134,7 @@ async function releaseLeases(db: Kysely<Tables>): Promise<void> {
   });
 }
 
-export interface StoreOptions {
+interface StoreOptions {
   /** PostgreSQL dropped connections the pool held (told once per burst): the store goes on. */
   onLostConnection?: (error: Error) => void;
 }

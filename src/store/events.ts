@@ -1,7 +1,7 @@
 import type { Store } from './database.js';
 
 /** How long an event id is remembered: Slack's last retry comes about 5 minutes after the first try. */
-export const REMEMBER_EVENTS_MS = 60 * 60_000;
+const REMEMBER_EVENTS_MS = 60 * 60_000;
 
 /**
  * True the first time `key` is seen, by any instance; false for a repeat (a Slack retry of an

@@ -5,7 +5,7 @@
  */
 
 /** The one workspace's installation id: it is set up from the environment, not stored. */
-const ONE_WORKSPACE = '';
+export const ONE_WORKSPACE = '';
 
 /** "The payment service rejects this installation's key", since the row's `updated_at`. */
 export const keyRejectedKey = (installation: string): string =>

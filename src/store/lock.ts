@@ -57,7 +57,7 @@ export async function holdFile(path: string): Promise<FileLock> {
   };
 }
 
-export interface LockHolder {
+interface LockHolder {
   pid: number;
   host: string;
   /** When the holder started. */

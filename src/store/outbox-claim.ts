@@ -6,7 +6,7 @@ import type { Tables } from './schema.js';
 type OutboxRow = Selectable<Tables['outbox']>;
 
 /** While several installations have messages due, the most of one installation's messages an instance delivers at once (of the outbox's four). */
-export const OUTBOX_SHARED_SLOTS = 2;
+const OUTBOX_SHARED_SLOTS = 2;
 
 /** A claim reads and leases again at most this often when other instances took what it chose. */
 const CLAIM_ROUNDS = 4;
@@ -26,7 +26,7 @@ const headOfLane = ({ not, exists, selectFrom }: ExpressionBuilder<Tables & { o:
     ),
   );
 
-export interface OutboxClaim {
+interface OutboxClaim {
   owner: string;
   now: number;
   limit: number;

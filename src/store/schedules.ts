@@ -5,7 +5,7 @@ import type { Store } from './database.js';
 const LOOK_EVERY_MS = 60_000;
 
 /** A table's time of next work, and how far ahead of now its own schedule ever puts it. */
-export interface Schedule {
+interface Schedule {
   table: 'watched_invoices' | 'singletons';
   column: 'next_poll_at' | 'next_run_at';
   maxAheadMs: number;

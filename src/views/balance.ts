@@ -13,9 +13,9 @@ const MAX_ID = 40;
  * Characters kept free of rows: the header, the context line (a date and the "N more" note)
  * and the `type` names Slack counts with the text. Rows get the rest of the message budget.
  */
-export const RESERVED_CHARS = 600;
+const RESERVED_CHARS = 600;
 /** What a field costs beyond its text: its `mrkdwn` type, and a share of its section's. */
-export const FIELD_OVERHEAD = 30;
+const FIELD_OVERHEAD = 30;
 
 /** A currency's row: its title, then the exact amount as plain text (copyable, never red code) and its id. */
 const row = (e: BalanceEntry): Mrkdwn =>

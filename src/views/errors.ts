@@ -1,4 +1,5 @@
 import { AccessDeniedError, type Action } from '../access.js';
+import type { Command } from '../domain/commands.js';
 import { type AnyPaymentError, isPaymentError } from '../payments/index.js';
 import { slackWasBusy } from '../slack/calls.js';
 import { fallbackText, type Message, section } from './blocks.js';
@@ -146,10 +147,10 @@ export function invalidInvoiceMessage(input: string): Message {
 }
 
 /** What each command takes before anything else, as its help names it. */
-const TAKES = {
+const TAKES: Readonly<Record<Command, Mrkdwn>> = {
   '/invoice': md`\`/invoice\` takes an invoice id or payment link, alone or after \`watch\` or \`unwatch\`; or \`watching\`, or \`help\`.`,
   '/balance': md`\`/balance\` alone shows the balance; it also takes \`subscribe ${'[HH:MM [Area/City]]'}\`, \`unsubscribe\`, \`subscriptions\` and \`help\`.`,
-} as const;
+};
 
 /** What the person typed, for a code span: backticks turned to quotes, escaped and cut. */
 const typed = (text: string, max: number) => esc(text.replace(/`/g, "'"), max);
@@ -159,7 +160,7 @@ const typed = (text: string, max: number) => esc(text.replace(/`/g, "'"), max);
  * with the command it most likely meant, ready to type again, and what the command takes.
  */
 export function unknownWordMessage(input: {
-  command: keyof typeof TAKES;
+  command: Command;
   word: string;
   suggestion: string | undefined;
   rest: string;

@@ -31,7 +31,7 @@ const currencyName = (title: string, id: string) =>
  * exact digits as text, copyable, never in code formatting, whose red reads like a loss; the change
  * is the line's news, so it is bold.
  */
-export function changeLine(c: BalanceChange): Mrkdwn {
+function changeLine(c: BalanceChange): Mrkdwn {
   const id = esc(c.currency, MAX_ID);
   const what =
     c.delta.sign() > 0
@@ -98,7 +98,7 @@ export function feedMessage(changes: readonly BalanceChange[], readAt: Date, sin
   return { text: fallbackText(summary), blocks: [...lineSections(shown), context(...notes)] };
 }
 
-export interface DigestInput {
+interface DigestInput {
   /** The balances as last read. */
   balances: StoredBalance;
   /** When they were read. */

@@ -18,7 +18,7 @@ export interface AccountManager {
 }
 
 /** Who connected the workspace's payment account, and when. */
-export interface ConnectedAccount {
+interface ConnectedAccount {
   connectedBy: string;
   connectedAt: number;
 }

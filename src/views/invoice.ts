@@ -20,7 +20,7 @@ export const ACTION_STOP_WATCH = 'stop_watch';
 const INVOICE_ACTIONS_BLOCK = 'invoice_actions';
 
 /** The invoice's two state fields. */
-export type StateField = 'status' | 'payStatus';
+type StateField = 'status' | 'payStatus';
 
 /**
  * The values the API document has seen, one per field. Its complete sets are "not shown", so any
@@ -64,7 +64,7 @@ const rawValue = (value: string) =>
   value === '' ? md`empty` : value.trim() === '' ? md`blank` : md`\`${esc(value, 100)}\``;
 
 /** A state field's value as read, or how it changed: `before` is set for a change. */
-export interface StateValue {
+interface StateValue {
   field: StateField;
   value: string;
   before?: string | undefined;
@@ -129,7 +129,7 @@ const hasExpired = (invoice: Pick<Invoice, 'timeout'>, now: Date) =>
  * is shown, so a message that stays in the channel never goes stale: awaiting payment, "tomorrow at
  * 10:00", and once past "yesterday at 10:00 (expired 6 hours ago)"; final, "Nov 22, 2026 at 10:00".
  */
-export function expiry(invoice: Pick<Invoice, 'timeout' | 'status' | 'payStatus'>, now: Date): Mrkdwn {
+function expiry(invoice: Pick<Invoice, 'timeout' | 'status' | 'payStatus'>, now: Date): Mrkdwn {
   if (!awaitsPayment(invoice)) return slackDate(invoice.timeout, 'fixed');
   return hasExpired(invoice, now)
     ? md`${slackDate(invoice.timeout)} (expired ${slackDate(invoice.timeout, 'ago')})`
@@ -148,7 +148,7 @@ export const money = (amount: Amount | string, currency: string) =>
   md`${amount.toString()} ${esc(currency, 40)}`;
 
 /** Status, payment status and amount: the three facts the cards and the notification text lead with. */
-export const headline = (invoice: Invoice, separator: string) =>
+const headline = (invoice: Invoice, separator: string) =>
   join(
     [
       stateLabel('status', invoice.status),
@@ -165,7 +165,7 @@ export const invoiceTitle = (invoice: Pick<Invoice, 'title'>) =>
 export const compactCard = (invoice: Invoice, now: Date) =>
   md`*${esc(invoiceTitle(invoice), 150)}*\n${headline(invoice, ' · ')}${expiryLine(invoice, now)}`;
 
-export interface InvoiceViewOptions {
+interface InvoiceViewOptions {
   /** When the invoice was read; expiry is worded against it. */
   now: Date;
   /** Set when the message is a refresh of an earlier one. */
@@ -240,7 +240,7 @@ export function invoiceMessage(
 }
 
 /** A watch as its live card shows it. */
-export interface LiveWatch {
+interface LiveWatch {
   id: string;
   watcherId: string;
   startedAt: Date;

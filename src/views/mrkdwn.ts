@@ -92,7 +92,7 @@ const DATE_FORMATS = {
   ago: '{ago}',
 } as const;
 
-export type DateFormat = keyof typeof DATE_FORMATS;
+type DateFormat = keyof typeof DATE_FORMATS;
 
 /** A date every reader sees in their own time zone; the fallback is UTC ISO 8601. */
 export function slackDate(date: Date, format: DateFormat = 'pretty'): Mrkdwn {

@@ -66,7 +66,7 @@ export function transitionMessage(
   };
 }
 
-export interface EndReasonOptions {
+interface EndReasonOptions {
   /** Who stopped it. */
   by?: string | undefined;
   graceMinutes: number;

@@ -7,12 +7,12 @@
  * instances are behind: they catch up by waiting, not by checking faster).
  */
 
-export const FAST_PHASE_MS = 30 * 60_000;
+const FAST_PHASE_MS = 30 * 60_000;
 export const CEILING_MS = 5 * 60_000;
 /** How soon after the expiry the check that sees it happens. */
 export const AFTER_EXPIRY_MS = 5_000;
 
-export interface CadenceInput {
+interface CadenceInput {
   now: number;
   /** When the watching began. */
   since: number;

@@ -1,24 +1,22 @@
 import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
 import type { EndReason } from '../domain/watch.js';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Invoice } from '../payments/index.js';
 import type { BackgroundDeps } from '../scheduler.js';
+import { ONE_WORKSPACE } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
 import { endReasonText, watchEndedMessage } from '../views/watch.js';
 import { type WatchRow, watchQueries } from './queries.js';
 import { fromSnapshot, type InvoiceSnapshot } from './snapshot.js';
 
-export interface WatchSettings {
-  pollSeconds: number;
-  graceMinutes: number;
-  maxDays: number;
-  limitPerChannel: number;
-}
+/** WATCH_POLL_SECONDS, WATCH_GRACE_MINUTES, WATCH_MAX_DAYS, WATCH_LIMIT_PER_CHANNEL, as read. */
+export type WatchSettings = Config['watches'];
 
 export interface WatchDeps extends BackgroundDeps {
   settings: WatchSettings;
-  /** The installation whose watches these are: '' (the default) for the one workspace. */
+  /** The installation whose watches these are: ONE_WORKSPACE (the default) for the one workspace. */
   installation?: string;
 }
 
@@ -38,7 +36,7 @@ export const liveWatch = (w: Pick<WatchRow, 'id' | 'watcher_id' | 'started_at'>)
  */
 export function watchContext(deps: WatchDeps) {
   const { settings } = deps;
-  const installation = deps.installation ?? '';
+  const installation = deps.installation ?? ONE_WORKSPACE;
   const queries = watchQueries(deps.store, installation);
   const graceMs = settings.graceMinutes * 60_000;
   return {

@@ -1,12 +1,7 @@
 import type { App, Middleware } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import {
-  BUTTONS,
-  COMMANDS,
-  type Handlers,
-  type MoreRoutes,
-  registerListeners,
-} from '../../src/listeners/index.js';
+import { COMMANDS } from '../../src/domain/commands.js';
+import { BUTTONS, type Handlers, type MoreRoutes, registerListeners } from '../../src/listeners/index.js';
 import { classify } from '../../src/listeners/router.js';
 import { captureLogs } from '../support/bolt.js';
 

@@ -1,5 +1,6 @@
+import type { ConversationFacts } from '../../src/access.js';
 import { SlackPostError } from '../../src/slack/calls.js';
-import type { ConversationFacts, OutgoingMessage, SlackPoster } from '../../src/slack/poster.js';
+import type { OutgoingMessage, SlackPoster } from '../../src/slack/poster.js';
 import { blockKitProblems } from './block-kit.js';
 
 /** A message as the fake Slack keeps it. */

@@ -4,7 +4,7 @@ import { invoiceMessage } from '../../views/invoice.js';
 import type { ListenerDeps } from '../deps.js';
 import { answerClick, type ButtonSpec, containerOf } from './click.js';
 
-export const REFRESH_FAILED = 'Could not refresh the invoice';
+const REFRESH_FAILED = 'Could not refresh the invoice';
 
 /**
  * The Refresh button: reads the invoice again and replaces the message in place through the

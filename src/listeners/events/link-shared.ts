@@ -11,7 +11,7 @@ export interface UnfurlClient {
 }
 
 /** Links looked up per message at most; a message pasting more gets the first ones unfurled. */
-export const MAX_UNFURLS = 5;
+const MAX_UNFURLS = 5;
 
 /**
  * A pasted payment link gets a compact invoice card (`chat.unfurl`). A link that is malformed or

@@ -10,7 +10,7 @@ import { type Installations, installationId } from '../../store/installations.js
  */
 const RETRY_DELAYS_MS = [500, 2000, 5000] as const;
 
-export interface UninstalledDeps {
+interface UninstalledDeps {
   installations: Pick<Installations, 'uninstall'>;
   logger: Logger;
   /** Drops what this process keeps of the installation in memory (its clients, its caches). */

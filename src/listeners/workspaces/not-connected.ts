@@ -1,3 +1,4 @@
+import { COMMANDS, type Command } from '../../domain/commands.js';
 import type { AckRaceDeps } from '../../pipeline/ack-race.js';
 import { acknowledge, deliver } from '../../pipeline/delivery.js';
 import {
@@ -50,7 +51,10 @@ export function notConnectedHandlers(
         : tell(ack, body.response_url),
     );
   return {
-    command: { '/balance': command('/balance'), '/invoice': command('/invoice') },
+    command: Object.fromEntries(COMMANDS.map((name) => [name, command(name)])) as Record<
+      Command,
+      ReturnType<typeof command>
+    >,
     button: Object.fromEntries(BUTTONS.map((id) => [id, button(id)])) as Handlers['button'],
     shortcut: shortcutListener(deps, SHORTCUT_CHECK_PAYMENT, ({ ack, shortcut }) =>
       tell(ack, shortcut.response_url),

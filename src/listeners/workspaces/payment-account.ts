@@ -106,7 +106,7 @@ export async function publishAccountHome(
  * Opens the modal that takes the API key, for the people who may manage it; anyone else is told
  * privately who can. Used by the Home tab's button and by `/balance connect`.
  */
-export async function openPaymentAccountModal(
+async function openPaymentAccountModal(
   client: webApi.WebClient,
   installation: InstallationSummary,
   userId: string,

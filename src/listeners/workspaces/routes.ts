@@ -11,7 +11,7 @@ import { tokensRevoked } from './tokens-revoked.js';
 /** The events many workspaces' installations need (the manifest's `--mode many` subscribes to them). */
 export const WORKSPACE_EVENTS = ['app_uninstalled', 'tokens_revoked'] as const;
 
-export interface WorkspaceRoutesDeps extends TrackingDeps, PaymentAccountDeps {
+interface WorkspaceRoutesDeps extends TrackingDeps, PaymentAccountDeps {
   installations: Installations;
   /** Drops what this process keeps of an installation in memory. */
   forget: (id: string) => void;

@@ -2,7 +2,7 @@ import type { Logger } from '../../logger.js';
 import type { Tracked } from '../../pipeline/tracked.js';
 import { type Installations, installationId } from '../../store/installations.js';
 
-export interface RevokedDeps {
+interface RevokedDeps {
   installations: Pick<Installations, 'forgetBotToken'>;
   logger: Logger;
   /** Drops what this process keeps of the installation in memory, its token's clients first. */
