@@ -49,7 +49,46 @@ const BREAKER_VALUES: Record<BreakerState, number> = { closed: 0, open: 1, half_
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'slackbot_' });
+  const { requests, duration, payments, retries, slack, dropped, lag } = workMetrics(registry);
+  const { installationWork, installationPayments, installationSlack } = installationCounters(registry);
+  let readers: GaugeReaders | undefined;
+  registerGauges(registry, () => readers);
 
+  return {
+    registry,
+    request(kind, name, outcome, seconds, installation) {
+      requests.inc({ kind, name, outcome });
+      duration.observe({ kind }, seconds);
+      if (installation) installationWork.inc({ installation, outcome });
+    },
+    paymentCall(report, installation) {
+      const lane = report.background ? 'background' : 'interactive';
+      payments.inc({ operation: report.operation, lane, result: report.result });
+      if (report.attempts > 1) retries.inc({ operation: report.operation }, report.attempts - 1);
+      if (installation) installationPayments.inc({ installation, lane, result: report.result });
+    },
+    slackCall(method, result, installation) {
+      slack.inc({ method, result });
+      if (installation) installationSlack.inc({ installation, result });
+    },
+    schedulerLag(job, lagMs) {
+      lag.observe({ job }, lagMs / 1000);
+    },
+    outboxDropped(reason) {
+      dropped.inc({ reason });
+    },
+    gauges(read) {
+      readers = read;
+    },
+    async route(_req, res) {
+      const body = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType }).end(body);
+    },
+  };
+}
+
+/** The counters and histograms of the work the bot does: requests and jobs, calls to both services, the outbox, the scheduler. */
+function workMetrics(registry: Registry) {
   const requests = new Counter({
     name: 'slackbot_requests_total',
     help: 'Work handled: Slack requests (command, action, event, shortcut, function) and background jobs, by name and outcome.',
@@ -94,8 +133,11 @@ export function createMetrics(): Metrics {
     buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900],
     registers: [registry],
   });
+  return { requests, duration, payments, retries, slack, dropped, lag };
+}
 
-  // Many workspaces: each installation's own share of the counters above.
+/** Many workspaces: each installation's own share of the counters above. */
+function installationCounters(registry: Registry) {
   const installationWork = new Counter({
     name: 'slackbot_installation_requests_total',
     help: 'Many workspaces: work handled for each installation (its requests and its background jobs), by outcome.',
@@ -114,14 +156,17 @@ export function createMetrics(): Metrics {
     labelNames: ['installation', 'result'] as const,
     registers: [registry],
   });
+  return { installationWork, installationPayments, installationSlack };
+}
 
-  let readers: GaugeReaders | undefined;
+/** The gauges, read at each scrape through `read`: zero until the bot gives its readers (`gauges`). */
+function registerGauges(registry: Registry, read: () => GaugeReaders | undefined): void {
   new Gauge({
     name: 'slackbot_inflight',
     help: 'Requests and jobs being handled right now.',
     registers: [registry],
     collect() {
-      this.set(readers?.inflight() ?? 0);
+      this.set(read()?.inflight() ?? 0);
     },
   });
   new Gauge({
@@ -129,6 +174,7 @@ export function createMetrics(): Metrics {
     help: 'Active invoice watches, all instances together.',
     registers: [registry],
     async collect() {
+      const readers = read();
       this.set(readers ? await readers.activeWatches() : 0);
     },
   });
@@ -137,6 +183,7 @@ export function createMetrics(): Metrics {
     help: 'Messages decided and not yet delivered to Slack, all instances together.',
     registers: [registry],
     async collect() {
+      const readers = read();
       this.set(readers ? (await readers.outbox()).pending : 0);
     },
   });
@@ -145,6 +192,7 @@ export function createMetrics(): Metrics {
     help: 'How long the oldest message not yet delivered to Slack has waited; 0 when none waits.',
     registers: [registry],
     async collect() {
+      const readers = read();
       const oldestAt = readers ? (await readers.outbox()).oldestAt : undefined;
       this.set(readers && oldestAt !== undefined ? Math.max(0, readers.now() - oldestAt) / 1000 : 0);
     },
@@ -154,6 +202,7 @@ export function createMetrics(): Metrics {
     help: 'Watch checks that fell due more than 5 seconds ago and have not been made: the background budget is short.',
     registers: [registry],
     async collect() {
+      const readers = read();
       this.set(readers ? await readers.overdueChecks() : 0);
     },
   });
@@ -163,39 +212,7 @@ export function createMetrics(): Metrics {
     help: "The payment service's circuit breaker: 0 closed, 1 open (calls fail at once, background work paused), 2 half-open (one probe may go).",
     registers: [registry],
     collect() {
-      this.set(BREAKER_VALUES[readers?.breaker() ?? 'closed']);
+      this.set(BREAKER_VALUES[read()?.breaker() ?? 'closed']);
     },
   });
-
-  return {
-    registry,
-    request(kind, name, outcome, seconds, installation) {
-      requests.inc({ kind, name, outcome });
-      duration.observe({ kind }, seconds);
-      if (installation) installationWork.inc({ installation, outcome });
-    },
-    paymentCall(report, installation) {
-      const lane = report.background ? 'background' : 'interactive';
-      payments.inc({ operation: report.operation, lane, result: report.result });
-      if (report.attempts > 1) retries.inc({ operation: report.operation }, report.attempts - 1);
-      if (installation) installationPayments.inc({ installation, lane, result: report.result });
-    },
-    slackCall(method, result, installation) {
-      slack.inc({ method, result });
-      if (installation) installationSlack.inc({ installation, result });
-    },
-    schedulerLag(job, lagMs) {
-      lag.observe({ job }, lagMs / 1000);
-    },
-    outboxDropped(reason) {
-      dropped.inc({ reason });
-    },
-    gauges(read) {
-      readers = read;
-    },
-    async route(_req, res) {
-      const body = await registry.metrics();
-      res.writeHead(200, { 'content-type': registry.contentType }).end(body);
-    },
-  };
 }

@@ -1,27 +1,18 @@
 import { parse as parseJson } from 'lossless-json';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { createRedactor } from '../redact.js';
 import { cut } from '../text.js';
-import { errorFromAnswer } from './answers.js';
-import { type BreakerOutcome, CircuitBreaker } from './breaker.js';
-import {
-  CircuitOpenError,
-  InvoiceNotFoundError,
-  isPaymentError,
-  type PaymentError,
-  PaymentTimeoutError,
-  ServiceError,
-  ServiceUnavailableError,
-  UnexpectedResponseError,
-} from './errors.js';
-import { DEFAULT_MAX_QUEUE, FairSlots, type KeySlots } from './fair-slots.js';
-import type { CallReport, CallResult } from './health.js';
+import { CircuitBreaker } from './breaker.js';
+import { type Caller, get, type Lane, observed } from './call.js';
+import { CircuitOpenError, InvoiceNotFoundError, ServiceError, UnexpectedResponseError } from './errors.js';
+import { DEFAULT_MAX_QUEUE, FairSlots } from './fair-slots.js';
+import type { CallReport } from './health.js';
 import { type InvoiceId, parseInvoiceId } from './invoice-id.js';
-import { DEFAULT_RETRY, REAL_WORLD, type RetryEnvironment, type RetryPolicy, retryDelay } from './retry.js';
+import { DEFAULT_RETRY, REAL_WORLD, type RetryEnvironment, type RetryPolicy } from './retry.js';
 import { type BalanceEntry, balanceResponseSchema, type Invoice, invoiceSchema } from './schemas.js';
 import { SingleFlight } from './single-flight.js';
-import { type Answer, BodyTooLargeError, describeNetworkError, readText } from './wire.js';
+import type { Answer } from './wire.js';
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const SNIPPET_LENGTH = 200;
@@ -34,7 +25,7 @@ export const DEFAULT_CONCURRENCY = 32;
  */
 export const DEFAULT_MAX_WAIT_MS = 30_000;
 
-export type Operation = 'balance' | 'invoice';
+export type { Operation } from './call.js';
 
 export interface PaymentsClientOptions {
   /** The service's `{base_url}`; paths `/api/v2/...` are appended to it. */
@@ -111,55 +102,18 @@ export interface PaymentsClient {
   close?(): void;
 }
 
-/** Where a call runs: its turns, its connections, and for background work its budget. */
-interface Lane {
-  background: boolean;
-  turns: KeySlots;
-  dispatcher: Dispatcher;
-  pace?: () => Promise<void>;
-}
-
-/** Attempts made by one call, counted as they happen. */
-interface Attempts {
-  count: number;
-  /** Whether a request went to the service (its deadline still running when it was sent). */
-  sent: boolean;
-}
-
 export function createPaymentsClient(options: PaymentsClientOptions): PaymentsClient {
-  const { timeoutMs } = options;
-  const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
-  const retry = options.retry ?? DEFAULT_RETRY;
-  const world: RetryEnvironment = { ...REAL_WORLD, ...options.retryEnvironment };
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const redact = createRedactor([options.apiKey]);
-  const concurrency = options.concurrency ?? options.slots?.slots ?? DEFAULT_CONCURRENCY;
-  const interactive: Lane = {
-    background: false,
-    turns: (options.slots ?? new FairSlots({ slots: concurrency })).key({
-      concurrency,
-      maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE,
-    }),
-    dispatcher: options.dispatcher,
-  };
+  const interactive = interactiveLane(options);
   const background: Lane = options.background ? backgroundLane(options.background) : interactive;
-  const breaker = options.breaker ?? new CircuitBreaker();
-  /** The deadlines of calls under way, to let them go when the breaker opens. */
-  const underWay = new Set<AbortController>();
+  const caller = callerOf(options);
   // An outage answers everyone at once: calls still waiting for a turn are let go with it, and so
   // are calls already waiting on the service that is not answering (each would wait out its deadline).
-  const unsubscribe = breaker.onChange((state) => {
+  const unsubscribe = caller.breaker.onChange((state) => {
     if (state !== 'open') return;
     interactive.turns.releaseWaiting(new CircuitOpenError());
     background.turns.releaseWaiting(new CircuitOpenError());
-    for (const controller of underWay) controller.abort(new CircuitOpenError());
+    for (const controller of caller.underWay) controller.abort(new CircuitOpenError());
   });
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const headers = {
-    authorization: `Token ${options.apiKey}`,
-    accept: 'application/json',
-    'user-agent': options.userAgent,
-  };
   const interactiveFlights = new SingleFlight();
   const backgroundFlights = new SingleFlight();
   /**
@@ -172,156 +126,12 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       ? (interactiveFlights.join<T>(key) ?? backgroundFlights.run(key, () => work(background)))
       : interactiveFlights.run(key, () => work(interactive));
 
-  /** Runs one call and tells `onCall` how it ended. */
-  async function observed<T>(
-    lane: Lane,
-    operation: Operation,
-    work: (tried: Attempts) => Promise<T>,
-  ): Promise<T> {
-    const started = world.now();
-    const tried: Attempts = { count: 0, sent: false };
-    const report = (result: CallResult) =>
-      options.onCall?.({
-        operation,
-        result,
-        background: lane.background,
-        attempts: tried.count,
-        ms: world.now() - started,
-      });
-    try {
-      const value = await work(tried);
-      report('ok');
-      return value;
-    } catch (error) {
-      if (isPaymentError(error)) report(error.code);
-      throw error;
-    }
-  }
-
-  async function fetchOnce(lane: Lane, path: string, signal: AbortSignal): Promise<Answer> {
-    const response = await request(`${base}${path}`, {
-      method: 'GET',
-      headers,
-      signal,
-      dispatcher: lane.dispatcher,
-    });
-    const retryAfter = response.headers['retry-after'];
-    return {
-      status: response.statusCode,
-      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-      body: await readText(response.body, maxBodyBytes),
-    };
-  }
-
-  /**
-   * GET with the deadline and the retry policy; resolves with a 2xx answer, its body already
-   * redacted, or rejects with a PaymentError. The deadline starts when the call gets its turn,
-   * that is its connection; a call that never got one (`BusyError`) tells the breaker nothing.
-   */
-  async function get(lane: Lane, path: string, operation: Operation, tried: Attempts): Promise<Answer> {
-    if (breaker.state() === 'open') throw new CircuitOpenError();
-    return lane.turns.run(async () => {
-      const admission = breaker.admit();
-      if (admission === undefined) throw new CircuitOpenError();
-      // Not AbortSignal.timeout(): its timer cannot be cleared, so every call would leave one
-      // running (and a DOMException to build) for the whole deadline after it has finished.
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
-      underWay.add(controller);
-      try {
-        const answer = await attempts(lane, path, operation, controller.signal, tried);
-        breaker.record(admission, 'answered');
-        // docs/payment-api.md#secrets: the key never reaches a view or a log through an answer.
-        return { ...answer, body: redact(answer.body) };
-      } catch (error) {
-        // A call the opening breaker let go tells it nothing more; one never sent, nothing at all.
-        if (!(error instanceof CircuitOpenError))
-          breaker.record(admission, tried.sent ? breakerOutcome(error) : 'not_sent');
-        throw error;
-      } finally {
-        clearTimeout(timer);
-        underWay.delete(controller);
-      }
-    }, maxWaitMs);
-  }
-
-  async function attempts(
-    lane: Lane,
-    path: string,
-    operation: Operation,
-    deadline: AbortSignal,
-    tried: Attempts,
-  ): Promise<Answer> {
-    const startedAt = world.now();
-    for (let attempt = 0; ; attempt += 1) {
-      tried.count = attempt + 1;
-      let failure: PaymentError;
-      // Its turn in the budget. A pace kept in the store fails as the store does: no call is made.
-      await lane.pace?.();
-      try {
-        tried.sent ||= !deadline.aborted;
-        const answer = await fetchOnce(lane, path, deadline);
-        if (answer.status >= 200 && answer.status < 300) return answer;
-        failure = errorFromAnswer({ ...answer, redact });
-      } catch (error) {
-        if (deadline.aborted) throw ended(deadline, error);
-        if (error instanceof BodyTooLargeError) {
-          throw new UnexpectedResponseError({ detail: error.message, cause: error });
-        }
-        failure = new ServiceUnavailableError(redact(describeNetworkError(error)), { cause: error });
-      }
-      const remainingMs = timeoutMs - (world.now() - startedAt);
-      const delayMs = retryDelay(failure, attempt, retry, world.random);
-      if (delayMs === undefined || delayMs >= remainingMs) throw failure;
-      options.logger?.warn(
-        {
-          operation,
-          attempt: attempt + 1,
-          code: failure.code,
-          status: failure.status,
-          delayMs: Math.round(delayMs),
-        },
-        'payment service call failed, retrying',
-      );
-      try {
-        await world.sleep(delayMs, deadline);
-      } catch (error) {
-        throw ended(deadline, error);
-      }
-    }
-  }
-
-  /** Why a call's deadline signal ended it: the breaker opened, or the deadline passed. */
-  function ended(deadline: AbortSignal, cause: unknown): PaymentError {
-    return deadline.reason instanceof CircuitOpenError
-      ? deadline.reason
-      : new PaymentTimeoutError(timeoutMs, { cause });
-  }
-
-  /** The body as JSON, numbers kept exact; the body is already redacted. */
-  function parse(answer: Answer): unknown {
-    try {
-      return parseJson(answer.body);
-    } catch (error) {
-      throw unexpected(answer, 'the body is not JSON', [], error);
-    }
-  }
-
-  function validate<S extends z.ZodType>(schema: S, json: unknown, answer: Answer): z.output<S> {
-    const parsed = schema.safeParse(json);
-    if (parsed.success) return parsed.data;
-    const issues = parsed.error.issues
-      .slice(0, 10)
-      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw unexpected(answer, 'the body does not match the API document', issues);
-  }
-
   return {
     close: unsubscribe,
     getBalance(call = {}) {
       return flight('balance', call, (lane) =>
-        observed(lane, 'balance', async (tried) => {
-          const answer = await get(lane, '/api/v2/balance', 'balance', tried);
+        observed(caller, lane, 'balance', async (tried) => {
+          const answer = await get(caller, lane, '/api/v2/balance', 'balance', tried);
           const json = parse(answer);
           // docs/payment-api.md#success: only "success" is a balance; an error in a 200 is not.
           const { status, message } = validate(envelopeSchema, json, answer);
@@ -342,9 +152,9 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       // The type says it is an id; this guard keeps a caller's cast from reaching a URL path.
       if (parseInvoiceId(id) !== id) return Promise.reject(new TypeError('getInvoice: not an invoice id'));
       return flight(`invoice/${id}`, call, (lane) =>
-        observed(lane, 'invoice', async (tried) => {
+        observed(caller, lane, 'invoice', async (tried) => {
           try {
-            const answer = await get(lane, `/api/v2/invoice/${id}`, 'invoice', tried);
+            const answer = await get(caller, lane, `/api/v2/invoice/${id}`, 'invoice', tried);
             return validate(invoiceSchema, parse(answer), answer);
           } catch (error) {
             throw isNotFound(error) ? new InvoiceNotFoundError(id, { status: 400, cause: error }) : error;
@@ -353,6 +163,44 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       );
     },
   };
+}
+
+/** What every call of the client shares, from its options: the service, the key, the limits, the breaker. */
+function callerOf(options: PaymentsClientOptions): Caller {
+  return {
+    base: options.baseUrl.replace(/\/+$/, ''),
+    headers: {
+      authorization: `Token ${options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': options.userAgent,
+    },
+    timeoutMs: options.timeoutMs,
+    maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    retry: options.retry ?? DEFAULT_RETRY,
+    world: { ...REAL_WORLD, ...options.retryEnvironment },
+    redact: createRedactor([options.apiKey]),
+    breaker: options.breaker ?? new CircuitBreaker(),
+    underWay: new Set<AbortController>(),
+    logger: options.logger,
+    onCall: options.onCall,
+  };
+}
+
+/** The body as JSON, numbers kept exact; the body is already redacted. */
+function parse(answer: Answer): unknown {
+  try {
+    return parseJson(answer.body);
+  } catch (error) {
+    throw unexpected(answer, 'the body is not JSON', [], error);
+  }
+}
+
+function validate<S extends z.ZodType>(schema: S, json: unknown, answer: Answer): z.output<S> {
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  throw unexpected(answer, 'the body does not match the API document', issues);
 }
 
 function unexpected(
@@ -380,11 +228,18 @@ const envelopeSchema = z.object({
 const isNotFound = (error: unknown) =>
   error instanceof ServiceError && error.status === 400 && error.serviceName === 'BadRequestError';
 
-/** Timeouts, refused or reset connections and 5xx: the service is not answering. Anything else is an answer. */
-const breakerOutcome = (error: unknown): BreakerOutcome =>
-  error instanceof PaymentTimeoutError || error instanceof ServiceUnavailableError
-    ? 'not_answered'
-    : 'answered';
+/** The interactive lane of one key: a person's calls, on its turns among the keys'. */
+function interactiveLane(options: PaymentsClientOptions): Lane {
+  const concurrency = options.concurrency ?? options.slots?.slots ?? DEFAULT_CONCURRENCY;
+  return {
+    background: false,
+    turns: (options.slots ?? new FairSlots({ slots: concurrency })).key({
+      concurrency,
+      maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE,
+    }),
+    dispatcher: options.dispatcher,
+  };
+}
 
 /** The background lane of one key: its own connections, its turns among the keys', its budget. */
 function backgroundLane(options: NonNullable<PaymentsClientOptions['background']>): Lane {

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse as parseJson, stringify } from 'lossless-json';
@@ -94,123 +94,37 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(stringify(body));
 };
 
+/** A merchant's balance and invoices, read at each request. */
+interface Merchant {
+  balances: () => readonly WireBalanceEntry[];
+  invoices: () => Map<string, WireInvoice>;
+}
+
+/** The sandbox as it stands: its data, the requests it received and the faults it is to play. */
+interface State {
+  balances: readonly WireBalanceEntry[];
+  latencyMs: number;
+  faults: Fault[];
+  invoices: Map<string, WireInvoice>;
+  requests: RecordedRequest[];
+  /** Every merchant by its `Authorization` header: the main one's data changes through the controls. */
+  merchants: Map<string, Merchant>;
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const apiKey = options.apiKey ?? DEMO_API_KEY;
-  let balances = options.balances ?? DEMO_BALANCES;
-  let latencyMs = options.latencyMs ?? 0;
-  let faults: Fault[] = [];
-  let invoices = new Map<string, WireInvoice>();
-  const requests: RecordedRequest[] = [];
-  /** Every merchant by its `Authorization` header: the main one's data changes through the controls. */
-  const merchants = new Map<
-    string,
-    { balances: () => readonly WireBalanceEntry[]; invoices: () => Map<string, WireInvoice> }
-  >([[`Token ${apiKey}`, { balances: () => balances, invoices: () => invoices }]]);
-
-  function updateInvoice(id: string, patch: Partial<WireInvoice>): boolean {
-    const found = invoices.get(id.toLowerCase());
-    if (found) invoices.set(found.id.toLowerCase(), { ...found, ...patch, id: found.id });
-    return found !== undefined;
-  }
-
-  /**
-   * Demo controls (not part of the service's API): `POST /sandbox/invoices/<id>` with a JSON
-   * patch such as `{"payStatus":"paid"}`, and `POST /sandbox/balances` with the new balance
-   * entries, so watches and the feed can be tried by hand.
-   */
-  async function admin(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    let raw = '';
-    for await (const chunk of req) raw += chunk;
-    let body: unknown;
-    try {
-      body = parseJson(raw || '{}');
-    } catch {
-      return json(res, 400, { message: 'the body is not JSON' });
-    }
-    const invoice = /^\/sandbox\/invoices\/([^/]+)$/.exec(path)?.[1];
-    if (invoice && body && typeof body === 'object' && !Array.isArray(body)) {
-      return updateInvoice(invoice, body as Partial<WireInvoice>)
-        ? json(res, 200, invoices.get(invoice.toLowerCase()))
-        : json(res, 404, { message: 'no such invoice' });
-    }
-    if (path === '/sandbox/balances' && Array.isArray(body)) {
-      balances = body as WireBalanceEntry[];
-      return json(res, 200, { status: 'success', result: balances });
-    }
-    return json(res, 400, {
-      message: 'POST /sandbox/invoices/<id> {patch} or POST /sandbox/balances [entries]',
-    });
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
-    if (req.method === 'GET' && path === '/healthz') return void res.end('ok');
-    if (req.method === 'POST' && path.startsWith('/sandbox/')) return admin(req, res, path);
-    const pay = /^\/pay\/([^/]+)$/.exec(path);
-    if (req.method === 'GET' && pay) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      return void res.end(
-        '<!doctype html><title>Sandbox payment page</title><p>This is where the customer would pay.',
-      );
-    }
-
-    requests.push({
-      method: req.method ?? '',
-      path,
-      authorization: req.headers.authorization,
-      userAgent: req.headers['user-agent'],
-      accept: req.headers.accept,
-      at: Date.now(),
-    });
-    const fault = faults.shift();
-    if (fault?.kind === 'hang') return;
-    if (fault?.kind === 'reset') return void req.socket.destroy();
-    const delay = latencyMs + (fault?.kind === 'slow' ? fault.ms : 0);
-    if (delay > 0) await sleep(delay);
-    if (fault?.kind === 'html') {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      return void res.end('<html><body><h1>Welcome to nginx!</h1></body></html>');
-    }
-    if (fault?.kind === 'status') {
-      res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
-      return void res.end(
-        fault.body ??
-          JSON.stringify({ status: fault.status, name: 'Error', message: 'sandbox fault', details: {} }),
-      );
-    }
-
-    // Both calls need the key (docs/payment-api.md#invoice-auth): stricter than the document
-    // promises, so a wrong PAYMENT_API_KEY shows up on the first call of either kind.
-    const isApi = path === '/api/v2/balance' || path.startsWith('/api/v2/invoice/');
-    const merchant = merchants.get(req.headers.authorization ?? '');
-    if (req.method === 'GET' && isApi && !merchant) {
-      return json(res, 401, {
-        status: 401,
-        name: 'UnauthorizedError',
-        message: 'shop not found',
-        details: 'check api key',
-      });
-    }
-    if (req.method === 'GET' && path === '/api/v2/balance' && merchant) {
-      return json(res, 200, { status: 'success', result: merchant.balances() });
-    }
-    const invoice = /^\/api\/v2\/invoice\/([^/]+)$/.exec(path);
-    if (req.method === 'GET' && invoice?.[1] !== undefined && merchant) {
-      const found = merchant.invoices().get(invoice[1].toLowerCase());
-      if (!found)
-        return json(res, 400, {
-          status: 400,
-          name: 'BadRequestError',
-          message: 'no any invoice',
-          details: {},
-        });
-      return json(res, 200, found); // no status wrapper, as documented
-    }
-    return json(res, 404, { status: 404, name: 'NotFoundError', message: 'not found', details: {} });
-  }
+  const state: State = {
+    balances: options.balances ?? DEMO_BALANCES,
+    latencyMs: options.latencyMs ?? 0,
+    faults: [],
+    invoices: new Map<string, WireInvoice>(),
+    requests: [],
+    merchants: new Map(),
+  };
+  state.merchants.set(`Token ${apiKey}`, { balances: () => state.balances, invoices: () => state.invoices });
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    handle(state, req, res).catch((error: unknown) => {
       res.destroy(error instanceof Error ? error : undefined);
     });
   });
@@ -220,53 +134,166 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
   const payUrl = options.payUrl ?? url;
   const invoiceList = (options.invoices ?? demoInvoices)(payUrl);
-  invoices = new Map(invoiceList.map((i) => [i.id.toLowerCase(), i]));
+  state.invoices = new Map(invoiceList.map((i) => [i.id.toLowerCase(), i]));
+  return sandboxOf(state, server, { url, payUrl, apiKey, invoices: invoiceList }, options);
+}
 
+/** Applies a patch to one of the main merchant's invoices; false when it has no such invoice. */
+function updateInvoice(state: State, id: string, patch: Partial<WireInvoice>): boolean {
+  const found = state.invoices.get(id.toLowerCase());
+  if (found) state.invoices.set(found.id.toLowerCase(), { ...found, ...patch, id: found.id });
+  return found !== undefined;
+}
+
+/**
+ * Demo controls (not part of the service's API): `POST /sandbox/invoices/<id>` with a JSON
+ * patch such as `{"payStatus":"paid"}`, and `POST /sandbox/balances` with the new balance
+ * entries, so watches and the feed can be tried by hand.
+ */
+async function admin(state: State, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  let raw = '';
+  for await (const chunk of req) raw += chunk;
+  let body: unknown;
+  try {
+    body = parseJson(raw || '{}');
+  } catch {
+    return json(res, 400, { message: 'the body is not JSON' });
+  }
+  const invoice = /^\/sandbox\/invoices\/([^/]+)$/.exec(path)?.[1];
+  if (invoice && body && typeof body === 'object' && !Array.isArray(body)) {
+    return updateInvoice(state, invoice, body as Partial<WireInvoice>)
+      ? json(res, 200, state.invoices.get(invoice.toLowerCase()))
+      : json(res, 404, { message: 'no such invoice' });
+  }
+  if (path === '/sandbox/balances' && Array.isArray(body)) {
+    state.balances = body as WireBalanceEntry[];
+    return json(res, 200, { status: 'success', result: state.balances });
+  }
+  return json(res, 400, {
+    message: 'POST /sandbox/invoices/<id> {patch} or POST /sandbox/balances [entries]',
+  });
+}
+
+/** Answers one request: the service's two calls, the payment page, the demo controls, or a queued fault. */
+async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
+  if (req.method === 'GET' && path === '/healthz') return void res.end('ok');
+  if (req.method === 'POST' && path.startsWith('/sandbox/')) return admin(state, req, res, path);
+  const pay = /^\/pay\/([^/]+)$/.exec(path);
+  if (req.method === 'GET' && pay) {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    return void res.end(
+      '<!doctype html><title>Sandbox payment page</title><p>This is where the customer would pay.',
+    );
+  }
+
+  state.requests.push({
+    method: req.method ?? '',
+    path,
+    authorization: req.headers.authorization,
+    userAgent: req.headers['user-agent'],
+    accept: req.headers.accept,
+    at: Date.now(),
+  });
+  const fault = state.faults.shift();
+  if (fault?.kind === 'hang') return;
+  if (fault?.kind === 'reset') return void req.socket.destroy();
+  const delay = state.latencyMs + (fault?.kind === 'slow' ? fault.ms : 0);
+  if (delay > 0) await sleep(delay);
+  if (fault?.kind === 'html') {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    return void res.end('<html><body><h1>Welcome to nginx!</h1></body></html>');
+  }
+  if (fault?.kind === 'status') {
+    res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
+    return void res.end(
+      fault.body ??
+        JSON.stringify({ status: fault.status, name: 'Error', message: 'sandbox fault', details: {} }),
+    );
+  }
+
+  // Both calls need the key (docs/payment-api.md#invoice-auth): stricter than the document
+  // promises, so a wrong PAYMENT_API_KEY shows up on the first call of either kind.
+  const isApi = path === '/api/v2/balance' || path.startsWith('/api/v2/invoice/');
+  const merchant = state.merchants.get(req.headers.authorization ?? '');
+  if (req.method === 'GET' && isApi && !merchant) {
+    return json(res, 401, {
+      status: 401,
+      name: 'UnauthorizedError',
+      message: 'shop not found',
+      details: 'check api key',
+    });
+  }
+  if (req.method === 'GET' && path === '/api/v2/balance' && merchant) {
+    return json(res, 200, { status: 'success', result: merchant.balances() });
+  }
+  const invoice = /^\/api\/v2\/invoice\/([^/]+)$/.exec(path);
+  if (req.method === 'GET' && invoice?.[1] !== undefined && merchant) {
+    const found = merchant.invoices().get(invoice[1].toLowerCase());
+    if (!found)
+      return json(res, 400, {
+        status: 400,
+        name: 'BadRequestError',
+        message: 'no any invoice',
+        details: {},
+      });
+    return json(res, 200, found); // no status wrapper, as documented
+  }
+  return json(res, 404, { status: 404, name: 'NotFoundError', message: 'not found', details: {} });
+}
+
+/**
+ * The sandbox as tests and demos see it: its address and data, and the controls that change its
+ * merchants, their invoices and balances, its latency and the faults to play.
+ */
+function sandboxOf(
+  state: State,
+  server: Server,
+  started: Pick<Sandbox, 'url' | 'payUrl' | 'apiKey' | 'invoices'>,
+  options: SandboxOptions,
+): Sandbox {
   return {
-    url,
-    payUrl,
-    apiKey,
-    invoices: invoiceList,
-    requests,
+    ...started,
+    requests: state.requests,
     addMerchant(key, data) {
       const own = new Map(data.invoices.map((i) => [i.id.toLowerCase(), i]));
-      merchants.set(`Token ${key}`, { balances: () => data.balances, invoices: () => own });
+      state.merchants.set(`Token ${key}`, { balances: () => data.balances, invoices: () => own });
     },
     updateMerchantInvoice(key, id, patch) {
-      const own = merchants.get(`Token ${key}`)?.invoices();
+      const own = state.merchants.get(`Token ${key}`)?.invoices();
       const found = own?.get(id.toLowerCase());
       if (!own || !found) throw new Error(`the sandbox has no invoice ${id} for that key`);
       own.set(id.toLowerCase(), { ...found, ...patch, id: found.id });
     },
     failNext(fault, times = 1) {
-      for (let i = 0; i < times; i += 1) faults.push(fault);
+      for (let i = 0; i < times; i += 1) state.faults.push(fault);
     },
     setLatency(ms) {
-      latencyMs = ms;
+      state.latencyMs = ms;
     },
     updateInvoice(id, patch) {
-      if (!updateInvoice(id, patch)) throw new Error(`the sandbox has no invoice ${id}`);
+      if (!updateInvoice(state, id, patch)) throw new Error(`the sandbox has no invoice ${id}`);
     },
     removeInvoice(id) {
-      invoices.delete(id.toLowerCase());
+      state.invoices.delete(id.toLowerCase());
     },
     get current() {
-      return [...invoices.values()];
+      return [...state.invoices.values()];
     },
     setBalances(next) {
-      balances = next;
+      state.balances = next;
     },
     get balances() {
-      return balances;
+      return state.balances;
     },
     clearFaults() {
-      faults = [];
+      state.faults = [];
     },
     reset() {
-      requests.length = 0;
-      faults = [];
-      invoices = new Map(invoiceList.map((i) => [i.id.toLowerCase(), i]));
-      balances = options.balances ?? DEMO_BALANCES;
+      state.requests.length = 0;
+      state.faults = [];
+      state.invoices = new Map(started.invoices.map((i) => [i.id.toLowerCase(), i]));
+      state.balances = options.balances ?? DEMO_BALANCES;
     },
     async close() {
       server.closeAllConnections();

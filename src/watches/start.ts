@@ -3,6 +3,7 @@ import { webApi } from '@slack/bolt';
 import { ATTEMPT_WINDOW_MS, CLOCK_TOLERANCE_MS } from '../outbox.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { type PostFailure, SlackPostError, slackWasBusy } from '../slack/calls.js';
+import { ONE_WORKSPACE } from '../store/keys.js';
 import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
 import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';
@@ -64,7 +65,64 @@ const slackAnswered = (error: SlackPostError) =>
 
 export function watchStarts(ctx: WatchContext) {
   const { deps, queries } = ctx;
-  const { store, payments, poster, logger, clock, settings } = deps;
+  const { store, payments, clock, settings } = deps;
+  const cards = pendingCards(ctx);
+  const { settleStale, watchOf } = settling(ctx, cards);
+  const { post } = posting(ctx, cards);
+
+  const existing = (w: WatchRow, invoice: Invoice): StartResult => ({
+    kind: w.state === 'active' ? 'already' : 'posting',
+    invoice,
+    since: new Date(w.started_at),
+  });
+
+  async function start(req: StartRequest): Promise<StartResult> {
+    const current = await watchOf(req);
+    if (current) return existing(current, await payments.getInvoice(req.invoiceId));
+    if ((await queries.countActive(req.channelId)) >= settings.limitPerChannel) {
+      return { kind: 'limit', limit: settings.limitPerChannel };
+    }
+    const invoice = await payments.getInvoice(req.invoiceId);
+    const now = clock();
+    // A final invoice, or one past its expiry and the grace: a watch would end at its first check.
+    if (!ctx.mayChange(invoice, now)) return { kind: awaitsPayment(invoice) ? 'expired' : 'final', invoice };
+    const watch: Omit<WatchRow, 'installation_id'> = {
+      id: randomUUID(),
+      team_id: req.teamId,
+      channel_id: req.channelId,
+      invoice_id: req.invoiceId,
+      watcher_id: req.userId,
+      card_ts: '',
+      thread_ts: req.threadTs ?? '',
+      state: 'pending',
+      started_at: now,
+      ends_at: now + settings.maxDays * 86_400_000,
+      ended_at: null,
+      end_reason: null,
+    };
+    // The reading just made is the first check: the next one follows the cadence.
+    const timeout = invoice.timeout.getTime();
+    const nextAt = nextPollAt({ now, since: now, timeout, pollSeconds: settings.pollSeconds, failures: 0 });
+    try {
+      await store.transaction((trx) =>
+        queries.insert(trx, watch, JSON.stringify(toSnapshot(invoice)), nextAt),
+      );
+    } catch (error) {
+      // Someone started the same watch a moment earlier: theirs stands, and this one posts nothing.
+      const raced = await queries.current(req.channelId, req.invoiceId);
+      if (!raced) throw error;
+      return existing(raced, invoice);
+    }
+    return post({ ...watch, installation_id: deps.installation ?? ONE_WORKSPACE }, invoice, req.threadTs);
+  }
+
+  return { start, settleStale };
+}
+
+/** A pending watch's card: looked for in Slack, confirmed there, or its watch dropped when it is not there. */
+function pendingCards(ctx: WatchContext) {
+  const { deps, queries } = ctx;
+  const { store, poster, logger, clock } = deps;
 
   /** Looks for a pending watch's card by its metadata: its ts, or undefined when it is not in Slack. */
   const lookFor = (w: WatchRow) =>
@@ -117,13 +175,23 @@ export function watchStarts(ctx: WatchContext) {
       async (trx) => (await queries.drop(trx, w.id)) && queries.forgetIfUnwatched(trx, w.invoice_id),
     );
 
+  return { lookFor, confirm, drop };
+}
+
+type PendingCards = ReturnType<typeof pendingCards>;
+
+/** Settling watches left pending by starts that did not finish: at a check of their invoice, or at the next start. */
+function settling(ctx: WatchContext, { lookFor, confirm, drop }: PendingCards) {
+  const { queries } = ctx;
+  const { logger, clock } = ctx.deps;
+
   /**
    * Settles a watch left pending by a start that did not finish: active when its card is found,
    * forgotten when it is not. Left pending while Slack fails (tried again later); forgotten with
    * a warning where Slack will not let the bot look (a public channel it has not joined). True
    * when its invoice was forgotten with it.
    */
-  async function settle(w: WatchRow): Promise<boolean> {
+  async function settlePending(w: WatchRow): Promise<boolean> {
     let cardTs: string | undefined;
     try {
       cardTs = await lookFor(w);
@@ -148,7 +216,7 @@ export function watchStarts(ctx: WatchContext) {
   async function settleStale(invoiceId: string): Promise<boolean> {
     let forgotten = false;
     for (const w of await queries.pendingSince(invoiceId, clock() - PENDING_SETTLE_MS))
-      forgotten = (await settle(w)) || forgotten;
+      forgotten = (await settlePending(w)) || forgotten;
     return forgotten;
   }
 
@@ -156,15 +224,16 @@ export function watchStarts(ctx: WatchContext) {
   async function watchOf(req: StartRequest): Promise<WatchRow | undefined> {
     const w = await queries.current(req.channelId, req.invoiceId);
     if (w?.state !== 'pending' || clock() - w.started_at < PENDING_SETTLE_MS) return w;
-    await settle(w);
+    await settlePending(w);
     return queries.current(req.channelId, req.invoiceId);
   }
 
-  const existing = (w: WatchRow, invoice: Invoice): StartResult => ({
-    kind: w.state === 'active' ? 'already' : 'posting',
-    invoice,
-    since: new Date(w.started_at),
-  });
+  return { settleStale, watchOf };
+}
+
+/** Posting a new watch's card. */
+function posting(ctx: WatchContext, { lookFor, confirm, drop }: PendingCards) {
+  const { poster, logger } = ctx.deps;
 
   /**
    * Posts a pending watch's card and makes the watch active. "Nothing was posted" (the error
@@ -211,45 +280,5 @@ export function watchStarts(ctx: WatchContext) {
     return { kind: 'started', invoice, inThread: threadTs !== undefined };
   }
 
-  async function start(req: StartRequest): Promise<StartResult> {
-    const current = await watchOf(req);
-    if (current) return existing(current, await payments.getInvoice(req.invoiceId));
-    if ((await queries.countActive(req.channelId)) >= settings.limitPerChannel) {
-      return { kind: 'limit', limit: settings.limitPerChannel };
-    }
-    const invoice = await payments.getInvoice(req.invoiceId);
-    const now = clock();
-    // A final invoice, or one past its expiry and the grace: a watch would end at its first check.
-    if (!ctx.mayChange(invoice, now)) return { kind: awaitsPayment(invoice) ? 'expired' : 'final', invoice };
-    const watch: Omit<WatchRow, 'installation_id'> = {
-      id: randomUUID(),
-      team_id: req.teamId,
-      channel_id: req.channelId,
-      invoice_id: req.invoiceId,
-      watcher_id: req.userId,
-      card_ts: '',
-      thread_ts: req.threadTs ?? '',
-      state: 'pending',
-      started_at: now,
-      ends_at: now + settings.maxDays * 86_400_000,
-      ended_at: null,
-      end_reason: null,
-    };
-    // The reading just made is the first check: the next one follows the cadence.
-    const timeout = invoice.timeout.getTime();
-    const nextAt = nextPollAt({ now, since: now, timeout, pollSeconds: settings.pollSeconds, failures: 0 });
-    try {
-      await store.transaction((trx) =>
-        queries.insert(trx, watch, JSON.stringify(toSnapshot(invoice)), nextAt),
-      );
-    } catch (error) {
-      // Someone started the same watch a moment earlier: theirs stands, and this one posts nothing.
-      const raced = await queries.current(req.channelId, req.invoiceId);
-      if (!raced) throw error;
-      return existing(raced, invoice);
-    }
-    return post({ ...watch, installation_id: deps.installation ?? '' }, invoice, req.threadTs);
-  }
-
-  return { start, settleStale };
+  return { post };
 }

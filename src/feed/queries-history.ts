@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely';
+import type { BalanceChange, StoredBalance } from '../domain/balance.js';
+import type { Tables } from '../store/schema.js';
+
+/** The installation's balance readings. */
+const readings = (trx: Kysely<Tables>, installation: string) =>
+  trx.selectFrom('balance_history').selectAll().where('installation_id', '=', installation);
+
+/**
+ * The balance's history: the readings the poll stored (one each time the balance moved), and
+ * which way each currency moved, for the digest.
+ */
+export function historyQueries(installation: string) {
+  return {
+    /** The last reading, or the last one taken at or before `atOrBefore`. */
+    latestReading: (trx: Kysely<Tables>, atOrBefore?: number) =>
+      readings(trx, installation)
+        .$if(atOrBefore !== undefined, (q) => q.where('taken_at', '<=', atOrBefore ?? 0))
+        .orderBy('taken_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+
+    oldestReading: (trx: Kysely<Tables>) =>
+      readings(trx, installation).orderBy('taken_at').orderBy('id').limit(1).executeTakeFirst(),
+
+    async insertReading(trx: Kysely<Tables>, takenAt: number, balances: StoredBalance): Promise<void> {
+      await trx
+        .insertInto('balance_history')
+        .values({ installation_id: installation, taken_at: takenAt, balances: JSON.stringify(balances) })
+        .execute();
+    },
+
+    /** Records which way each currency moved, for the digest's counts. */
+    async insertChanges(trx: Kysely<Tables>, at: number, changes: readonly BalanceChange[]): Promise<void> {
+      await trx
+        .insertInto('feed_changes')
+        .values(
+          changes.map((c) => ({
+            installation_id: installation,
+            at,
+            currency: c.currency,
+            direction: c.delta.sign() > 0 ? 'rise' : 'fall',
+          })),
+        )
+        .execute();
+    },
+
+    /** How many rises and falls were announced after `since`. */
+    async changeCounts(trx: Kysely<Tables>, since: number): Promise<{ rises: number; falls: number }> {
+      const counts = await trx
+        .selectFrom('feed_changes')
+        .select(['direction', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('installation_id', '=', installation)
+        .where('at', '>', since)
+        .groupBy('direction')
+        .execute();
+      const count = (direction: 'rise' | 'fall') =>
+        Number(counts.find((c) => c.direction === direction)?.n ?? 0);
+      return { rises: count('rise'), falls: count('fall') };
+    },
+
+    /**
+     * Deletes the readings and the changes from before `before`, never the newest reading: it is
+     * what the next one is compared with, however long the balance has not moved (a reading is
+     * stored only when it did).
+     */
+    async pruneHistory(trx: Kysely<Tables>, before: number): Promise<void> {
+      await trx
+        .deleteFrom('balance_history')
+        .where('installation_id', '=', installation)
+        .where('taken_at', '<', before)
+        .where('id', 'not in', (eb) =>
+          eb
+            .selectFrom('balance_history as newest')
+            .select('newest.id')
+            .where('newest.installation_id', '=', installation)
+            .orderBy('newest.taken_at', 'desc')
+            .orderBy('newest.id', 'desc')
+            .limit(1),
+        )
+        .execute();
+      await trx
+        .deleteFrom('feed_changes')
+        .where('installation_id', '=', installation)
+        .where('at', '<', before)
+        .execute();
+    },
+  };
+}
