@@ -13,6 +13,7 @@ import { runInNewContext } from 'node:vm';
 import type { AllMiddlewareArgs } from '@slack/bolt';
 import { Pool } from 'undici';
 import { Inflight } from '../src/inflight.js';
+import { createCommon } from '../src/installations/tenant.js';
 import { createTenants } from '../src/installations/tenants.js';
 import { createLogger } from '../src/logger.js';
 import { CircuitBreaker, createPaymentsClient } from '../src/payments/index.js';
@@ -51,24 +52,23 @@ export async function weightScenario(serviceUrl: string, tenants = 2000): Promis
     tokenExpiresAt: undefined,
   });
   const parts = createTenants({
-    shared: {
+    common: createCommon({
+      settings: {
+        invoiceReply: 'in_channel',
+        watches: { pollSeconds: 30, graceMinutes: 60, maxDays: 7, limitPerChannel: 25 },
+        balancePollSeconds: 60,
+        payments: { payUrl: undefined, timeoutMs: 8000 },
+      },
       logger: createLogger({ level: 'silent', secrets: [] }),
-      inflight: new Inflight(),
-      clock: () => new Date(),
-      fastPathMs: 1500,
-      responseUrls: { post: async () => undefined } as never,
-      invoiceReply: 'in_channel',
-      payUrl: undefined,
-      maxWatchDays: 7,
-      firstSight: async () => true,
-    },
-    background: {
       store,
-      owner: 'bench',
-      settings: { pollSeconds: 30, graceMinutes: 60, maxDays: 7, limitPerChannel: 25 },
-      pollSeconds: 60,
+      metrics: { request: () => undefined, slackCall: () => undefined },
+      breaker,
+      inflight: new Inflight(),
       clock: Date.now,
-    },
+      owner: 'bench',
+      clientOptions: { slackApiUrl: 'http://127.0.0.1:9/api/' },
+      wakeOutbox: () => undefined,
+    }),
     tokenFor: async (inst) => `xoxb-${inst.id}`,
     installations: { paymentKeyOf: async (id: string) => `key-${id}` } as unknown as Installations,
     paymentsFor: (apiKey, options) =>
@@ -81,10 +81,6 @@ export async function weightScenario(serviceUrl: string, tenants = 2000): Promis
         breaker,
         background: { dispatcher: pool, pace: new Pacer(5).take },
       }),
-    timeoutMs: 8000,
-    breaker,
-    metrics: { slackCall: () => undefined },
-    clientOptions: { slackApiUrl: 'http://127.0.0.1:9/api/' },
     connect: async () => undefined,
     publishAccountHome: async () => undefined,
     max: tenants,

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import dotenv from 'dotenv';
-import { createBot, fetchIdentity } from './app.js';
+import { createBot } from './app.js';
 import { type Config, ConfigError, loadSetup, manySecretsOf, type Setup, secretsOf } from './config.js';
 import { wantsDemo } from './demo/wanted.js';
-import { createWorkspacesBot } from './installations/app.js';
+import { fetchIdentity } from './installations/one.js';
 import type { PaymentsFor } from './installations/tenants.js';
 import type { Bot } from './lifecycle.js';
 import { createLogger } from './logger.js';
@@ -104,7 +104,7 @@ try {
         : sharedPace(shared, installation, config.backgroundRps),
     );
     if (!stopping) {
-      bot = createWorkspacesBot(setup.config, { logger, store, sealer, metrics, paymentsFor, breaker });
+      bot = createBot({ ...setup, sealer, paymentsFor }, { logger, store, metrics, breaker });
       await bot.start();
     }
   } else {
@@ -165,7 +165,10 @@ async function startOne(config: Config, store: Store): Promise<void> {
     onCall: (report) => health.record(report),
   });
   if (!stopping) {
-    bot = createBot(config, { payments, logger, identity, store, health, metrics, breaker });
+    bot = createBot(
+      { tenancy: 'one', config, payments, health, identity },
+      { logger, store, metrics, breaker },
+    );
     await bot.start();
   }
 }

@@ -1,10 +1,11 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from './logger.js';
 import type { Tracked } from './pipeline/tracked.js';
-import { type Job, ofInstallation } from './scheduler.js';
+import type { Task } from './scheduler.js';
 import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
+import { ONE_WORKSPACE } from './store/keys.js';
 import { claimOutbox } from './store/outbox-claim.js';
 import type { Tables } from './store/schema.js';
 import type { Message } from './views/blocks.js';
@@ -83,8 +84,8 @@ export async function enqueue(
   trx: Kysely<Tables>,
   entries: readonly OutgoingEntry[],
   now: number,
-  /** Whose token sends them: '' for the one workspace. */
-  installation = '',
+  /** Whose token sends them. */
+  installation = ONE_WORKSPACE,
 ): Promise<void> {
   if (entries.length === 0) return;
   await trx
@@ -93,7 +94,7 @@ export async function enqueue(
       entries.map((e) => ({
         installation_id: installation,
         // A channel shared by two installations is two lanes: each delivers with its own token.
-        lane: installation ? `${installation}/${e.channel}` : e.channel,
+        lane: installation === ONE_WORKSPACE ? e.channel : `${installation}/${e.channel}`,
         method: e.ts === undefined ? 'chat.postMessage' : 'chat.update',
         channel: e.channel,
         thread_ts: e.threadTs ?? null,
@@ -109,7 +110,7 @@ export async function enqueue(
     .execute();
 }
 
-export interface OutboxDeps {
+interface OutboxDeps {
   store: Store;
   /**
    * Who sends an installation's messages ('' is the one workspace): its bot token's poster;
@@ -118,9 +119,6 @@ export interface OutboxDeps {
   posterOf: (installation: string) => Promise<SlackPoster | undefined>;
   logger: Logger;
   clock: () => number;
-  /** This instance's name in leases. */
-  owner: string;
-  leaseMs?: number;
   /** Called when a message can never be delivered: the channel is closed to the bot, or the message to edit is gone. */
   onUndeliverable?: (row: OutboxRow, error: SlackPostError) => Promise<void>;
   /** Told of each message dropped, for the metrics. */
@@ -152,30 +150,20 @@ export const CLOCK_TOLERANCE_MS = 5 * 60_000;
 export const ATTEMPT_WINDOW_MS = 10 * 60_000;
 /** Failures of a look for an earlier attempt that mean Slack will not say, not that the message is refused. */
 const CANNOT_LOOK: ReadonlySet<PostFailure> = new Set(['not_in_channel', 'refused']);
-/** An installation that cannot send now (its token revoked) is tried again this much later. */
-const UNSERVED_RETRY_MS = 60_000;
 /** Delivered messages are kept this long, then deleted. */
 export const KEEP_DONE_MS = 24 * 3_600_000;
 
-export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
-  const { store, logger, clock, owner } = deps;
-  const leaseMs = deps.leaseMs ?? 30_000;
+export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
+  const { store, logger, clock } = deps;
   const { db } = store;
-  /** Messages claimed and not yet delivered here, by installation: each one's share of the slots. */
-  const busy = new Map<string, number>();
-  const settle = (installation: string) => {
-    const left = (busy.get(installation) ?? 1) - 1;
-    if (left > 0) busy.set(installation, left);
-    else busy.delete(installation);
-  };
-
-  /** Updates the row only while this instance still holds its lease. */
+  /** Updates the row only while the lease it was claimed under (`row.lease_owner`) still holds it. */
   const fenced = async (row: OutboxRow, values: Partial<OutboxRow>) => {
+    if (row.lease_owner === null) return false;
     const result = await db
       .updateTable('outbox')
       .set(values)
       .where('id', '=', row.id)
-      .where('lease_owner', '=', owner)
+      .where('lease_owner', '=', row.lease_owner)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   };
@@ -218,15 +206,10 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
     }
   }
 
-  async function send(row: OutboxRow): Promise<Tracked> {
+  async function send(row: OutboxRow, poster: SlackPoster): Promise<Tracked> {
     if (deps.mayDeliver && !(await deps.mayDeliver(row))) {
       if (await finish(row, 'dropped: not allowed here any more')) deps.onDropped?.('not_allowed');
       return { outcome: 'dropped' };
-    }
-    const poster = await deps.posterOf(row.installation_id);
-    if (!poster) {
-      await later(row, UNSERVED_RETRY_MS, false);
-      return { outcome: 'paused' };
     }
     const message = JSON.parse(row.message) as Message;
     const messageId = `outbox-${row.id}`;
@@ -293,25 +276,26 @@ export function outboxJob(deps: OutboxDeps): Job<OutboxRow> {
     concurrency: 4,
     idleMs: 1000,
     dueAt: (row) => row.next_attempt_at,
-    describe: (row) => ({ ...ofInstallation(row), channel: row.channel }),
+    describe: (row) => ({ channel: row.channel }),
+    installationOf: (row) => row.installation_id,
 
-    async claim(now, limit) {
+    async claim(now, limit, lease, busy) {
       await db
         .deleteFrom('outbox')
         .where('done_at', '<', now - KEEP_DONE_MS)
         .execute();
-      const claimed = await claimOutbox(store, { owner, now, limit, leaseMs, busy });
-      for (const row of claimed) busy.set(row.installation_id, (busy.get(row.installation_id) ?? 0) + 1);
-      return claimed;
+      return claimOutbox(store, { owner: lease.owner, now, limit, leaseMs: lease.ms, busy });
     },
 
-    async run(row) {
+    serve: (installation) => deps.posterOf(installation),
+    // Nothing was attempted: no attempt is counted.
+    postpone: async (row, until) => void (await later(row, until - clock(), false)),
+
+    async run(row, poster) {
       try {
-        return await send(row);
+        return await send(row, poster);
       } catch (error) {
         return await failed(row, error);
-      } finally {
-        settle(row.installation_id);
       }
     },
   };

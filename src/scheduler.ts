@@ -4,6 +4,7 @@ import { type Tracked, type TrackingDeps, tracked, type Who } from './pipeline/t
 import type { ServiceState } from './service-state.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
+import { ONE_WORKSPACE } from './store/keys.js';
 
 /**
  * Background work, claimed rather than assumed: each job takes due items from the store with a
@@ -19,15 +20,30 @@ export interface BackgroundDeps {
   state: ServiceState;
   logger: Logger;
   clock: () => number;
-  /** This instance's name in leases. */
+  /** This instance's name in leases: its writes are fenced by it (the scheduler's `Lease.owner`). */
   owner: string;
-  /** How long a claimed piece of work is this instance's alone. */
-  leaseMs?: number;
   /** Asks the outbox to deliver now rather than at its next tick. */
   wakeOutbox?: () => void;
 }
 
-export interface Job<T> {
+/** A claim's lease: whose it is, and for how long the item is that instance's alone. */
+export interface Lease {
+  readonly owner: string;
+  readonly ms: number;
+}
+
+/** How long a claimed item is an instance's alone, unless a job says otherwise. */
+export const LEASE_MS = 30_000;
+/** An installation that cannot be served now (its token revoked, its key rejected) has its work looked at again this much later. */
+export const UNSERVED_RETRY_MS = 60_000;
+
+/**
+ * What a background job supplies (graphile-worker's `Task`, with its queue's half of the lease):
+ * how to claim its due items and give one back, what an item's installation must lend it, and
+ * the work. The runner (`leased`) owns the rest: the lease, each installation's share of the
+ * slots, and the one policy for an installation that cannot be served now.
+ */
+export interface Task<T, P> {
   /** For the request log and metrics: `watch_poll`, `outbox`, … */
   readonly name: string;
   /** Items run at once by this instance. */
@@ -39,23 +55,91 @@ export interface Job<T> {
   readonly claimBatch?: number;
   /** How long to wait before looking again when nothing was due. */
   readonly idleMs: number;
-  /** Takes up to `limit` due items, leased to this instance. */
-  claim(now: number, limit: number): Promise<T[]>;
+  /**
+   * Takes up to `limit` due items, leased by `lease`; `busy` says how many of each
+   * installation's items this instance runs now, for claims shared fairly between them.
+   */
+  claim(now: number, limit: number, lease: Lease, busy: ReadonlyMap<string, number>): Promise<T[]>;
   /** When the next item falls due, if the job can tell: the loop then sleeps until then, not a whole idle tick. */
   nextDueAt?(now: number): Promise<number | undefined>;
   /** When the item was due, for the scheduler's lag. */
+  dueAt(item: T): number;
+  /** The installation the item belongs to. */
+  installationOf(item: T): string;
+  /** More of what the item's log line names. */
+  describe?(item: T): Who;
+  /** What the work needs of an installation (its watches, its feed, its bot); undefined while it cannot be served now. */
+  serve(installation: string): Promise<P | undefined>;
+  /** Gives a claimed item back unworked, due again at `until`, only while `lease` still holds it. */
+  postpone(item: T, until: number, lease: Lease): Promise<void>;
+  /** The work on a claimed item, with what its installation lent. */
+  run(item: T, part: P): Promise<Tracked>;
+}
+
+export interface Job<T> {
+  readonly name: string;
+  readonly concurrency: number;
+  readonly claimBatch?: number;
+  readonly idleMs: number;
+  /** Takes up to `limit` due items, leased to this instance. */
+  claim(now: number, limit: number): Promise<T[]>;
+  nextDueAt?(now: number): Promise<number | undefined>;
   dueAt(item: T): number;
   /** What the item's log line names beside the job: the installation it belongs to. */
   describe?(item: T): Who;
   run(item: T): Promise<Tracked>;
 }
 
-/** `Job.describe` for items that belong to an installation: its id ('' is the one workspace, named by none). */
-export const ofInstallation = (item: { installation_id: string }): Who => ({
-  installation: item.installation_id || undefined,
-});
+/**
+ * A task run under this instance's lease: its claims leased to `lease.owner`, each
+ * installation's items counted while they run (so claims share slots between installations),
+ * and an item whose installation cannot be served now given back for UNSERVED_RETRY_MS, without
+ * a call, whatever the job.
+ */
+export function leased<T, P>(task: Task<T, P>, lease: Lease, clock: () => number): Job<T> {
+  const busy = new Map<string, number>();
+  const release = (installation: string) => {
+    const left = (busy.get(installation) ?? 1) - 1;
+    if (left > 0) busy.set(installation, left);
+    else busy.delete(installation);
+  };
+  return {
+    name: task.name,
+    concurrency: task.concurrency,
+    ...(task.claimBatch === undefined ? {} : { claimBatch: task.claimBatch }),
+    idleMs: task.idleMs,
+    dueAt: (item) => task.dueAt(item),
+    ...(task.nextDueAt
+      ? { nextDueAt: (now: number) => task.nextDueAt?.(now) ?? Promise.resolve(undefined) }
+      : {}),
+    // The one workspace is named by none.
+    describe: (item) => {
+      const installation = task.installationOf(item);
+      return { ...(installation === ONE_WORKSPACE ? {} : { installation }), ...task.describe?.(item) };
+    },
+    async claim(now, limit) {
+      const items = await task.claim(now, limit, lease, busy);
+      for (const item of items) {
+        const installation = task.installationOf(item);
+        busy.set(installation, (busy.get(installation) ?? 0) + 1);
+      }
+      return items;
+    },
+    async run(item) {
+      const installation = task.installationOf(item);
+      try {
+        const part = await task.serve(installation);
+        if (part !== undefined) return await task.run(item, part);
+        await task.postpone(item, clock() + UNSERVED_RETRY_MS, lease);
+        return { outcome: 'paused' };
+      } finally {
+        release(installation);
+      }
+    },
+  };
+}
 
-export interface SchedulerDeps extends TrackingDeps {
+interface SchedulerDeps extends TrackingDeps {
   clock: () => number;
   /** Told how late each item started: `now - dueAt`. */
   onLag?: (job: string, lagMs: number) => void;

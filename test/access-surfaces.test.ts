@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBot, fetchIdentity } from '../src/app.js';
+import { createBot } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { fetchIdentity } from '../src/installations/one.js';
 import type { Bot } from '../src/lifecycle.js';
 import { createMetrics } from '../src/metrics.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from '../src/payments/index.js';
@@ -159,23 +160,25 @@ describe.each(SHAPES)('four people on every surface, installed as %s', (_label, 
     const config = configFor(slack);
     const breaker = new CircuitBreaker();
     const metrics = createMetrics();
-    bot = createBot(config, {
-      payments: createPaymentsClient({
-        baseUrl: sandbox.url,
-        apiKey: sandbox.apiKey,
-        dispatcher: pool,
-        userAgent: 'access-test',
-        timeoutMs: 2000,
-        background: { dispatcher: pool, pace: new Pacer(50).take },
-        breaker,
-      }),
-      logger: logs.logger,
-      identity: await fetchIdentity(config, logs.logger),
-      store,
-      health: createHealth(breaker),
-      metrics,
+    const payments = createPaymentsClient({
+      baseUrl: sandbox.url,
+      apiKey: sandbox.apiKey,
+      dispatcher: pool,
+      userAgent: 'access-test',
+      timeoutMs: 2000,
+      background: { dispatcher: pool, pace: new Pacer(50).take },
       breaker,
     });
+    bot = createBot(
+      {
+        tenancy: 'one',
+        config,
+        payments,
+        health: createHealth(breaker),
+        identity: await fetchIdentity(config, logs.logger),
+      },
+      { logger: logs.logger, store, metrics, breaker },
+    );
     base = `http://127.0.0.1:${(await bot.start()).port}`;
   });
   afterAll(async () => {

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { enqueue, type OutboxRow, outboxJob } from '../src/outbox.js';
+import { enqueue, type OutboxRow } from '../src/outbox.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { captureLogs } from './support/bolt.js';
 import { type RecordingPoster, recordingPoster } from './support/fake-slack.js';
+import { outboxOf } from './support/jobs.js';
 
 /** The outbox's slots shared between workspaces: one workspace's backlog does not hold back another's message. */
 
@@ -29,7 +30,7 @@ beforeEach(async () => {
 });
 
 const job = () =>
-  outboxJob({
+  outboxOf({
     store,
     posterOf: async () => poster,
     logger: captureLogs().logger,

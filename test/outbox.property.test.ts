@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DropReason, enqueue, MAX_BACKOFF_MS, outboxBacklog, outboxJob } from '../src/outbox.js';
+import { type DropReason, enqueue, MAX_BACKOFF_MS, outboxBacklog } from '../src/outbox.js';
 import { createSlackPoster, type SlackPoster } from '../src/slack/poster.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { captureLogs } from './support/bolt.js';
+import { outboxOf } from './support/jobs.js';
 import { answerArb, meaning } from './support/slack-answers.js';
 import { type Answer, type SlackModel, slackModel } from './support/slack-model.js';
 
@@ -147,7 +148,7 @@ async function play(script: readonly Step[], skewMs: number) {
   let instances = 0;
   const start = () => {
     instances += 1;
-    return outboxJob({
+    return outboxOf({
       store,
       posterOf: async () => poster,
       logger: captureLogs().logger,

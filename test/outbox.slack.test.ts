@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type DropReason, enqueue, outboxJob } from '../src/outbox.js';
+import { type DropReason, enqueue } from '../src/outbox.js';
 import { SlackPostError } from '../src/slack/calls.js';
 import { botPoster, type SlackPoster } from '../src/slack/poster.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { captureLogs } from './support/bolt.js';
+import { outboxOf } from './support/jobs.js';
 import { type SlackStandIn, startSlackStandIn } from './support/slack-stand-in.js';
 
 /**
@@ -42,7 +43,7 @@ function outboxWith(
   poster: SlackPoster = botPoster(TOKEN, { slackApiUrl: slack.apiUrl }),
 ) {
   const dropped: DropReason[] = [];
-  const outbox = outboxJob({
+  const outbox = outboxOf({
     store,
     posterOf: async () => poster,
     logger: captureLogs().logger,

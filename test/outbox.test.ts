@@ -11,13 +11,13 @@ import {
   MAX_BACKOFF_MS,
   type OutboxRow,
   outboxBacklog,
-  outboxJob,
   RETRY_FOR_MS,
 } from '../src/outbox.js';
 import { SlackPostError } from '../src/slack/calls.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { captureLogs } from './support/bolt.js';
 import { type RecordingPoster, recordingPoster } from './support/fake-slack.js';
+import { outboxOf } from './support/jobs.js';
 
 const T0 = Date.parse('2026-11-21T08:00:00Z');
 const message = {
@@ -50,7 +50,7 @@ function job(
 ) {
   const logs = captureLogs();
   const dropped: DropReason[] = [];
-  const outbox = outboxJob({
+  const outbox = outboxOf({
     store,
     posterOf: async () => poster,
     logger: logs.logger,
@@ -377,7 +377,7 @@ describe('the outbox', () => {
   it('lets a bug through', async () => {
     await put([{ channel: 'C1', message }]);
     const broken = { ...poster, post: async () => Promise.reject(new TypeError('a bug')) };
-    const bugged = outboxJob({
+    const bugged = outboxOf({
       store,
       posterOf: async () => broken,
       logger: captureLogs().logger,

@@ -15,7 +15,6 @@ import { channelProblem, undecided } from './channel.js';
 import { confirmFeed } from './confirm.js';
 import { toStored } from './deltas.js';
 import { dailyDigest } from './digest.js';
-import { feedJobs } from './jobs.js';
 import { balancePoll } from './poll.js';
 import { digestOf, feedQueries, type SubscriptionRow } from './queries.js';
 import { type DigestTime, formatDigestTime, nextDigestAt } from './schedule.js';
@@ -43,7 +42,7 @@ export interface SubscribeRequest {
   move?: boolean;
 }
 
-export type SubscribeResult =
+type SubscribeResult =
   | { kind: 'subscribed'; digest: string }
   | { kind: 'already'; digest: string; since: Date }
   /** The channel's feed goes on, its digest moved from `was` to `digest`. */
@@ -51,7 +50,7 @@ export type SubscribeResult =
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'not_in_channel' };
 
-export type UnsubscribeResult = { kind: 'unsubscribed' } | { kind: 'not_subscribed' };
+type UnsubscribeResult = { kind: 'unsubscribed' } | { kind: 'not_subscribed' };
 
 /**
  * An installation's payments feed: the balance is the one place every payment shows, so one
@@ -66,8 +65,6 @@ export function createFeed(deps: FeedDeps) {
   const jobDeps = { ...deps, queries, pollMs: deps.pollSeconds * 1000 };
   const poll = balancePoll(jobDeps);
   const digest = dailyDigest(jobDeps);
-  // Only the one workspace's bot runs these jobs itself: made when asked, not for every installation.
-  const alone = () => feedJobs({ ...deps, gate: deps.state, feedOf: async () => ({ poll, digest }) });
 
   /**
    * Why the subscription's channel may no longer receive the feed, if it may not. When Slack does
@@ -251,12 +248,6 @@ export function createFeed(deps: FeedDeps) {
 
     /** A subscription's daily digest (./digest.ts), once `feedJobs` claimed it. */
     digest,
-
-    /** The balance poll's job when these are the only feeds (one workspace). */
-    pollJob: () => alone().poll,
-
-    /** The digest's job when these are the only feeds (one workspace). */
-    digestJob: () => alone().digest,
   };
 }
 

@@ -7,7 +7,7 @@ import type { InstallationSummary, Installations } from '../store/installations.
 import { claimRefresh, releaseRefresh } from '../store/refresh-lease.js';
 
 /** What Bolt asks `authorize` about: the request's workspace, organisation, and whether the install is organisation-wide. */
-export type AuthorizeSource = Parameters<Authorize<boolean>>[0];
+type AuthorizeSource = Parameters<Authorize<boolean>>[0];
 
 /** `@slack/oauth` refreshes a rotating token that expires within two hours. */
 const ROTATION_WINDOW_MS = 2 * 60 * 60_000;
@@ -25,7 +25,7 @@ const NEARLY_EXPIRED_MS = 60_000;
 const WAIT_FOR_REFRESH_MS = 2000;
 const LOOK_EVERY_MS = 100;
 
-export interface AuthorizationDeps {
+interface AuthorizationDeps {
   store: Store;
   installations: Installations;
   /** A provider for one refresh over the given store (src/installations/oauth.ts `refresher`). */

@@ -49,7 +49,7 @@ export const BOT_SCOPES = [
   'users:read',
 ] as const;
 
-export interface InstallerDeps {
+interface InstallerDeps {
   installations: Installations;
   logger: Logger;
   /** Options of every Web API client: Slack's address, deadlines, retries. */
@@ -58,7 +58,7 @@ export interface InstallerDeps {
   firstSight: (key: string) => Promise<boolean>;
 }
 
-export interface Installer {
+interface Installer {
   /** Bolt's `authorize`: the installation's token for each request, refreshed when it expires soon. */
   readonly provider: InstallProvider;
   /**

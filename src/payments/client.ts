@@ -17,17 +17,17 @@ import type { Answer } from './wire.js';
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const SNIPPET_LENGTH = 200;
 /** Calls to the service at once, and calls allowed to wait for a turn (docs/payment-api.md#limits). */
-export const DEFAULT_CONCURRENCY = 32;
+const DEFAULT_CONCURRENCY = 32;
 /**
  * How long a call waits for its turn at most. A person has had Slack's acknowledgement long
  * before, and the answer follows through the `response_url`; past this, "try again" is the
  * more useful answer.
  */
-export const DEFAULT_MAX_WAIT_MS = 30_000;
+const DEFAULT_MAX_WAIT_MS = 30_000;
 
 export type { Operation } from './call.js';
 
-export interface PaymentsClientOptions {
+interface PaymentsClientOptions {
   /** The service's `{base_url}`; paths `/api/v2/...` are appended to it. */
   baseUrl: string;
   apiKey: string;

@@ -1,5 +1,5 @@
 import type { Tracked } from '../pipeline/tracked.js';
-import { type Job, ofInstallation } from '../scheduler.js';
+import { type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import type { ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
 import { paceInterval } from '../store/pace.js';
@@ -8,15 +8,12 @@ import { CEILING_MS } from './cadence.js';
 import { type WatchedInvoiceRow, watchQueries } from './queries.js';
 
 /** What the poll job needs of an installation's watches: one check of an invoice it claimed. */
-export interface WatchChecker {
+interface WatchChecker {
   check(row: WatchedInvoiceRow): Promise<Tracked>;
 }
 
-export interface WatchPollDeps {
+interface WatchPollDeps {
   store: Store;
-  /** This instance's name in leases. */
-  owner: string;
-  leaseMs?: number;
   /** Whether background work may claim now, and how much (the breaker; a rejected key). */
   gate: Pick<ServiceState, 'claimWithin'>;
   /**
@@ -27,7 +24,6 @@ export interface WatchPollDeps {
   perSecond?: number;
   /** The watches of an installation, to check its invoice with its key; undefined when it cannot be served now. */
   watchesOf: (installation: string) => Promise<WatchChecker | undefined>;
-  clock: () => number;
   /** WATCH_POLL_SECONDS: with the cadence's ceiling, how far ahead a check is ever scheduled. */
   pollSeconds: number;
 }
@@ -41,14 +37,11 @@ export const WATCH_CHECKS_AT_ONCE = 48;
  */
 const ONE_KEY_CHECKS_AT_ONCE = 16;
 
-/** An installation that cannot be served (its token revoked, say) is looked at again this much later. */
-const UNSERVED_RETRY_MS = 60_000;
-
 /**
  * The background check of every watched invoice, of every installation: claimed fairly across
  * installations (`claimDue`), each checked by its own installation's watches.
  */
-export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
+export function watchPollJob(deps: WatchPollDeps): Task<WatchedInvoiceRow, WatchChecker> {
   const queries = watchQueries(deps.store);
   // The cadence's longest step, or a minute's wait (an unserved installation, a rejected key).
   const maxAheadMs = Math.max(deps.pollSeconds * 1000, CEILING_MS) + UNSERVED_RETRY_MS;
@@ -57,16 +50,8 @@ export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
     column: 'next_poll_at',
     maxAheadMs,
   });
-  const leaseMs = deps.leaseMs ?? 30_000;
   const paceMs = deps.perSecond === undefined ? undefined : paceInterval(deps.perSecond);
   const concurrency = paceMs === undefined ? ONE_KEY_CHECKS_AT_ONCE : WATCH_CHECKS_AT_ONCE;
-  /** Checks claimed and not yet finished here, by installation. */
-  const busy = new Map<string, number>();
-  const settle = (installation: string) => {
-    const left = (busy.get(installation) ?? 1) - 1;
-    if (left > 0) busy.set(installation, left);
-    else busy.delete(installation);
-  };
   return {
     name: 'watch_poll',
     // A claim reads every installation's due checks: claimed by the half, not one at a time.
@@ -75,24 +60,15 @@ export function watchPollJob(deps: WatchPollDeps): Job<WatchedInvoiceRow> {
     idleMs: 1000,
     dueAt: (row) => row.next_poll_at,
     nextDueAt: (now) => queries.nextDueAt(now),
-    async claim(now, limit) {
+    async claim(now, limit, lease, busy) {
       await steppedBack(now);
-      const rows = await deps.gate.claimWithin(now, limit, (allowed) =>
-        queries.claimDue(deps.owner, now, allowed, leaseMs, busy, paceMs),
+      return deps.gate.claimWithin(now, limit, (allowed) =>
+        queries.claimDue(lease.owner, now, allowed, lease.ms, busy, paceMs),
       );
-      for (const row of rows) busy.set(row.installation_id, (busy.get(row.installation_id) ?? 0) + 1);
-      return rows;
     },
-    describe: ofInstallation,
-    async run(row) {
-      try {
-        const watches = await deps.watchesOf(row.installation_id);
-        if (watches) return await watches.check(row);
-        await queries.postpone(deps.owner, row, deps.clock() + UNSERVED_RETRY_MS);
-        return { outcome: 'paused', invoiceId: row.invoice_id };
-      } finally {
-        settle(row.installation_id);
-      }
-    },
+    installationOf: (row) => row.installation_id,
+    serve: deps.watchesOf,
+    postpone: (row, until, lease) => queries.postpone(lease.owner, row, until),
+    run: (row, watches) => watches.check(row),
   };
 }

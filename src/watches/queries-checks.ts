@@ -7,7 +7,7 @@ import type { Tables } from '../store/schema.js';
 export type WatchedInvoiceRow = Selectable<Tables['watched_invoices']>;
 
 /** While several installations have checks due, the most of one installation's checks an instance runs at once. */
-export const SHARED_SLOTS = 2;
+const SHARED_SLOTS = 2;
 
 /** A claim reads and leases again at most this often when other instances took what it chose. */
 const CLAIM_ROUNDS = 4;

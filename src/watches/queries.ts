@@ -6,7 +6,7 @@ import type { Tables } from '../store/schema.js';
 import { checkQueries, claimQueries } from './queries-checks.js';
 
 export type WatchRow = Selectable<Tables['watches']>;
-export { SHARED_SLOTS, type WatchedInvoiceRow } from './queries-checks.js';
+export type { WatchedInvoiceRow } from './queries-checks.js';
 
 /** A watch as listed, with its invoice's last known state when it has been read. */
 export type ListedWatch = WatchRow & { snapshot: string | null };
@@ -25,8 +25,6 @@ export function watchQueries(store: Store, installation = ONE_WORKSPACE) {
     ...checkQueries(store, installation),
   };
 }
-
-export type WatchQueries = ReturnType<typeof watchQueries>;
 
 /** The installation's watches. */
 const watches = (trx: Kysely<Tables>, installation: string) =>

@@ -1,21 +1,19 @@
 import type { EndReason } from '../domain/watch.js';
 import type { OutboxRow } from '../outbox.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
-import type { Job } from '../scheduler.js';
 import type { SlackPostError } from '../slack/calls.js';
 import type { WatchListItem } from '../views/watch.js';
 import { watchChecks } from './checks.js';
 import { QUIET, type WatchDeps, watchContext } from './context.js';
-import { watchPollJob } from './poll-job.js';
-import type { ListedWatch, WatchedInvoiceRow, WatchRow } from './queries.js';
+import type { ListedWatch, WatchRow } from './queries.js';
 import type { InvoiceSnapshot } from './snapshot.js';
 import { watchStarts } from './start.js';
 
 export type { WatchDeps, WatchSettings } from './context.js';
-export { WATCH_CHECKS_AT_ONCE, type WatchPollDeps, watchPollJob } from './poll-job.js';
-export type { StartRequest, StartResult } from './start.js';
+export { WATCH_CHECKS_AT_ONCE, watchPollJob } from './poll-job.js';
+export type { StartRequest } from './start.js';
 
-export type StopResult = { kind: 'stopped'; title: string } | { kind: 'not_watched' };
+type StopResult = { kind: 'stopped'; title: string } | { kind: 'not_watched' };
 
 function listItem(w: ListedWatch): WatchListItem {
   const seen = w.snapshot ? (JSON.parse(w.snapshot) as InvoiceSnapshot) : undefined;
@@ -36,7 +34,7 @@ function listItem(w: ListedWatch): WatchListItem {
  * each thread, exactly once across restarts and instances.
  */
 export function createWatches(deps: WatchDeps) {
-  const { store, state, logger, clock } = deps;
+  const { store, logger, clock } = deps;
   const ctx = watchContext(deps);
   const { queries } = ctx;
   const { start, settleStale } = watchStarts(ctx);
@@ -107,17 +105,6 @@ export function createWatches(deps: WatchDeps) {
 
     /** One check of a watched invoice this instance claimed (`watchPollJob`). */
     check,
-
-    /** The poll job when these are the only watches (one workspace). */
-    pollJob(): Job<WatchedInvoiceRow> {
-      const watches = { check };
-      return watchPollJob({
-        ...deps,
-        pollSeconds: deps.settings.pollSeconds,
-        gate: state,
-        watchesOf: async () => watches,
-      });
-    },
   };
 }
 

@@ -29,7 +29,7 @@ export interface StartRequest {
   threadTs?: string | undefined;
 }
 
-export type StartResult =
+type StartResult =
   | { kind: 'started'; invoice: Invoice; inThread: boolean }
   | { kind: 'already'; invoice: Invoice; since: Date }
   /** Another start of it is posting its card, or Slack has not confirmed that card yet. */
@@ -50,7 +50,7 @@ export type StartResult =
 export const PENDING_SETTLE_MS = 30_000;
 
 /** The id a watch's card carries in its metadata, to be found again when Slack's answer was lost. */
-export const cardMessageId = (watchId: string) => `watch-${watchId}`;
+const cardMessageId = (watchId: string) => `watch-${watchId}`;
 
 /** Post failures after which Slack has taken nothing: the card is known not to be there. */
 const NOT_POSTED: ReadonlySet<PostFailure> = new Set(['not_in_channel', 'rate_limited', 'refused']);

@@ -5,6 +5,7 @@ import { visibleText } from '../support/block-kit.js';
 import { HOME_TEAM } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { feedJobsOf } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 import { feedInstance } from './feed-instance.js';
 
@@ -59,11 +60,11 @@ describe('moving a channel’s digest', () => {
   });
 
   it('is not undone by a digest being sent at that moment: that one loses its lease, the new time stands', async () => {
-    const { feed, tick } = instance();
+    const { feed, deps, tick } = instance();
     await feed.subscribe(request());
     const nine = Date.parse('2026-11-21T09:00:00Z');
     clock.now = nine;
-    const job = feed.digestJob();
+    const job = feedJobsOf(deps, feed).digest;
     const [claimed] = await job.claim(nine, 1);
     await feed.subscribe(request({ digest: { hour: 10, minute: 0, zone: 'UTC' }, move: true }));
     expect(claimed && (await job.run(claimed))).toEqual({ outcome: 'lease_lost' });

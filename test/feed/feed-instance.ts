@@ -1,11 +1,10 @@
 import type { AccessPolicy } from '../../src/access.js';
-import { createFeed } from '../../src/feed/service.js';
-import { outboxJob } from '../../src/outbox.js';
+import { createFeed, type FeedDeps } from '../../src/feed/service.js';
 import type { PaymentsClient } from '../../src/payments/index.js';
 import { serviceState } from '../../src/service-state.js';
 import { captureLogs } from '../support/bolt.js';
 import type { RecordingPoster } from '../support/fake-slack.js';
-import { runDue } from '../support/jobs.js';
+import { feedJobsOf, outboxOf, runDue } from '../support/jobs.js';
 import type { useSandbox } from '../support/use-sandbox.js';
 
 export interface InstanceOptions {
@@ -29,7 +28,7 @@ export function feedInstance(
 ) {
   const logs = captureLogs();
   const state = serviceState(env.store, logs.logger);
-  const feed = createFeed({
+  const deps: FeedDeps = {
     store: env.store,
     payments: opts.payments ?? env.deps().payments,
     poster,
@@ -41,8 +40,9 @@ export function feedInstance(
     policy,
     ...(opts.wakeOutbox ? { wakeOutbox: opts.wakeOutbox } : {}),
     ...(opts.leaseMs ? { leaseMs: opts.leaseMs } : {}),
-  });
-  const outbox = outboxJob({
+  };
+  const feed = createFeed(deps);
+  const outbox = outboxOf({
     store: env.store,
     posterOf: async () => poster,
     logger: logs.logger,
@@ -50,8 +50,9 @@ export function feedInstance(
     owner: name,
     mayDeliver: (row) => feed.mayDeliver(row),
   });
-  const jobs = [feed.pollJob(), feed.digestJob()];
+  const { poll, digest } = feedJobsOf(deps, feed);
+  const jobs = [poll, digest];
   /** Runs every due poll and digest, then delivers every message, as the scheduler would. */
   const tick = () => runDue(jobs, outbox, clock.now, 10);
-  return { feed, tick, logs, state, outbox };
+  return { feed, deps, tick, logs, state, outbox };
 }

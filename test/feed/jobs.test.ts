@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { feedJobs, type InstallationFeed } from '../../src/feed/jobs.js';
 import { DEFAULT_DIGEST } from '../../src/feed/schedule.js';
 import { createFeed } from '../../src/feed/service.js';
-import { outboxJob } from '../../src/outbox.js';
 import { CircuitBreaker, createPaymentsClient } from '../../src/payments/index.js';
 import { num } from '../../src/sandbox/data.js';
+import { LEASE_MS, leased } from '../../src/scheduler.js';
 import { serviceState } from '../../src/service-state.js';
 import { createInstallations } from '../../src/store/installations.js';
 import { createSealer } from '../../src/store/sealing.js';
@@ -14,7 +14,7 @@ import { captureLogs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
 import { install, KEY } from '../support/installations-contract.js';
-import { runDue } from '../support/jobs.js';
+import { outboxOf, runDue } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
@@ -73,9 +73,8 @@ async function installationFeed(id: string, apiKey: string, connectedAt = T0) {
 function serving(feeds: Record<string, { feed: InstallationFeed; poster: RecordingPoster } | undefined>) {
   const logs = captureLogs();
   const served: string[] = [];
-  const jobs = feedJobs({
+  const tasks = feedJobs({
     store: env.store,
-    owner: 'instance-1',
     gate: serviceState(env.store, logs.logger),
     pollSeconds: 60,
     feedOf: async (id) => {
@@ -83,7 +82,12 @@ function serving(feeds: Record<string, { feed: InstallationFeed; poster: Recordi
       return feeds[id]?.feed;
     },
   });
-  const outbox = outboxJob({
+  const lease = { owner: 'instance-1', ms: LEASE_MS };
+  const jobs = {
+    poll: leased(tasks.poll, lease, () => clock.now),
+    digest: leased(tasks.digest, lease, () => clock.now),
+  };
+  const outbox = outboxOf({
     store: env.store,
     posterOf: async (id) => feeds[id]?.poster,
     logger: logs.logger,
@@ -149,7 +153,7 @@ describe('the feed’s jobs across installations', () => {
     expect(after.poster.messages).toHaveLength(0);
   });
 
-  it('leaves an installation it cannot serve now leased, and takes its work up again once the lease ran out', async () => {
+  it('gives back the poll of an installation it cannot serve now, and reads its balance a minute later', async () => {
     const b = await installationFeed('B', OTHER_KEY);
     await subscribe(b.feed, 'T0B');
     const unserved = serving({});
@@ -157,13 +161,13 @@ describe('the feed’s jobs across installations', () => {
     const [poll] = await unserved.jobs.poll.claim(clock.now, 5);
     expect(poll && (await unserved.jobs.poll.run(poll))).toEqual({ outcome: 'paused' });
     expect(unserved.jobs.poll.describe?.(poll as never)).toEqual({ installation: 'B' });
-    expect(await unserved.jobs.poll.claim(clock.now + 29_999, 5)).toEqual([]);
+    expect(await unserved.jobs.poll.claim(clock.now + 59_999, 5)).toEqual([]);
 
     env.sandbox.addMerchant(OTHER_KEY, {
       balances: [{ id: 'XMR', title: 'Monero', balance: num('2') }],
       invoices: [],
     });
-    clock.now += 30_001;
+    clock.now += 60_000;
     await serving({ B: b }).tick();
     expect(visibleText(b.poster.messages.at(-1))).toContain('received *+1* XMR');
   });

@@ -9,6 +9,7 @@ import { visibleText } from '../support/block-kit.js';
 import { HOME_TEAM } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { feedJobsOf } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 import { feedInstance, type InstanceOptions } from './feed-instance.js';
 
@@ -331,9 +332,9 @@ const digestsIn = (channel = FINANCE) => poster.repliesIn(channel).filter((p) =>
 
 describe('the poll, in detail', () => {
   it('is due one interval after the last reading, and claimed by one instance only', async () => {
-    const { feed } = instance('a', poster, clock, {}, { pollSeconds: 120 });
-    const job = feed.pollJob();
-    expect([job.name, feed.digestJob().name]).toEqual(['feed_poll', 'feed_digest']);
+    const { feed, deps } = instance('a', poster, clock, {}, { pollSeconds: 120 });
+    const job = feedJobsOf(deps, feed).poll;
+    expect([job.name, feedJobsOf(deps, feed).digest.name]).toEqual(['feed_poll', 'feed_digest']);
     await feed.subscribe(request());
     expect(await job.nextDueAt?.(clock.now)).toBe(T0 + 120_000);
     expect(await job.claim(T0 + 119_999, 1)).toEqual([]);
@@ -350,10 +351,10 @@ describe('the poll, in detail', () => {
   });
 
   it('reads nothing while no channel subscribes', async () => {
-    const { feed } = instance('a', poster, clock);
+    const { feed, deps } = instance('a', poster, clock);
     await feed.subscribe(request());
     await feed.unsubscribe(request());
-    expect(await feed.pollJob().claim(T0 + 10 * MINUTE, 1)).toEqual([]);
+    expect(await feedJobsOf(deps, feed).poll.claim(T0 + 10 * MINUTE, 1)).toEqual([]);
   });
 
   it('uses the background lane of the payments client', async () => {
@@ -375,8 +376,8 @@ describe('the poll, in detail', () => {
 
   it('says what each reading came to, and wakes the outbox only when there is something to post', async () => {
     let wakes = 0;
-    const { feed } = instance('a', poster, clock, {}, { wakeOutbox: () => (wakes += 1) });
-    const job = feed.pollJob();
+    const { feed, deps } = instance('a', poster, clock, {}, { wakeOutbox: () => (wakes += 1) });
+    const job = feedJobsOf(deps, feed).poll;
     await feed.subscribe(request());
     const runAt = async (at: number) => {
       clock.now = at;
@@ -402,8 +403,8 @@ describe('the poll, in detail', () => {
   });
 
   it('pauses on a rejected key: marks it, and looks again once per probe interval, not per poll', async () => {
-    const { feed, state } = instance('a', poster, clock, {}, { pollSeconds: 300 });
-    const job = feed.pollJob();
+    const { feed, deps, state } = instance('a', poster, clock, {}, { pollSeconds: 300 });
+    const job = feedJobsOf(deps, feed).poll;
     await feed.subscribe(request());
     env.sandbox.failNext({ kind: 'status', status: 401, body: '{}' }, 1);
     clock.now = T0 + 300_000;
@@ -414,8 +415,8 @@ describe('the poll, in detail', () => {
   });
 
   it('waits a whole interval after a failing service', async () => {
-    const { feed } = instance('a', poster, clock, {}, { pollSeconds: 300 });
-    const job = feed.pollJob();
+    const { feed, deps } = instance('a', poster, clock, {}, { pollSeconds: 300 });
+    const job = feedJobsOf(deps, feed).poll;
     await feed.subscribe(request());
     env.sandbox.failNext({ kind: 'status', status: 503 }, 10);
     clock.now = T0 + 300_000;
@@ -431,11 +432,11 @@ describe('the poll, in detail', () => {
         throw new TypeError('a bug');
       },
     };
-    const { feed } = instance('a', poster, clock, {}, { payments });
+    const { feed, deps } = instance('a', poster, clock, {}, { payments });
     await instance('b', poster, clock).feed.subscribe(request());
     clock.now += MINUTE;
-    const [row] = await feed.pollJob().claim(clock.now, 1);
-    await expect(row && feed.pollJob().run(row)).rejects.toThrow('a bug');
+    const [row] = await feedJobsOf(deps, feed).poll.claim(clock.now, 1);
+    await expect(row && feedJobsOf(deps, feed).poll.run(row)).rejects.toThrow('a bug');
   });
 
   it('lets an instance whose lease ran out post nothing: the one that took over does', async () => {
@@ -444,39 +445,39 @@ describe('the poll, in detail', () => {
     await a.feed.subscribe(request());
     env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('3') }]);
     clock.now += MINUTE;
-    const [stale] = await a.feed.pollJob().claim(clock.now, 1);
+    const [stale] = await feedJobsOf(a.deps, a.feed).poll.claim(clock.now, 1);
     clock.now += 2000;
-    const [fresh] = await b.feed.pollJob().claim(clock.now, 1);
-    expect(fresh && (await b.feed.pollJob().run(fresh))).toMatchObject({ outcome: 'changed' });
-    expect(stale && (await a.feed.pollJob().run(stale))).toEqual({ outcome: 'lease_lost' });
+    const [fresh] = await feedJobsOf(b.deps, b.feed).poll.claim(clock.now, 1);
+    expect(fresh && (await feedJobsOf(b.deps, b.feed).poll.run(fresh))).toMatchObject({ outcome: 'changed' });
+    expect(stale && (await feedJobsOf(a.deps, a.feed).poll.run(stale))).toEqual({ outcome: 'lease_lost' });
     await b.tick();
     expect(feedPosts()).toHaveLength(1);
   });
 });
 
 describe('the digest, in detail', () => {
-  const digestAt = async (feed: ReturnType<typeof instance>['feed'], at: number) => {
+  const digestAt = async ({ feed, deps }: Pick<ReturnType<typeof instance>, 'feed' | 'deps'>, at: number) => {
     clock.now = at;
-    const job = feed.digestJob();
+    const job = feedJobsOf(deps, feed).digest;
     const [sub] = await job.claim(at, 1);
     return sub ? job.run(sub) : undefined;
   };
 
   it('is due at the subscription’s next digest time', async () => {
-    const { feed } = instance('a', poster, clock);
+    const { feed, deps } = instance('a', poster, clock);
     await feed.subscribe(request());
     const nine = Date.parse('2026-11-21T09:00:00Z');
-    expect(await feed.digestJob().nextDueAt?.(clock.now)).toBe(nine);
-    const [sub] = await feed.digestJob().claim(nine, 1);
-    expect(sub && feed.digestJob().dueAt(sub)).toBe(nine);
+    expect(await feedJobsOf(deps, feed).digest.nextDueAt?.(clock.now)).toBe(nine);
+    const [sub] = await feedJobsOf(deps, feed).digest.claim(nine, 1);
+    expect(sub && feedJobsOf(deps, feed).digest.dueAt(sub)).toBe(nine);
   });
 
   it('says "as of" the last successful reading, and shows no 24-hour change when nothing moved', async () => {
-    const { feed, tick } = instance('a', poster, clock);
+    const { feed, deps, tick } = instance('a', poster, clock);
     await feed.subscribe(request());
     clock.now = Date.parse('2026-11-21T08:59:00Z');
     await tick();
-    expect(await digestAt(feed, Date.parse('2026-11-21T09:00:00Z'))).toEqual({ outcome: 'sent' });
+    expect(await digestAt({ feed, deps }, Date.parse('2026-11-21T09:00:00Z'))).toEqual({ outcome: 'sent' });
     await instance('a', poster, clock).tick();
     const [digest] = digestsIn();
     expect(visibleText(digest)).toContain('2026-11-21T08:59:00Z');
@@ -485,7 +486,7 @@ describe('the digest, in detail', () => {
   });
 
   it('compares with the reading from 24 hours before, not the first one', async () => {
-    const { feed, tick } = instance('a', poster, clock);
+    const { feed, deps, tick } = instance('a', poster, clock);
     await feed.subscribe(request());
     env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('0.0100') }]);
     clock.now = Date.parse('2026-11-21T08:30:00Z');
@@ -493,7 +494,7 @@ describe('the digest, in detail', () => {
     env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('0.0150') }]);
     clock.now = Date.parse('2026-11-22T08:00:00Z');
     await tick();
-    expect(await digestAt(feed, Date.parse('2026-11-22T09:00:00Z'))).toEqual({ outcome: 'sent' });
+    expect(await digestAt({ feed, deps }, Date.parse('2026-11-22T09:00:00Z'))).toEqual({ outcome: 'sent' });
     await tick();
     const digest = digestsIn().at(-1);
     expect(visibleText(digest)).toContain('0.0150 BTC · +0.005 in 24 h');
@@ -501,18 +502,18 @@ describe('the digest, in detail', () => {
   });
 
   it('is marked late from five minutes late', async () => {
-    const { feed, tick } = instance('a', poster, clock);
+    const { feed, deps, tick } = instance('a', poster, clock);
     await feed.subscribe(request());
-    expect(await digestAt(feed, Date.parse('2026-11-21T09:05:00Z'))).toEqual({ outcome: 'sent' });
+    expect(await digestAt({ feed, deps }, Date.parse('2026-11-21T09:05:00Z'))).toEqual({ outcome: 'sent' });
     await tick();
     expect(digestsIn()[0]?.text).toMatch(/^Daily balance digest \(late\)/);
   });
 
   it('sends nothing, quietly, when there is no reading to show', async () => {
-    const { feed, tick } = instance('a', poster, clock);
+    const { feed, deps, tick } = instance('a', poster, clock);
     await feed.subscribe(request());
     await env.store.db.deleteFrom('balance_history').execute();
-    expect(await digestAt(feed, Date.parse('2026-11-21T09:00:00Z'))).toEqual({
+    expect(await digestAt({ feed, deps }, Date.parse('2026-11-21T09:00:00Z'))).toEqual({
       outcome: 'unchanged',
       quiet: true,
     });
@@ -525,7 +526,7 @@ describe('the digest, in detail', () => {
     const { feed } = instance('a', poster, clock);
     await feed.subscribe(request());
     const b = instance('b', poster, clock);
-    expect(await digestAt(b.feed, Date.parse('2026-11-21T21:30:00Z'))).toEqual({
+    expect(await digestAt(b, Date.parse('2026-11-21T21:30:00Z'))).toEqual({
       outcome: 'unchanged',
       quiet: true,
     });
@@ -541,11 +542,11 @@ describe('the digest, in detail', () => {
     const b = instance('b', poster, clock, {}, { leaseMs: 1000 });
     await a.feed.subscribe(request());
     const nine = Date.parse('2026-11-21T09:00:00Z');
-    const [stale] = await a.feed.digestJob().claim(nine, 1);
+    const [stale] = await feedJobsOf(a.deps, a.feed).digest.claim(nine, 1);
     clock.now = nine + 2000;
-    const [fresh] = await b.feed.digestJob().claim(clock.now, 1);
-    expect(fresh && (await b.feed.digestJob().run(fresh))).toEqual({ outcome: 'sent' });
-    expect(stale && (await a.feed.digestJob().run(stale))).toEqual({ outcome: 'lease_lost' });
+    const [fresh] = await feedJobsOf(b.deps, b.feed).digest.claim(clock.now, 1);
+    expect(fresh && (await feedJobsOf(b.deps, b.feed).digest.run(fresh))).toEqual({ outcome: 'sent' });
+    expect(stale && (await feedJobsOf(a.deps, a.feed).digest.run(stale))).toEqual({ outcome: 'lease_lost' });
     await b.tick();
     expect(digestsIn()).toHaveLength(1);
   });
@@ -640,18 +641,18 @@ describe('delivery checks', () => {
 
 describe('the feed, at its edges', () => {
   it('has nothing due before anyone subscribes', async () => {
-    const { feed } = instance('a', poster, clock);
-    expect(await feed.pollJob().nextDueAt?.(clock.now)).toBeUndefined();
-    expect(await feed.digestJob().nextDueAt?.(clock.now)).toBeUndefined();
+    const { feed, deps } = instance('a', poster, clock);
+    expect(await feedJobsOf(deps, feed).poll.nextDueAt?.(clock.now)).toBeUndefined();
+    expect(await feedJobsOf(deps, feed).digest.nextDueAt?.(clock.now)).toBeUndefined();
   });
 
   it('does not take a failing service for a rejected key', async () => {
-    const { feed, state } = instance('a', poster, clock);
+    const { feed, deps, state } = instance('a', poster, clock);
     await feed.subscribe(request());
     env.sandbox.failNext({ kind: 'status', status: 503 }, 10);
     clock.now += MINUTE;
-    const [row] = await feed.pollJob().claim(clock.now, 1);
-    if (row) await feed.pollJob().run(row);
+    const [row] = await feedJobsOf(deps, feed).poll.claim(clock.now, 1);
+    if (row) await feedJobsOf(deps, feed).poll.run(row);
     expect(await state.keyRejectedSince()).toBeUndefined();
   });
 
@@ -660,15 +661,15 @@ describe('the feed, at its edges', () => {
     const b = instance('b', poster, clock);
     await a.feed.subscribe(request());
     clock.now += MINUTE;
-    expect(await a.feed.pollJob().claim(clock.now, 1)).toHaveLength(1);
-    expect(await b.feed.pollJob().claim(clock.now, 1)).toEqual([]); // a holds the lease
+    expect(await feedJobsOf(a.deps, a.feed).poll.claim(clock.now, 1)).toHaveLength(1);
+    expect(await feedJobsOf(b.deps, b.feed).poll.claim(clock.now, 1)).toEqual([]); // a holds the lease
     await a.state.markKeyRejected(clock.now);
     clock.now += 31_000; // a's lease has run out: this claim is a's probe
-    expect(await a.feed.pollJob().claim(clock.now, 1)).toHaveLength(1);
+    expect(await feedJobsOf(a.deps, a.feed).poll.claim(clock.now, 1)).toHaveLength(1);
     clock.now += 31_000; // that lease has run out too, but the next probe is not due yet
-    expect(await a.feed.pollJob().claim(clock.now, 1)).toEqual([]);
+    expect(await feedJobsOf(a.deps, a.feed).poll.claim(clock.now, 1)).toEqual([]);
     clock.now += KEY_PROBE_MS - 31_000;
-    expect(await a.feed.pollJob().claim(clock.now, 1)).toHaveLength(1);
+    expect(await feedJobsOf(a.deps, a.feed).poll.claim(clock.now, 1)).toHaveLength(1);
   });
 
   it('marks a digest late from five minutes, not four', async () => {
@@ -694,11 +695,13 @@ describe('the feed, at its edges', () => {
     const b = instance('b', poster, clock);
     await a.feed.subscribe(request({ channelId: 'G0EVENING', digest: { hour: 18, minute: 0, zone: 'UTC' } }));
     await a.feed.subscribe(request());
-    expect(await a.feed.digestJob().nextDueAt?.(clock.now)).toBe(Date.parse('2026-11-21T09:00:00Z'));
+    expect(await feedJobsOf(a.deps, a.feed).digest.nextDueAt?.(clock.now)).toBe(
+      Date.parse('2026-11-21T09:00:00Z'),
+    );
     const evening = Date.parse('2026-11-21T18:00:00Z');
-    const claimed = await a.feed.digestJob().claim(evening, 2);
+    const claimed = await feedJobsOf(a.deps, a.feed).digest.claim(evening, 2);
     expect(claimed.map((s) => s.channel_id)).toEqual([FINANCE, 'G0EVENING']);
-    expect(await b.feed.digestJob().claim(evening, 2)).toEqual([]);
+    expect(await feedJobsOf(b.deps, b.feed).digest.claim(evening, 2)).toEqual([]);
   });
 
   it('lets a Slack refusal of the confirmation through, and wakes nothing for an unsubscribe with no feed', async () => {

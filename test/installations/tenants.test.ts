@@ -6,6 +6,8 @@ import fc from 'fast-check';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Inflight } from '../../src/inflight.js';
+import { backgroundParts } from '../../src/installations/background.js';
+import { createCommon } from '../../src/installations/tenant.js';
 import { createTenants, type PaymentsFor, type TenantsDeps } from '../../src/installations/tenants.js';
 import type { CommandArgs } from '../../src/listeners/index.js';
 import type { OutboxRow } from '../../src/outbox.js';
@@ -100,48 +102,49 @@ function tenants(
       return keys[id];
     },
   } as unknown as Installations;
-  const deps: TenantsDeps = {
-    shared: {
-      logger: logs.logger,
-      inflight: new Inflight(),
-      clock: () => new Date(),
-      fastPathMs: 1500,
-      responseUrls: recordingResponseUrls,
+  const clock = opts.clock ?? Date.now;
+  const common = createCommon({
+    settings: {
       invoiceReply: 'in_channel',
-      payUrl: undefined,
-      maxWatchDays: 7,
-      firstSight: async (key) => {
-        seen.push(key);
-        return true;
-      },
-      metrics: {
-        request: (kind, name, outcome, _seconds, installation) => {
-          requests.push(`${installation}:${kind}:${name}:${outcome}`);
-        },
-        slackCall: () => undefined,
-      },
+      watches: TEST_WATCH_SETTINGS,
+      balancePollSeconds: 60,
+      payments: { payUrl: undefined, timeoutMs: 2000 },
     },
-    background: {
-      store,
-      owner: 'test',
-      settings: TEST_WATCH_SETTINGS,
-      pollSeconds: 60,
-      clock: opts.clock ?? Date.now,
-    },
-    tokenFor: opts.tokenFor ?? (async (inst) => `xoxb-${inst.id}`),
-    installations,
-    paymentsFor,
-    timeoutMs: 2000,
-    breaker: new CircuitBreaker(),
+    logger: logs.logger,
+    store,
     metrics: {
+      request: (kind, name, outcome, _seconds, installation) => {
+        requests.push(`${installation}:${kind}:${name}:${outcome}`);
+      },
       slackCall: (method, result, installation) => {
         slackCalls.push(`${method}:${result}:${installation}`);
       },
     },
+    breaker: new CircuitBreaker(),
+    inflight: new Inflight(),
+    clock,
+    owner: 'test',
     clientOptions: {
       slackApiUrl: opts.slackApiUrl ?? 'http://127.0.0.1:9/api/',
       retryConfig: { retries: 0 },
     },
+    wakeOutbox: () => undefined,
+  });
+  const deps: TenantsDeps = {
+    common: {
+      ...common,
+      shared: {
+        ...common.shared,
+        responseUrls: recordingResponseUrls,
+        firstSight: async (key) => {
+          seen.push(key);
+          return true;
+        },
+      },
+    },
+    tokenFor: opts.tokenFor ?? (async (inst) => `xoxb-${inst.id}`),
+    installations,
+    paymentsFor,
     connect: async (args) => {
       connects.push(args.command.user_id);
       await args.ack();
@@ -151,8 +154,10 @@ function tenants(
     },
     ...(opts.max === undefined ? {} : { max: opts.max }),
   };
+  const created = createTenants(deps);
   return {
-    tenants: createTenants(deps),
+    // Assigned, not spread: `size` stays a getter.
+    tenants: Object.assign(created, backgroundParts(created, { store, logger: logs.logger, clock })),
     slackCalls,
     requests,
     seen,

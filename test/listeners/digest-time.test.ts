@@ -2,14 +2,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createAccess } from '../../src/access.js';
 import { nextDigestAt } from '../../src/feed/schedule.js';
 import { createBalanceCommand } from '../../src/listeners/commands/balance.js';
-import { outboxJob } from '../../src/outbox.js';
 import { commandListener } from '../../src/pipeline/kinds.js';
 import { createDirectory } from '../../src/slack/people.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { captureLogs, commandArgs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { NOW } from '../support/factories.js';
-import { runDue } from '../support/jobs.js';
+import { outboxOf, runDue } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -48,7 +47,7 @@ const subscriptions = () =>
     .execute();
 /** What the channel reads once the bot's outbox has delivered what it holds, after the feed's first message. */
 async function channelReads(): Promise<string[]> {
-  const outbox = outboxJob({
+  const outbox = outboxOf({
     store: env.store,
     posterOf: async () => env.poster,
     logger: captureLogs().logger,

@@ -1,8 +1,9 @@
 import { describe, expect, inject, it } from 'vitest';
-import { enqueue, type OutboxRow, outboxJob } from '../../src/outbox.js';
+import { enqueue, type OutboxRow } from '../../src/outbox.js';
 import { openStore } from '../../src/store/database.js';
 import { captureLogs } from '../support/bolt.js';
 import { recordingPoster } from '../support/fake-slack.js';
+import { outboxOf } from '../support/jobs.js';
 import { freshDatabase } from '../support/postgres-server.js';
 
 /**
@@ -31,7 +32,7 @@ const queue = (installation: string, prefix: string, count: number, channels: nu
   );
 
 const job = (owner: string, poster = recordingPoster()) =>
-  outboxJob({ store, posterOf: async () => poster, logger: captureLogs().logger, clock: () => 0, owner });
+  outboxOf({ store, posterOf: async () => poster, logger: captureLogs().logger, clock: () => 0, owner });
 
 describe('the outbox on PostgreSQL', () => {
   it('delivers one workspace’s single message in the first round, not after another’s backlog', async () => {

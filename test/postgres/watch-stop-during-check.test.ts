@@ -7,16 +7,16 @@ import type {
   UnknownRow,
 } from 'kysely';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
-import { outboxJob } from '../../src/outbox.js';
 import { type Invoice, InvoiceNotFoundError, type PaymentsClient } from '../../src/payments/index.js';
 import { serviceState } from '../../src/service-state.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { createWatches, type StartRequest } from '../../src/watches/service.js';
+import { createWatches, type StartRequest, type WatchDeps } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { INVOICE_ID, invoice, invoiceId, NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
+import { outboxOf, watchJob } from '../support/jobs.js';
 import { freshDatabase } from '../support/postgres-server.js';
 
 /**
@@ -89,9 +89,10 @@ const payments = {
   getInvoice: async () => answer(),
 } as unknown as PaymentsClient;
 
-const instance = (name: string, on: Store) => {
+/** What one instance's watches are built with. */
+const depsOf = (name: string, on: Store): WatchDeps => {
   const logs = captureLogs();
-  return createWatches({
+  return {
     store: on,
     payments,
     poster,
@@ -100,9 +101,9 @@ const instance = (name: string, on: Store) => {
     clock: () => clock.now,
     settings: TEST_WATCH_SETTINGS,
     owner: name,
-    leaseMs: 30_000,
-  });
+  };
 };
+const instance = (name: string, on: Store) => createWatches(depsOf(name, on));
 
 const SUPPORT = 'C0SUPPORT';
 const FINANCE = 'C0FINANCE';
@@ -114,7 +115,7 @@ const request = (channelId: string): StartRequest => ({
 });
 
 async function deliverAll() {
-  const outbox = outboxJob({
+  const outbox = outboxOf({
     store,
     posterOf: async () => poster,
     logger: captureLogs().logger,
@@ -141,13 +142,14 @@ const thread = (channel: string) => poster.repliesIn(channel, cardIn(channel).ts
  * the support channel's watch is stopped by another instance (committed); then the check goes on.
  */
 async function stopDuringCheck(then: () => Invoice): Promise<unknown> {
-  const checker = instance('checker', pausable);
+  const checkerDeps = depsOf('checker', pausable);
+  const checker = createWatches(checkerDeps);
   const other = instance('other', store);
   await other.start(request(SUPPORT));
   await other.start(request(FINANCE));
   answer = then;
   clock.now += 31_000;
-  const poll = checker.pollJob();
+  const poll = watchJob(checkerDeps, checker);
   const [row] = await poll.claim(clock.now, 10);
   if (!row) throw new Error('no check due');
 

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
-import { createBot, fetchIdentity } from '../../src/app.js';
+import { createBot } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
+import { fetchIdentity } from '../../src/installations/one.js';
 import type { Bot } from '../../src/lifecycle.js';
 import type { Logger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
@@ -34,14 +35,14 @@ export async function assembledBot(opts: {
     onCall: (report) => metrics.paymentCall(report),
     breaker,
   });
-  return createBot(config, {
-    payments,
-    logger,
-    identity: await fetchIdentity(config, logger),
-    store: opts.store,
-    health: createHealth(breaker, opts.clock),
-    metrics,
-    breaker,
-    ...(opts.clock ? { clock: opts.clock } : {}),
-  });
+  return createBot(
+    {
+      tenancy: 'one',
+      config,
+      payments,
+      health: createHealth(breaker, opts.clock),
+      identity: await fetchIdentity(config, logger),
+    },
+    { logger, store: opts.store, metrics, breaker, ...(opts.clock ? { clock: opts.clock } : {}) },
+  );
 }

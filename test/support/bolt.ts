@@ -1,31 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import type {
-  BlockAction,
-  ButtonAction,
-  RespondArguments,
-  SlackCommandMiddlewareArgs,
-  SlackEventMiddlewareArgs,
-  SlashCommand,
+import {
+  type BlockAction,
+  type ButtonAction,
+  type RespondArguments,
+  type SlackCommandMiddlewareArgs,
+  type SlackEventMiddlewareArgs,
+  type SlashCommand,
   webApi,
 } from '@slack/bolt';
 import { Pool } from 'undici';
-import { type AccessPolicy, createAccess, type Membership } from '../../src/access.js';
-import { createFeed } from '../../src/feed/service.js';
+import type { AccessPolicy, Directory, Membership } from '../../src/access.js';
 import { Inflight } from '../../src/inflight.js';
+import { buildTenant, type Common, sharedListenerDeps } from '../../src/installations/tenant.js';
 import type { ButtonArgs } from '../../src/listeners/actions/click.js';
 import type { ListenerDeps } from '../../src/listeners/deps.js';
 import type { UnfurlClient } from '../../src/listeners/events/link-shared.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { outboxBacklog } from '../../src/outbox.js';
 import { CircuitBreaker, createHealth, createPaymentsClient } from '../../src/payments/index.js';
 import { Pacer } from '../../src/payments/pacer.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { serviceState } from '../../src/service-state.js';
 import { type ResponseUrlClient, ResponseUrlError } from '../../src/slack/response-url.js';
 import type { Store } from '../../src/store/database.js';
-import { firstSight } from '../../src/store/events.js';
-import { createWatches, type WatchSettings } from '../../src/watches/service.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import type { WatchSettings } from '../../src/watches/service.js';
 import { NOW } from './factories.js';
 import type { RecordingPoster } from './fake-slack.js';
 
@@ -242,7 +241,10 @@ export const TEST_WATCH_SETTINGS: WatchSettings = {
   limitPerChannel: 100,
 };
 
-/** Listener dependencies wired to a real payments client talking HTTP to `sandbox`, a store and a fake Slack. */
+/**
+ * Listener dependencies built the way the bot builds every installation's (`buildTenant`), wired
+ * to a real payments client talking HTTP to `sandbox`, a store and a fake Slack.
+ */
 export function listenerDeps(
   sandbox: Sandbox,
   store: Store,
@@ -265,53 +267,47 @@ export function listenerDeps(
     onCall: (report) => health.record(report),
     breaker,
   });
-  const state = serviceState(store, logger, () => breaker.state());
-  const policy: AccessPolicy = { home: { teamId: HOME_TEAM, enterpriseId: undefined }, ...opts.policy };
   const people = opts.people ?? {};
-  const access = createAccess(policy, async (userId) => {
+  const directory: Directory = async (userId) => {
     if (opts.directoryFails) throw new Error('An API error occurred: missing_scope');
     return Object.hasOwn(people, userId) ? people[userId] : { teamId: HOME_TEAM, enterpriseId: undefined };
-  });
-  const watches = createWatches({
-    store,
-    payments,
-    poster,
-    state,
-    logger,
-    clock,
-    settings: { ...TEST_WATCH_SETTINGS, ...opts.settings },
-    owner: 'test-instance',
-  });
-  const feed = createFeed({
-    store,
-    payments,
-    poster,
-    state,
-    logger,
-    clock,
-    owner: 'test-instance',
-    pollSeconds: 60,
-    policy,
-  });
-  const deps: ListenerDeps = {
-    payments,
-    logger,
-    inflight: new Inflight(),
-    clock: () => new Date(clock()),
-    fastPathMs: opts.fastPathMs ?? 1500,
-    responseUrls: recordingResponseUrls,
-    invoiceReply: opts.invoiceReply ?? 'in_channel',
-    payUrl: opts.payUrl ?? new URL(sandbox.payUrl),
-    access,
-    watches,
-    feed,
-    poster,
-    health,
-    keyRejectedSince: () => state.keyRejectedSince(),
-    keySource: state.keySource,
-    outboxBacklog: () => outboxBacklog(store),
-    maxWatchDays: 7,
-    firstSight: (key) => firstSight(store, key, clock()),
   };
+  const base = {
+    settings: {
+      invoiceReply: opts.invoiceReply ?? 'in_channel',
+      watches: { ...TEST_WATCH_SETTINGS, ...opts.settings },
+      balancePollSeconds: 60,
+      payments: { payUrl: opts.payUrl ?? new URL(sandbox.payUrl), timeoutMs: opts.paymentTimeoutMs ?? 2000 },
+    },
+    logger,
+    store,
+    metrics: { request: () => undefined, slackCall: () => undefined },
+    inflight: new Inflight(),
+    clock,
+  } satisfies Partial<Common>;
+  const tenant = buildTenant(
+    {
+      ...base,
+      breaker,
+      owner: 'test-instance',
+      clientOptions: {},
+      slackOf: () => ({ poster, directory, client: () => new webApi.WebClient('xoxb-test') }),
+      wakeOutbox: () => undefined,
+      shared: {
+        ...sharedListenerDeps(base),
+        fastPathMs: opts.fastPathMs ?? 1500,
+        responseUrls: recordingResponseUrls,
+      },
+    },
+    {
+      id: ONE_WORKSPACE,
+      token: 'xoxb-test',
+      payments,
+      health,
+      state: serviceState(store, logger, () => breaker.state()),
+      policy: { home: { teamId: HOME_TEAM, enterpriseId: undefined }, ...opts.policy },
+    },
+  );
+  const deps = tenant.deps as ListenerDeps;
   return { deps, breaker, close: () => pool.close() };
 }

@@ -1,6 +1,9 @@
-import type { OutboxRow } from '../../src/outbox.js';
+import { feedJobs } from '../../src/feed/jobs.js';
+import type { Feed, FeedDeps } from '../../src/feed/service.js';
+import { type OutboxRow, outboxJob } from '../../src/outbox.js';
 import type { Tracked } from '../../src/pipeline/tracked.js';
-import type { Job } from '../../src/scheduler.js';
+import { type Job, LEASE_MS, leased, type Task } from '../../src/scheduler.js';
+import { type WatchDeps, type Watches, watchPollJob } from '../../src/watches/service.js';
 
 /** Any job, as far as running its due items goes (Job<T> itself is invariant in T). */
 interface DueWork {
@@ -26,3 +29,35 @@ export async function runDue(
   }
   return results;
 }
+
+/** A test's lease: this instance's name and, when a test lets leases run out, their length. */
+interface Leasing {
+  owner: string;
+  clock: () => number;
+  leaseMs?: number;
+}
+
+/** A task under the test instance's lease, as the scheduler runs it (`leased`). */
+const under = <T, P>(task: Task<T, P>, deps: Leasing) =>
+  leased(task, { owner: deps.owner, ms: deps.leaseMs ?? LEASE_MS }, deps.clock);
+
+/** The watch poll job as the assembly builds it (src/app.ts), serving only these watches. */
+export const watchJob = (deps: WatchDeps & { leaseMs?: number }, watches: Pick<Watches, 'check'>) =>
+  under(
+    watchPollJob({
+      store: deps.store,
+      pollSeconds: deps.settings.pollSeconds,
+      gate: deps.state,
+      watchesOf: async () => watches,
+    }),
+    deps,
+  );
+
+/** The feed's poll and digest jobs as the assembly builds them (src/app.ts), serving only this feed. */
+export function feedJobsOf(deps: FeedDeps & { leaseMs?: number }, feed: Pick<Feed, 'poll' | 'digest'>) {
+  const jobs = feedJobs({ ...deps, gate: deps.state, feedOf: async () => feed });
+  return { poll: under(jobs.poll, deps), digest: under(jobs.digest, deps) };
+}
+
+/** The outbox as the assembly builds it, under the test instance's lease. */
+export const outboxOf = (deps: Parameters<typeof outboxJob>[0] & Leasing) => under(outboxJob(deps), deps);

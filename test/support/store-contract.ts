@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { enqueue, outboxBacklog, outboxJob } from '../../src/outbox.js';
+import { enqueue, outboxBacklog } from '../../src/outbox.js';
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { firstSight } from '../../src/store/events.js';
@@ -9,6 +9,7 @@ import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
 import { captureLogs } from './bolt.js';
 import { emptyWork } from './empty-store.js';
 import { recordingPoster } from './fake-slack.js';
+import { outboxOf } from './jobs.js';
 
 /**
  * What the bot needs of its store, run against each database it supports: the same queries
@@ -342,7 +343,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         ),
       );
       const poster = recordingPoster();
-      const job = outboxJob({
+      const job = outboxOf({
         store,
         posterOf: async () => poster,
         logger: captureLogs().logger,

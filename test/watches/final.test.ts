@@ -1,14 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { outboxJob } from '../../src/outbox.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
-import { createWatches, type StartRequest } from '../../src/watches/service.js';
+import { createWatches, type StartRequest, type WatchDeps } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { invoice, NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
-import { runDue } from '../support/jobs.js';
+import { outboxOf, runDue, watchJob } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -32,7 +31,7 @@ beforeEach(async () => {
 
 function instance() {
   const logs = captureLogs();
-  const watches = createWatches({
+  const deps: WatchDeps = {
     store: env.store,
     payments: env.deps().payments,
     poster,
@@ -41,15 +40,16 @@ function instance() {
     clock: () => clock.now,
     settings: TEST_WATCH_SETTINGS,
     owner: 'a',
-  });
-  const outbox = outboxJob({
+  };
+  const watches = createWatches(deps);
+  const outbox = outboxOf({
     store: env.store,
     posterOf: async () => poster,
     logger: logs.logger,
     clock: () => clock.now,
     owner: 'a',
   });
-  const poll = watches.pollJob();
+  const poll = watchJob(deps, watches);
   return { watches, tick: () => runDue([poll], outbox, clock.now) };
 }
 

@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { outboxJob } from '../../src/outbox.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/calls.js';
@@ -7,6 +6,7 @@ import {
   createWatches,
   type StartRequest,
   WATCH_CHECKS_AT_ONCE,
+  type WatchDeps,
   watchPollJob,
 } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
@@ -14,7 +14,7 @@ import { captureLogs, type DepsOptions, HOME_TEAM, TEST_WATCH_SETTINGS } from '.
 import { emptyWork } from '../support/empty-store.js';
 import { NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
-import { runDue } from '../support/jobs.js';
+import { outboxOf, runDue, watchJob } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
@@ -37,7 +37,7 @@ function instance(
 ) {
   const logs = captureLogs();
   const state = serviceState(env.store, logs.logger);
-  const watches = createWatches({
+  const deps: WatchDeps = {
     store: env.store,
     payments: env.deps(depsOptions).payments,
     poster,
@@ -46,10 +46,10 @@ function instance(
     clock: () => clock.now,
     settings: { ...TEST_WATCH_SETTINGS, ...settings },
     owner: name,
-    leaseMs: 30_000,
     wakeOutbox,
-  });
-  const outbox = outboxJob({
+  };
+  const watches = createWatches(deps);
+  const outbox = outboxOf({
     store: env.store,
     posterOf: async () => poster,
     logger: logs.logger,
@@ -57,7 +57,7 @@ function instance(
     owner: name,
     onUndeliverable: (row, error) => watches.undeliverable(row, error),
   });
-  const poll = watches.pollJob();
+  const poll = watchJob(deps, watches);
   /** Runs every due check, then delivers every message, as the scheduler would. */
   const tick = () => runDue([poll], outbox, clock.now);
   return { watches, outbox, poll, tick, logs };
@@ -170,11 +170,9 @@ describe('checking a watched invoice', () => {
     expect([a.poll.concurrency, a.poll.claimBatch]).toEqual([16, 8]);
     const many = watchPollJob({
       store: env.store,
-      owner: 'm',
       gate: serviceState(env.store, captureLogs().logger),
       perSecond: 5,
       watchesOf: async () => undefined,
-      clock: () => clock.now,
       pollSeconds: 30,
     });
     expect(WATCH_CHECKS_AT_ONCE).toBe(48);

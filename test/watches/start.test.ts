@@ -1,17 +1,16 @@
 import { webApi } from '@slack/bolt';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { outboxJob } from '../../src/outbox.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/calls.js';
-import { createWatches, type StartRequest } from '../../src/watches/service.js';
+import { createWatches, type StartRequest, type WatchDeps } from '../../src/watches/service.js';
 import { PENDING_SETTLE_MS } from '../../src/watches/start.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
-import { runDue } from '../support/jobs.js';
+import { outboxOf, runDue, watchJob } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -36,7 +35,7 @@ beforeEach(async () => {
 /** One bot instance over the shared store and fake Slack; a new one is a restart. */
 function instance(name: string) {
   const logs = captureLogs();
-  const watches = createWatches({
+  const deps: WatchDeps = {
     store: env.store,
     payments: env.deps().payments,
     poster,
@@ -45,16 +44,16 @@ function instance(name: string) {
     clock: () => clock.now,
     settings: TEST_WATCH_SETTINGS,
     owner: name,
-    leaseMs: 30_000,
-  });
-  const outbox = outboxJob({
+  };
+  const watches = createWatches(deps);
+  const outbox = outboxOf({
     store: env.store,
     posterOf: async () => poster,
     logger: logs.logger,
     clock: () => clock.now,
     owner: name,
   });
-  const tick = () => runDue([watches.pollJob()], outbox, clock.now);
+  const tick = () => runDue([watchJob(deps, watches)], outbox, clock.now);
   return { watches, tick, logs };
 }
 

@@ -27,7 +27,7 @@ import {
 import type { CommandArgs, MoreRoutes } from '../index.js';
 import type { Route } from '../router.js';
 
-/** The request's installation, put in the context at authorization (src/installations/app.ts). */
+/** The request's installation, put in the context at authorization (src/installations/many.ts). */
 export const installationOf = (context: AllMiddlewareArgs['context']): InstallationSummary =>
   context.installation as InstallationSummary;
 

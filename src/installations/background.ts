@@ -1,0 +1,58 @@
+import type { Logger } from '../logger.js';
+import type { OutboxRow } from '../outbox.js';
+import { serviceState } from '../service-state.js';
+import type { SlackPostError } from '../slack/calls.js';
+import type { Store } from '../store/database.js';
+import type { Tenancy } from './tenancy.js';
+
+/**
+ * What the background jobs ask of an installation, whichever the tenancy: its watches, feeds and
+ * bot, or nothing while it cannot be served now (the scheduler then postpones its work).
+ */
+export function backgroundParts(
+  tenancy: Pick<Tenancy, 'partOf'>,
+  deps: { store: Store; logger: Logger; clock: () => number },
+) {
+  /**
+   * Whether an installation's background work may call the service now: while the service
+   * rejects its key, one check or reading a minute, all instances together; the rest wait
+   * ("cannot be served now") without a call.
+   */
+  async function mayCall(id: string): Promise<boolean> {
+    try {
+      return await serviceState(deps.store, deps.logger, undefined, id).mayProbe(deps.clock());
+    } catch (error) {
+      deps.logger.warn({ err: error, installation: id }, 'could not serve an installation’s background work');
+      return false;
+    }
+  }
+
+  return {
+    /** An installation's watches, for the poll job; undefined while it cannot be served. */
+    watchesOf: async (id: string) => ((await mayCall(id)) ? (await tenancy.partOf(id))?.watches : undefined),
+
+    /** An installation's feeds, for the feed's jobs; undefined while it cannot be served. */
+    feedOf: async (id: string) => ((await mayCall(id)) ? (await tenancy.partOf(id))?.feed : undefined),
+
+    /** An installation's bot, for the outbox; undefined while it cannot be served. */
+    posterOf: async (id: string) => (await tenancy.partOf(id))?.poster,
+
+    /**
+     * Whether a message may still go out (asked by the outbox just before): a feed's message only
+     * while its feed runs and its channel may still receive it; a message of an installation that
+     * cannot be served now is left for the outbox to postpone, and one of a feed whose account
+     * was disconnected since is not sent.
+     */
+    async mayDeliver(row: OutboxRow): Promise<boolean> {
+      if (!row.subscription_id) return true;
+      const tenant = await tenancy.partOf(row.installation_id);
+      if (!tenant) return true;
+      return tenant.feed ? tenant.feed.mayDeliver(row) : false;
+    },
+
+    /** A message Slack will never take ends its watch (a deleted card, a channel closed to the bot). */
+    async undeliverable(row: OutboxRow, error: SlackPostError): Promise<void> {
+      await (await tenancy.partOf(row.installation_id))?.watches?.undeliverable(row, error);
+    },
+  };
+}

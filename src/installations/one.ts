@@ -1,0 +1,103 @@
+import { webApi } from '@slack/bolt';
+import type { Config } from '../config.js';
+import { boltLogger, type Logger } from '../logger.js';
+import type { Health, PaymentsClient } from '../payments/index.js';
+import { serviceState } from '../service-state.js';
+import { ONE_WORKSPACE } from '../store/keys.js';
+import type { Tenancy } from './tenancy.js';
+import { buildTenant, type Common, slackClientOptions } from './tenant.js';
+
+/**
+ * Who the bot is, from `auth.test` (docs/slack.md#install): the workspace its token belongs to,
+ * or for an organisation-wide install the organisation, and its own ids.
+ */
+export interface SlackIdentity {
+  /** The workspace; for an organisation-wide install, the id `auth.test` names (the organisation's). */
+  teamId: string;
+  /** The Enterprise Grid organisation, when the workspace is in one or the install is organisation-wide. */
+  enterpriseId: string | undefined;
+  /** Installed for the whole organisation (`is_enterprise_install`): every workspace of it is home. */
+  enterpriseInstall: boolean;
+  botUserId: string;
+  botId: string;
+}
+
+/** Why a call Slack answers at start failed, in words that tell the admin what to fix. */
+export function startFailure(
+  error: unknown,
+  call: string,
+  variable: string,
+  fix: string,
+  apiUrl: string,
+): string {
+  if (error instanceof webApi.WebAPIPlatformError) {
+    return `Slack rejected ${variable} (${error.data.error}); ${fix}`;
+  }
+  if (error instanceof webApi.WebAPIRequestError) {
+    return `could not reach Slack at ${apiUrl} (${error.original.message}); check the network or SLACK_API_URL`;
+  }
+  if (error instanceof webApi.WebAPIHTTPError)
+    return `Slack answered HTTP ${error.statusCode} to ${call} at ${apiUrl}`;
+  return `${call} failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** `auth.test`: checks the bot token and tells which workspace, or organisation, it belongs to. */
+export async function fetchIdentity(config: Config, logger: Logger): Promise<SlackIdentity> {
+  const client = new webApi.WebClient(config.slack.botToken, {
+    ...slackClientOptions(config),
+    logger: boltLogger(logger),
+  });
+  const result = await client.auth.test().catch((error: unknown) => {
+    const fix = 'copy the Bot User OAuth Token again';
+    throw new Error(startFailure(error, 'auth.test', 'SLACK_BOT_TOKEN', fix, config.slack.apiUrl), {
+      cause: error,
+    });
+  });
+  const enterpriseInstall = result.is_enterprise_install === true;
+  const enterpriseId = result.enterprise_id || undefined;
+  // An organisation-wide token may name no workspace: the organisation stands for it.
+  const teamId = result.team_id || (enterpriseInstall ? enterpriseId : undefined);
+  if (!teamId || !result.user_id || !result.bot_id || (enterpriseInstall && !enterpriseId)) {
+    throw new Error('auth.test did not say which workspace and bot the token belongs to');
+  }
+  return { teamId, enterpriseId, enterpriseInstall, botUserId: result.user_id, botId: result.bot_id };
+}
+
+export interface OneWorkspaceDeps {
+  /** The client of PAYMENT_API_KEY. */
+  payments: PaymentsClient;
+  /** Fed by the payments client; the App Home reads it. */
+  health: Health;
+  /** Who the bot is (`fetchIdentity`, already run). */
+  identity: SlackIdentity;
+}
+
+/**
+ * One workspace: a fixed installation (`ONE_WORKSPACE`) built from the environment at start,
+ * its bot token SLACK_BOT_TOKEN, its key PAYMENT_API_KEY, its rules BALANCE_ALLOWED_USERS and
+ * _CHANNELS. Every request and every job is served by it.
+ */
+export function oneWorkspace(config: Config, common: Common, deps: OneWorkspaceDeps): Tenancy {
+  const { identity } = deps;
+  const tenant = buildTenant(common, {
+    id: ONE_WORKSPACE,
+    token: config.slack.botToken,
+    payments: deps.payments,
+    health: deps.health,
+    state: serviceState(common.store, common.logger, () => common.breaker.state()),
+    policy: {
+      home: { teamId: identity.teamId, enterpriseId: identity.enterpriseId },
+      allowedUsers: config.access.balanceUsers,
+      allowedChannels: config.access.balanceChannels,
+    },
+  });
+  return {
+    // Given both ids, Bolt skips its own auth.test: ours already ran.
+    app: { token: config.slack.botToken, botId: identity.botId, botUserId: identity.botUserId },
+    routes: {},
+    more: {},
+    handlersOf: async () => tenant.handlers,
+    partOf: async (installation) => (installation === ONE_WORKSPACE ? tenant : undefined),
+    started: { mode: config.slack.mode, team: identity.teamId },
+  };
+}

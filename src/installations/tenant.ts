@@ -1,0 +1,216 @@
+import { webApi } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
+import { type AccessPolicy, createAccess, type Directory } from '../access.js';
+import type { Config } from '../config.js';
+import { createFeed, type Feed } from '../feed/service.js';
+import type { Inflight } from '../inflight.js';
+import type { ListenerDeps } from '../listeners/deps.js';
+import { createHandlers, type Handlers } from '../listeners/index.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { outboxBacklog } from '../outbox.js';
+import type { CircuitBreaker, Health, PaymentsClient } from '../payments/index.js';
+import type { BackgroundDeps } from '../scheduler.js';
+import type { ServiceState } from '../service-state.js';
+import type { SlackMethod } from '../slack/calls.js';
+import { createDirectory } from '../slack/people.js';
+import { createSlackPoster, posterClient, type SlackPoster } from '../slack/poster.js';
+import { createResponseUrlClient } from '../slack/response-url.js';
+import type { Store } from '../store/database.js';
+import { firstSight } from '../store/events.js';
+import { eventKey, ONE_WORKSPACE } from '../store/keys.js';
+import { createWatches, type Watches } from '../watches/service.js';
+
+/** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
+const FAST_PATH_MS = 1500;
+/** No call to Slack (Web API or response_url) may hang longer than this. */
+const SLACK_HTTP_TIMEOUT_MS = 10_000;
+
+/** Web API client options: SLACK_API_URL, a deadline per attempt, few retries. */
+export function slackClientOptions(config: { slack: { apiUrl: string } }) {
+  return {
+    slackApiUrl: config.slack.apiUrl,
+    // Each attempt's deadline (the SDK aborts the fetch): without it a call could wait forever.
+    timeout: SLACK_HTTP_TIMEOUT_MS,
+    // The SDK's default keeps retrying for 30 minutes; a chat.unfurl that late is worthless.
+    retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2000 },
+  };
+}
+
+/** The settings every installation is served with (the same in both tenancies). */
+type ServedSettings = Pick<Config, 'invoiceReply' | 'watches' | 'balancePollSeconds'> & {
+  payments: Pick<Config['payments'], 'payUrl' | 'timeoutMs'>;
+};
+
+/**
+ * What the assembly builds once and every installation shares: the request pipeline, the
+ * settings, the store, this instance, the one client that posts for every installation.
+ */
+export interface Common {
+  settings: ServedSettings;
+  logger: Logger;
+  store: Store;
+  metrics: Pick<Metrics, 'request' | 'slackCall'>;
+  breaker: CircuitBreaker;
+  inflight: Inflight;
+  clock: () => number;
+  /** This instance's name in leases. */
+  owner: string;
+  /** Web API client options, with Bolt's logger (SLACK_API_URL, deadlines, retries). */
+  clientOptions: webApi.WebClientOptions;
+  /** An installation's side of Slack, with its token (`slackSides`; the tests give their stand-ins). */
+  slackOf: (installation: string, token: string) => SlackSide;
+  /** Asks the outbox to deliver now rather than at its next tick. */
+  wakeOutbox: () => void;
+  /** The request pipeline and settings every installation's listeners share (`sharedListenerDeps`). */
+  shared: SharedListenerDeps;
+}
+
+/** What a listener gets whatever installation it serves: the request pipeline and the settings. */
+export function sharedListenerDeps(
+  common: Pick<Common, 'settings' | 'logger' | 'store' | 'metrics' | 'inflight' | 'clock'>,
+) {
+  const { clock, metrics, store, settings } = common;
+  return {
+    logger: common.logger,
+    inflight: common.inflight,
+    clock: () => new Date(clock()),
+    fastPathMs: FAST_PATH_MS,
+    responseUrls: createResponseUrlClient({
+      timeoutMs: SLACK_HTTP_TIMEOUT_MS,
+      onPost: (result) => metrics.slackCall('response_url', result),
+    }),
+    metrics,
+    invoiceReply: settings.invoiceReply,
+    payUrl: settings.payments.payUrl,
+    maxWatchDays: settings.watches.maxDays,
+    firstSight: (key: string) => firstSight(store, key, clock()),
+  };
+}
+
+type SharedListenerDeps = ReturnType<typeof sharedListenerDeps>;
+
+/** What every installation shares, built once: the shared listener deps and Slack sides made from the rest. */
+export function createCommon(base: Omit<Common, 'shared' | 'slackOf'>): Common {
+  return { ...base, shared: sharedListenerDeps(base), slackOf: slackSides(base) };
+}
+
+/** One installation's own: its token, its key's client, its rules, what all instances know of its key. */
+export interface Installation {
+  /** Its id: `ONE_WORKSPACE` for the workspace set up from the environment. */
+  id: string;
+  token: string;
+  payments: PaymentsClient;
+  health: Health;
+  state: ServiceState;
+  /** Its workspace or organisation, and who may ask what where. */
+  policy: AccessPolicy;
+  /** Many workspaces: when the account whose key `payments` holds was connected. */
+  account?: number;
+  /** More of the App Home for a person (the payment account), given a Web API client with its token. */
+  moreHome?: (client: () => webApi.WebClient, userId: string) => Promise<KnownBlock[]>;
+}
+
+/** One installation's part: its listeners' deps and handlers, its watches and feeds, its bot. */
+export interface Tenant {
+  handlers: Handlers;
+  deps: ListenerDeps | undefined;
+  watches: Watches | undefined;
+  feed: Feed | undefined;
+  /** Posts as the installation's bot, for its watches' and feeds' messages. */
+  poster: SlackPoster;
+}
+
+/** What is the installation's own beside the shared deps: its log lines and metrics carry its id. */
+export function ownPipeline(shared: SharedListenerDeps, id: string) {
+  if (id === ONE_WORKSPACE) return shared;
+  const { metrics } = shared;
+  return {
+    ...shared,
+    logger: shared.logger.child({ installation: id }),
+    metrics: {
+      ...metrics,
+      request: (...[kind, name, outcome, seconds]: Parameters<Metrics['request']>) =>
+        metrics.request(kind, name, outcome, seconds, id),
+      slackCall: (method: SlackMethod, result: string) => metrics.slackCall(method, result, id),
+    },
+  };
+}
+
+/** An installation's side of Slack: its bot's posts, its people, a Web API client with its token. */
+interface SlackSide {
+  poster: SlackPoster;
+  directory: Directory;
+  /** Made the first time it is used (looking people up is rare). */
+  client: () => webApi.WebClient;
+}
+
+/**
+ * Each installation's side of Slack: one client posts for every installation, each call with the
+ * installation's token (a Web API client is about 26 KB, most of what an installation's part
+ * would weigh); its calls are counted as its own.
+ */
+export function slackSides(common: Pick<Common, 'clientOptions' | 'metrics'>) {
+  const posting = posterClient(undefined, common.clientOptions);
+  return (id: string, token: string): SlackSide => {
+    const onCall = (method: SlackMethod, result: string) => common.metrics.slackCall(method, result, id);
+    let people: webApi.WebClient | undefined;
+    const client = () => {
+      people ??= new webApi.WebClient(token, common.clientOptions);
+      return people;
+    };
+    const directory = createDirectory(
+      { users: { info: (args) => client().users.info(args) } },
+      { onCall: (result) => onCall('users.info', result) },
+    );
+    return { poster: createSlackPoster(posting, onCall, token), directory, client };
+  };
+}
+
+/**
+ * The one way an installation is served, whichever the tenancy: its `ListenerDeps` (its
+ * payments client, its access rules and people, its poster, its log lines and metrics tagged
+ * with it), its watches and feeds, and the handlers built on them. Nothing in it can reach
+ * another installation's key, token or answers.
+ */
+export function buildTenant(common: Common, inst: Installation): Tenant {
+  const { id, token, payments, state } = inst;
+  const { shared } = common;
+  const own = ownPipeline(shared, id);
+  const { logger } = own;
+  const { poster, directory, client } = common.slackOf(id, token);
+  const background: BackgroundDeps = {
+    store: common.store,
+    payments,
+    poster,
+    state,
+    logger,
+    clock: common.clock,
+    owner: common.owner,
+    wakeOutbox: common.wakeOutbox,
+  };
+  const watches = createWatches({ ...background, installation: id, settings: common.settings.watches });
+  const feed = createFeed({
+    ...background,
+    installation: id,
+    ...(inst.account === undefined ? {} : { account: inst.account }),
+    pollSeconds: common.settings.balancePollSeconds,
+    policy: inst.policy,
+  });
+  const { moreHome } = inst;
+  const deps: ListenerDeps = {
+    ...own,
+    payments,
+    access: createAccess(inst.policy, directory),
+    watches,
+    feed,
+    poster,
+    health: inst.health,
+    keyRejectedSince: () => state.keyRejectedSince(),
+    keySource: state.keySource,
+    outboxBacklog: () => outboxBacklog(common.store, id),
+    firstSight: (key) => shared.firstSight(id === ONE_WORKSPACE ? key : eventKey(id, key)),
+    ...(moreHome ? { moreHome: (userId: string) => moreHome(client, userId) } : {}),
+  };
+  return { deps, handlers: createHandlers(deps), watches, feed, poster };
+}
