@@ -20,8 +20,6 @@ export interface BackgroundDeps {
   state: ServiceState;
   logger: Logger;
   clock: () => number;
-  /** This instance's name in leases: its writes are fenced by it (the scheduler's `Lease.owner`). */
-  owner: string;
   /** Asks the outbox to deliver now rather than at its next tick. */
   wakeOutbox?: () => void;
 }

@@ -1,7 +1,7 @@
 import type { StoredBalance } from '../domain/balance.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import type { BackgroundDeps } from '../scheduler.js';
-import { LeaseLost } from '../store/lease.js';
+import { LeaseLost, leaseOf } from '../store/lease.js';
 import { digestMessage } from '../views/feed.js';
 import { digestOf, type FeedQueries, type SubscriptionRow } from './queries.js';
 import { nextDigestAt } from './schedule.js';
@@ -22,7 +22,7 @@ interface DigestDeps extends BackgroundDeps {
  * on and queueing this one are one transaction, so it goes out once.
  */
 export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise<Tracked> {
-  const { store, logger, clock, owner, queries } = deps;
+  const { store, logger, clock, queries } = deps;
 
   return async function digest(sub: SubscriptionRow): Promise<Tracked> {
     const now = clock();
@@ -30,7 +30,7 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
     const next = nextDigestAt(digestOf(sub), now);
     try {
       const sent = await store.transaction(async (trx) => {
-        await queries.rescheduleDigest(trx, owner, sub.id, next);
+        await queries.rescheduleDigest(trx, leaseOf(sub), sub.id, next);
         if (lateBy >= LATE_DIGEST_LIMIT_MS) return false;
         const latest = await queries.latestReading(trx);
         if (!latest) return false;

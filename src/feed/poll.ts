@@ -3,7 +3,7 @@ import { type BalanceEntry, InvalidApiKeyError, isPaymentError } from '../paymen
 import type { Tracked } from '../pipeline/tracked.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
-import { LeaseLost } from '../store/lease.js';
+import { LeaseLost, leaseOf } from '../store/lease.js';
 import { feedMessage, keyRejectedNotice } from '../views/feed.js';
 import { balanceChanges, toStored } from './deltas.js';
 import type { FeedQueries, PollRow } from './queries.js';
@@ -36,7 +36,7 @@ interface PollDeps extends BackgroundDeps {
  * messages are one transaction, so a change is posted once.
  */
 export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> {
-  const { store, payments, state, clock, owner, queries, pollMs } = deps;
+  const { store, payments, state, clock, queries, pollMs } = deps;
 
   return async function poll(row: PollRow): Promise<Tracked> {
     const now = clock();
@@ -48,7 +48,9 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
       const rejected = error instanceof InvalidApiKeyError;
       if (rejected) await state.markKeyRejected(now);
       await store.transaction(async (trx) => {
-        await queries.releasePoll(trx, owner, { next_run_at: now + (rejected ? KEY_PROBE_MS : pollMs) });
+        await queries.releasePoll(trx, leaseOf(row), {
+          next_run_at: now + (rejected ? KEY_PROBE_MS : pollMs),
+        });
         if (!rejected) return;
         // Said once in each feed channel, not every minute.
         const unaware = (await queries.active(trx)).filter((s) => s.key_notice_at === null);
@@ -63,7 +65,7 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
     const current = toStored(entries);
     try {
       const announced = await store.transaction(async (trx) => {
-        await queries.releasePoll(trx, owner, { next_run_at: now + pollMs, last_success_at: now });
+        await queries.releasePoll(trx, leaseOf(row), { next_run_at: now + pollMs, last_success_at: now });
         // A reading of the account before a Replace key or Disconnect that committed meanwhile
         // is no reading of this one: compared with the new account's, it would look like a payment.
         if (!(await queries.readsAccount(trx, deps.account))) return undefined;

@@ -186,7 +186,6 @@ export function buildTenant(common: Common, inst: Installation): Tenant {
     state,
     logger,
     clock: common.clock,
-    owner: common.owner,
     wakeOutbox: common.wakeOutbox,
   };
   const watches = createWatches({ ...background, installation: id, settings: common.settings.watches });

@@ -13,3 +13,12 @@ export class LeaseLost extends Error {}
  */
 export const leaseFree = (column: string, now: number): Expression<SqlBool> =>
   sql<SqlBool>`(${sql.ref(column)} is null or ${sql.ref(column)} < ${now})`;
+
+/**
+ * Who holds the lease a claimed row was taken under (the claim's RETURNING says): what the work
+ * on it fences its writes with, so the work never needs to know which instance it runs on.
+ */
+export function leaseOf(row: { lease_owner: string | null }): string {
+  if (row.lease_owner === null) throw new LeaseLost();
+  return row.lease_owner;
+}

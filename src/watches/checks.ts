@@ -11,7 +11,7 @@ import {
 import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import { KEY_PROBE_MS } from '../service-state.js';
-import { LeaseLost } from '../store/lease.js';
+import { LeaseLost, leaseOf } from '../store/lease.js';
 import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
 import { transitionMessage } from '../views/watch.js';
 import { nextPollAt } from './cadence.js';
@@ -50,7 +50,7 @@ const snapshotOf = (row: WatchedInvoiceRow) => JSON.parse(row.snapshot) as Invoi
  */
 export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) => Promise<boolean>) {
   const { deps, queries, graceMs } = ctx;
-  const { store, payments, state, logger, clock, settings, owner } = deps;
+  const { store, payments, state, logger, clock, settings } = deps;
 
   /** Why the watch ends with this reading: its invoice can no longer change, or its time is up. */
   function endOf(w: WatchRow, invoice: Invoice, now: number): EndReason | undefined {
@@ -119,7 +119,7 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
           outgoing.push(...entries);
         }
         // The last check happens when the watch is due to end, not a cadence step later.
-        const completed = await queries.complete(trx, owner, row.invoice_id, {
+        const completed = await queries.complete(trx, leaseOf(row), row.invoice_id, {
           ...(reading.snapshot === undefined ? {} : { snapshot: reading.snapshot }),
           next_poll_at: Math.max(now + 1000, Math.min(reading.nextAt, earliestEnd)),
           failures: reading.failures,

@@ -4,7 +4,7 @@ import type { PaymentsClient } from '../../src/payments/index.js';
 import { serviceState } from '../../src/service-state.js';
 import { captureLogs } from '../support/bolt.js';
 import type { RecordingPoster } from '../support/fake-slack.js';
-import { feedJobsOf, outboxOf, runDue } from '../support/jobs.js';
+import { feedJobsOf, type Leasing, outboxOf, runDue } from '../support/jobs.js';
 import type { useSandbox } from '../support/use-sandbox.js';
 
 export interface InstanceOptions {
@@ -28,7 +28,7 @@ export function feedInstance(
 ) {
   const logs = captureLogs();
   const state = serviceState(env.store, logs.logger);
-  const deps: FeedDeps = {
+  const deps: FeedDeps & Leasing = {
     store: env.store,
     payments: opts.payments ?? env.deps().payments,
     poster,

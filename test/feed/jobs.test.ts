@@ -62,7 +62,6 @@ async function installationFeed(id: string, apiKey: string, connectedAt = T0) {
     state: serviceState(env.store, logs.logger, undefined, id),
     logger: logs.logger,
     clock: () => clock.now,
-    owner: 'instance-1',
     pollSeconds: 60,
     policy: {},
   });

@@ -16,7 +16,7 @@ import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js'
 import { emptyWork } from '../support/empty-store.js';
 import { INVOICE_ID, invoice, invoiceId, NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
-import { outboxOf, watchJob } from '../support/jobs.js';
+import { type Leasing, outboxOf, watchJob } from '../support/jobs.js';
 import { freshDatabase } from '../support/postgres-server.js';
 
 /**
@@ -90,7 +90,7 @@ const payments = {
 } as unknown as PaymentsClient;
 
 /** What one instance's watches are built with. */
-const depsOf = (name: string, on: Store): WatchDeps => {
+const depsOf = (name: string, on: Store): WatchDeps & Leasing => {
   const logs = captureLogs();
   return {
     store: on,

@@ -31,7 +31,7 @@ export async function runDue(
 }
 
 /** A test's lease: this instance's name and, when a test lets leases run out, their length. */
-interface Leasing {
+export interface Leasing {
   owner: string;
   clock: () => number;
   leaseMs?: number;
@@ -42,7 +42,7 @@ const under = <T, P>(task: Task<T, P>, deps: Leasing) =>
   leased(task, { owner: deps.owner, ms: deps.leaseMs ?? LEASE_MS }, deps.clock);
 
 /** The watch poll job as the assembly builds it (src/app.ts), serving only these watches. */
-export const watchJob = (deps: WatchDeps & { leaseMs?: number }, watches: Pick<Watches, 'check'>) =>
+export const watchJob = (deps: WatchDeps & Leasing, watches: Pick<Watches, 'check'>) =>
   under(
     watchPollJob({
       store: deps.store,
@@ -54,7 +54,7 @@ export const watchJob = (deps: WatchDeps & { leaseMs?: number }, watches: Pick<W
   );
 
 /** The feed's poll and digest jobs as the assembly builds them (src/app.ts), serving only this feed. */
-export function feedJobsOf(deps: FeedDeps & { leaseMs?: number }, feed: Pick<Feed, 'poll' | 'digest'>) {
+export function feedJobsOf(deps: FeedDeps & Leasing, feed: Pick<Feed, 'poll' | 'digest'>) {
   const jobs = feedJobs({ ...deps, gate: deps.state, feedOf: async () => feed });
   return { poll: under(jobs.poll, deps), digest: under(jobs.digest, deps) };
 }

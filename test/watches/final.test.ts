@@ -7,7 +7,7 @@ import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js'
 import { emptyWork } from '../support/empty-store.js';
 import { invoice, NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
-import { outboxOf, runDue, watchJob } from '../support/jobs.js';
+import { type Leasing, outboxOf, runDue, watchJob } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -31,7 +31,7 @@ beforeEach(async () => {
 
 function instance() {
   const logs = captureLogs();
-  const deps: WatchDeps = {
+  const deps: WatchDeps & Leasing = {
     store: env.store,
     payments: env.deps().payments,
     poster,

@@ -14,7 +14,7 @@ import { captureLogs, type DepsOptions, HOME_TEAM, TEST_WATCH_SETTINGS } from '.
 import { emptyWork } from '../support/empty-store.js';
 import { NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
-import { outboxOf, runDue, watchJob } from '../support/jobs.js';
+import { type Leasing, outboxOf, runDue, watchJob } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
@@ -37,7 +37,7 @@ function instance(
 ) {
   const logs = captureLogs();
   const state = serviceState(env.store, logs.logger);
-  const deps: WatchDeps = {
+  const deps: WatchDeps & Leasing = {
     store: env.store,
     payments: env.deps(depsOptions).payments,
     poster,

@@ -10,7 +10,7 @@ import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js'
 import { emptyWork } from '../support/empty-store.js';
 import { NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
-import { outboxOf, runDue, watchJob } from '../support/jobs.js';
+import { type Leasing, outboxOf, runDue, watchJob } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -35,7 +35,7 @@ beforeEach(async () => {
 /** One bot instance over the shared store and fake Slack; a new one is a restart. */
 function instance(name: string) {
   const logs = captureLogs();
-  const deps: WatchDeps = {
+  const deps: WatchDeps & Leasing = {
     store: env.store,
     payments: env.deps().payments,
     poster,
