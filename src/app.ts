@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { App, SocketModeReceiver } from '@slack/bolt';
+import { App, ErrorCode, SocketModeReceiver } from '@slack/bolt';
 import type { Config, ManyWorkspacesConfig } from './config.js';
 import { feedJobs } from './feed/jobs.js';
 import { createHttpServers } from './http/server.js';
@@ -137,8 +137,11 @@ export function createBot(setup: BotSetup, deps: BotDeps): Bot {
   // Bolt's conversation store is per-request work this bot never reads.
   const app = new App({ receiver, ...tenancy.app, logger: slackLog, clientOptions, convoStore: false });
   app.error(async (error) => {
+    // An authorization failure (an uninstalled workspace) is expected; anything else is a bug.
     // Bolt's authorization failure names the workspace, never a token.
-    logger.warn({ err: error }, 'a Slack request was not handled');
+    if (error.code === ErrorCode.AuthorizationError)
+      logger.warn({ err: error }, 'a Slack request was not authorized');
+    else logger.error({ err: error }, 'unhandled error in a listener');
   });
   tenancy.bind?.(app);
   registerListeners(app, { logger }, tenancy.handlersOf, tenancy.more);
@@ -180,7 +183,13 @@ function backgroundWork(
   const { store, owner, clock, logger } = common;
   const parts = backgroundParts(tenancy, common);
   const gate = serviceState(store, logger, () => common.breaker.state());
-  const feed = feedJobs({ store, gate, pollSeconds: config.balancePollSeconds, feedOf: parts.feedOf });
+  const feed = feedJobs({
+    store,
+    gate,
+    pollSeconds: config.balancePollSeconds,
+    feedOf: parts.feedOf,
+    digestsOf: parts.digestsOf,
+  });
   const lease = { owner, ms: LEASE_MS };
   const jobs = [
     leased(

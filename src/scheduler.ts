@@ -66,6 +66,8 @@ export interface Task<T, P> {
   installationOf(item: T): string;
   /** More of what the item's log line names. */
   describe?(item: T): Who;
+  /** What an item given back unworked is logged with beside its outcome (its invoice, say). */
+  about?(item: T): Pick<Tracked, 'invoiceId'>;
   /** What the work needs of an installation (its watches, its feed, its bot); undefined while it cannot be served now. */
   serve(installation: string): Promise<P | undefined>;
   /** Gives a claimed item back unworked, due again at `until`, only while `lease` still holds it. */
@@ -129,7 +131,7 @@ export function leased<T, P>(task: Task<T, P>, lease: Lease, clock: () => number
         const part = await task.serve(installation);
         if (part !== undefined) return await task.run(item, part);
         await task.postpone(item, clock() + UNSERVED_RETRY_MS, lease);
-        return { outcome: 'paused' };
+        return { outcome: 'paused', ...task.about?.(item) };
       } finally {
         release(installation);
       }

@@ -428,6 +428,7 @@ describe('a task under the lease (leased)', () => {
       dueAt: () => 0,
       installationOf: (item) => item.installation,
       describe: (item) => ({ channel: item.id }),
+      about: (item) => ({ invoiceId: item.id }),
       serve: async (installation) => (serveable.has(installation) ? `part of ${installation}` : undefined),
       async postpone(item, until, lease) {
         postponed.push(`${item.id} until ${until} by ${lease.owner}`);
@@ -447,7 +448,12 @@ describe('a task under the lease (leased)', () => {
     const outcomes = await Promise.all(items.map((item) => job.run(item)));
     expect(ran).toEqual(['a1 with part of A', 'a2 with part of A', 'w1 with part of ']);
     expect(postponed).toEqual([`b1 until ${1_000 + UNSERVED_RETRY_MS} by instance-1`]);
-    expect(outcomes.map((o) => o.outcome)).toEqual(['sent', 'sent', 'paused', 'sent']);
+    expect(outcomes).toEqual([
+      { outcome: 'sent' },
+      { outcome: 'sent' },
+      { outcome: 'paused', invoiceId: 'b1' },
+      { outcome: 'sent' },
+    ]);
     expect(UNSERVED_RETRY_MS).toBe(60_000);
   });
 

@@ -17,8 +17,10 @@ interface FeedJobsDeps {
   pollSeconds: number;
   /** Whether background work may call the service now, and how much (the breaker; a rejected key). */
   gate: Pick<ServiceState, 'claimWithin'>;
-  /** An installation's feed, to do its work with its key and token; undefined while it cannot be served now. */
+  /** An installation's feed, to read its balance with its key; undefined while it cannot be served now. */
   feedOf: (installation: string) => Promise<InstallationFeed | undefined>;
+  /** An installation's feed, for its digests (no call to the service); undefined while it cannot be served now. */
+  digestsOf: (installation: string) => Promise<InstallationFeed | undefined>;
 }
 
 /**
@@ -63,7 +65,7 @@ export function feedJobs(deps: FeedJobsDeps): {
       nextDueAt: (now) => queries.nextDigestDueAt(now),
       claim: (now, limit, lease) => queries.claimDigests(lease.owner, now, limit, lease.ms),
       installationOf: ofInstallation,
-      serve: deps.feedOf,
+      serve: deps.digestsOf,
       postpone: (sub, until, lease) => queries.holdDigest(lease.owner, sub, until),
       run: (sub, feed) => feed.digest(sub),
     },

@@ -3,6 +3,7 @@ import type { OutboxRow } from '../outbox.js';
 import { serviceState } from '../service-state.js';
 import type { SlackPostError } from '../slack/calls.js';
 import type { Store } from '../store/database.js';
+import { ONE_WORKSPACE } from '../store/keys.js';
 import type { Tenancy } from './tenancy.js';
 
 /**
@@ -22,7 +23,8 @@ export function backgroundParts(
     try {
       return await serviceState(deps.store, deps.logger, undefined, id).mayProbe(deps.clock());
     } catch (error) {
-      deps.logger.warn({ err: error, installation: id }, 'could not serve an installation’s background work');
+      const who = id === ONE_WORKSPACE ? {} : { installation: id };
+      deps.logger.warn({ err: error, ...who }, 'could not serve an installation’s background work');
       return false;
     }
   }
@@ -31,8 +33,14 @@ export function backgroundParts(
     /** An installation's watches, for the poll job; undefined while it cannot be served. */
     watchesOf: async (id: string) => ((await mayCall(id)) ? (await tenancy.partOf(id))?.watches : undefined),
 
-    /** An installation's feeds, for the feed's jobs; undefined while it cannot be served. */
+    /** An installation's feeds, for their balance poll; undefined while it cannot be served. */
     feedOf: async (id: string) => ((await mayCall(id)) ? (await tenancy.partOf(id))?.feed : undefined),
+
+    /**
+     * An installation's feeds, for their digests: a digest reads only what the store holds, so it
+     * goes out while the service rejects the key, without spending the minute's probe.
+     */
+    digestsOf: async (id: string) => (await tenancy.partOf(id))?.feed,
 
     /** An installation's bot, for the outbox; undefined while it cannot be served. */
     posterOf: async (id: string) => (await tenancy.partOf(id))?.poster,

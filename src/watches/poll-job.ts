@@ -67,6 +67,7 @@ export function watchPollJob(deps: WatchPollDeps): Task<WatchedInvoiceRow, Watch
       );
     },
     installationOf: (row) => row.installation_id,
+    about: (row) => ({ invoiceId: row.invoice_id }),
     serve: deps.watchesOf,
     postpone: (row, until, lease) => queries.postpone(lease.owner, row, until),
     run: (row, watches) => watches.check(row),

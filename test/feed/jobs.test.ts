@@ -72,14 +72,16 @@ async function installationFeed(id: string, apiKey: string, connectedAt = T0) {
 function serving(feeds: Record<string, { feed: InstallationFeed; poster: RecordingPoster } | undefined>) {
   const logs = captureLogs();
   const served: string[] = [];
+  const feedOf = async (id: string) => {
+    served.push(id);
+    return feeds[id]?.feed;
+  };
   const tasks = feedJobs({
     store: env.store,
     gate: serviceState(env.store, logs.logger),
     pollSeconds: 60,
-    feedOf: async (id) => {
-      served.push(id);
-      return feeds[id]?.feed;
-    },
+    feedOf,
+    digestsOf: feedOf,
   });
   const lease = { owner: 'instance-1', ms: LEASE_MS };
   const jobs = {

@@ -446,8 +446,12 @@ describe('background work’s installations', () => {
     expect(await served()).toBe(0);
     now += 30_000;
     expect(await served()).toBe(1);
-    // Posting needs no key: messages still go.
+    // Posting and digests need no key: messages and digests still go, and spend no probe.
     expect(await two.tenants.posterOf('T0BAD')).toBeDefined();
+    expect(await one.tenants.digestsOf('T0BAD')).toBeDefined();
+    expect(await two.tenants.digestsOf('T0BAD')).toBeDefined();
+    now += 60_000;
+    expect(await served()).toBe(1);
     await serviceState(store, one.logs.logger, undefined, 'T0BAD').markKeyAccepted();
     expect(await served()).toBe(4);
   });

@@ -55,7 +55,7 @@ export const watchJob = (deps: WatchDeps & Leasing, watches: Pick<Watches, 'chec
 
 /** The feed's poll and digest jobs as the assembly builds them (src/app.ts), serving only this feed. */
 export function feedJobsOf(deps: FeedDeps & Leasing, feed: Pick<Feed, 'poll' | 'digest'>) {
-  const jobs = feedJobs({ ...deps, gate: deps.state, feedOf: async () => feed });
+  const jobs = feedJobs({ ...deps, gate: deps.state, feedOf: async () => feed, digestsOf: async () => feed });
   return { poll: under(jobs.poll, deps), digest: under(jobs.digest, deps) };
 }
 
