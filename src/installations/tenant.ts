@@ -96,7 +96,7 @@ export function createCommon(base: Omit<Common, 'shared' | 'slackOf'>): Common {
 }
 
 /** One installation's own: its token, its key's client, its rules, what all instances know of its key. */
-export interface Installation {
+interface Installation {
   /** Its id: `ONE_WORKSPACE` for the workspace set up from the environment. */
   id: string;
   token: string;
@@ -150,7 +150,7 @@ interface SlackSide {
  * installation's token (a Web API client is about 26 KB, most of what an installation's part
  * would weigh); its calls are counted as its own.
  */
-export function slackSides(common: Pick<Common, 'clientOptions' | 'metrics'>) {
+function slackSides(common: Pick<Common, 'clientOptions' | 'metrics'>) {
   const posting = posterClient(undefined, common.clientOptions);
   return (id: string, token: string): SlackSide => {
     const onCall = (method: SlackMethod, result: string) => common.metrics.slackCall(method, result, id);

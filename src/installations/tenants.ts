@@ -231,5 +231,3 @@ export function createTenants(deps: TenantsDeps) {
     },
   };
 }
-
-export type Tenants = ReturnType<typeof createTenants>;

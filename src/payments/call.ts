@@ -19,7 +19,7 @@ import { type Answer, BodyTooLargeError, describeNetworkError, readText } from '
  * what the breaker and `onCall` hear of it.
  */
 
-export type Operation = 'balance' | 'invoice';
+type Operation = 'balance' | 'invoice';
 
 /** Where a call runs: its turns, its connections, and for background work its budget. */
 export interface Lane {
@@ -30,7 +30,7 @@ export interface Lane {
 }
 
 /** Attempts made by one call, counted as they happen. */
-export interface Attempts {
+interface Attempts {
   count: number;
   /** Whether a request went to the service (its deadline still running when it was sent). */
   sent: boolean;

@@ -25,8 +25,6 @@ const DEFAULT_CONCURRENCY = 32;
  */
 const DEFAULT_MAX_WAIT_MS = 30_000;
 
-export type { Operation } from './call.js';
-
 interface PaymentsClientOptions {
   /** The service's `{base_url}`; paths `/api/v2/...` are appended to it. */
   baseUrl: string;
