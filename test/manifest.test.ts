@@ -20,11 +20,20 @@ import {
 } from '../scripts/manifest.js';
 import { COMMANDS } from '../src/domain/commands.js';
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
-import { FUNCTION_GET_INVOICE } from '../src/listeners/functions/get-invoice.js';
+import {
+  createGetInvoiceStep,
+  FUNCTION_GET_INVOICE,
+  type StepArgs,
+} from '../src/listeners/functions/get-invoice.js';
 import { EVENTS } from '../src/listeners/index.js';
 import { workspaceRoutes } from '../src/listeners/workspaces/routes.js';
+import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
+import { startSandbox } from '../src/sandbox/server.js';
+import { openStore } from '../src/store/database.js';
 import { ACTION_REFRESH } from '../src/views/invoice.js';
 import { SHORTCUT_CHECK_PAYMENT } from '../src/views/shortcut.js';
+import { listenerDeps } from './support/bolt.js';
+import { recordingPoster } from './support/fake-slack.js';
 
 /**
  * The manifests `npm run manifest` prints (scripts/manifest.ts), checked against what the code
@@ -357,18 +366,41 @@ describe('against the code', () => {
       expect(printed(options).settings.interactivity.is_enabled, nameOf(options)).toBe(true);
   });
 
-  it('declares the step’s input as the listener reads it, and exactly the outputs it completes with', () => {
-    const source = read('src/listeners/functions/get-invoice.ts');
-    const inputs = unique([...source.matchAll(/\binputs\.(\w+)/g)].map((m) => m[1] as string));
-    const block = source.match(/outputs:\s*\{([\s\S]*?)\n\s*\},/)?.[1] ?? '';
-    const outputs = unique([...block.matchAll(/^\s*(\w+):/gm)].map((m) => m[1] as string));
-    expect(outputs.length).toBeGreaterThan(0);
+  it('declares the step’s input as the listener reads it, and exactly the outputs it completes with', async () => {
+    // The step, run as Slack runs it: which inputs it reads, and what it completes with.
+    const sandbox = await startSandbox();
+    const env = { read: new Set<string>(), outputs: [] as string[] };
+    try {
+      const store = await openStore({ kind: 'sqlite', path: ':memory:' });
+      const { deps, close } = listenerDeps(sandbox, store, recordingPoster());
+      const inputs = new Proxy(
+        { invoice: `${sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.open}` } as Record<string, unknown>,
+        {
+          get(target, key: string) {
+            env.read.add(key);
+            return target[key];
+          },
+        },
+      );
+      await createGetInvoiceStep(deps)({
+        inputs,
+        complete: async ({ outputs }: { outputs: Record<string, unknown> }) =>
+          void env.outputs.push(...Object.keys(outputs)),
+        fail: async () => undefined,
+      } as unknown as StepArgs);
+      await close();
+      await store.close();
+    } finally {
+      await sandbox.close();
+    }
+    const inputNames = [...env.read].sort();
+    expect(env.outputs.length).toBeGreaterThan(0);
 
     const step = printed({ mode: 'socket', workflow: true }).functions[FUNCTION_GET_INVOICE];
     expect(step.title).toBe('Get invoice');
-    expect(step.input_parameters.required).toEqual(inputs);
-    expect(unique(Object.keys(step.input_parameters.properties))).toEqual(inputs);
-    expect(unique(Object.keys(step.output_parameters.properties))).toEqual(outputs);
+    expect([...step.input_parameters.required].sort()).toEqual(inputNames);
+    expect(Object.keys(step.input_parameters.properties).sort()).toEqual(inputNames);
+    expect(Object.keys(step.output_parameters.properties).sort()).toEqual([...env.outputs].sort());
     expect(step.output_parameters.properties.expires_at.type).toBe('slack#/types/timestamp');
   });
 
