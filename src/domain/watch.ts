@@ -18,4 +18,6 @@ export type EndReason =
   | 'expired'
   | 'max_days'
   | 'card_deleted'
-  | 'not_in_channel';
+  | 'not_in_channel'
+  /** Many workspaces: the payment account whose key checked it was disconnected. */
+  | 'account_disconnected';

@@ -10,6 +10,7 @@ import {
   NoInstallationError,
 } from '../store/installations.js';
 import type { Sealer } from '../store/sealing.js';
+import { endWatchesOfAccount } from '../watches/account.js';
 import { tokenRotation } from './authorization.js';
 import { boltClients } from './bolt-clients.js';
 import { createInstaller } from './oauth.js';
@@ -100,6 +101,9 @@ export function manyWorkspaces(
       paymentsFor: deps.paymentsFor,
       clock,
       republish: tenants.publishHome,
+      endWatches: (trx, installation, now) =>
+        endWatchesOfAccount(trx, { store, settings: common.settings.watches, installation }, now),
+      wakeOutbox: common.wakeOutbox,
       forget,
     }),
     handlersOf: tenants.handlersOf,

@@ -1,4 +1,5 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
+import type { Kysely } from 'kysely';
 import type { Store } from './database.js';
 import { keyRejectedKey, ownEventKeys, ownStateKeys } from './keys.js';
 import type { Tables } from './schema.js';
@@ -31,7 +32,12 @@ export interface Installations extends Required<InstallationStore> {
   storeRefreshed(installation: Installation, expiresAt: number | undefined): Promise<boolean>;
   /** Stores the workspace's payment service API key, sealed, replacing any before it. */
   connectPaymentKey(id: string, apiKey: string, by: string, at: number): Promise<void>;
-  disconnectPaymentKey(id: string, at: number): Promise<void>;
+  /** Forgets the key and its account; `within` runs in the same transaction (ending what the key served). */
+  disconnectPaymentKey(
+    id: string,
+    at: number,
+    within?: (trx: Kysely<Tables>) => Promise<unknown>,
+  ): Promise<void>;
 }
 
 export interface InstallationSummary {
@@ -123,9 +129,14 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
    * with it, in the same transaction: the feed never announces the difference between two
    * accounts' balances as a payment, and starts again from the new account's first reading.
    */
-  const changeAccount = (id: string, values: Partial<Row>) =>
+  const changeAccount = (
+    id: string,
+    values: Partial<Row>,
+    within?: (trx: Kysely<Tables>) => Promise<unknown>,
+  ) =>
     store.transaction(async (trx) => {
       await trx.updateTable('installations').set(values).where('id', '=', id).execute();
+      await within?.(trx);
       for (const table of FEED_HISTORY)
         await trx.deleteFrom(table).where('installation_id', '=', id).execute();
       // What the service said of the key before is not said of this one.
@@ -287,13 +298,17 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       });
     },
 
-    async disconnectPaymentKey(id, at) {
-      await changeAccount(id, {
-        payment_api_key: null,
-        payment_key_connected_by: null,
-        payment_key_connected_at: null,
-        updated_at: at,
-      });
+    async disconnectPaymentKey(id, at, within) {
+      await changeAccount(
+        id,
+        {
+          payment_api_key: null,
+          payment_key_connected_by: null,
+          payment_key_connected_at: null,
+          updated_at: at,
+        },
+        within,
+      );
     },
 
     async forgetBotToken(id) {

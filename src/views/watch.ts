@@ -102,6 +102,8 @@ function reasonWords(reason: EndReason, opts: EndReasonOptions): Mrkdwn {
       return md`its card was deleted`;
     case 'not_in_channel':
       return md`the bot can no longer post in this channel`;
+    case 'account_disconnected':
+      return md`the workspace’s payment account was disconnected, so the bot can no longer read the invoice`;
   }
 }
 

@@ -34,7 +34,7 @@ export const liveWatch = (w: Pick<WatchRow, 'id' | 'watcher_id' | 'started_at'>)
  * What starting, checking and stopping watches share: the installation's queries, its outbox,
  * and the messages that end a watch.
  */
-export function watchContext(deps: WatchDeps) {
+export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'installation'>>(deps: D) {
   const { settings } = deps;
   const installation = deps.installation ?? ONE_WORKSPACE;
   const queries = watchQueries(deps.store, installation);
@@ -95,4 +95,4 @@ export function watchContext(deps: WatchDeps) {
   };
 }
 
-export type WatchContext = ReturnType<typeof watchContext>;
+export type WatchContext = ReturnType<typeof watchContext<WatchDeps>>;

@@ -185,6 +185,13 @@ function endQueries(store: Store, installation: string) {
       return result.numUpdatedRows > 0n;
     },
 
+    /** Every active watch of the installation, locked until the transaction ends (PostgreSQL). */
+    allActive: (trx: Kysely<Tables>) =>
+      watches(trx, installation)
+        .where('state', '=', 'active')
+        .$if(store.dialect === 'postgres', (q) => q.forUpdate())
+        .execute(),
+
     activeOfInvoice: (trx: Kysely<Tables>, invoiceId: string) =>
       watches(trx, installation).where('invoice_id', '=', invoiceId).where('state', '=', 'active').execute(),
 

@@ -833,6 +833,60 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
         expect((await submitKey(two(), 'U0TWOBOSS', sandbox.apiKey)).status).toBe(200);
       }
     });
+    it('ends a workspace’s watches when its payment account is disconnected, each thread told why', async () => {
+      const shared = 'C0SHARED';
+      const card = slack.messages.find(
+        (m) =>
+          m.channel === shared && !m.threadTs && JSON.stringify(m.blocks).includes('One Coffee Roasters'),
+      );
+      if (!card) throw new Error('workspace one’s live card');
+      const before = slack.repliesIn(shared, card.ts).length;
+      const click = {
+        type: 'block_actions',
+        team: { id: one().team, domain: 'one' },
+        user: { id: one().installer, team_id: one().team },
+        api_app_id: 'A0APP',
+        token: 'deprecated-verification-token',
+        trigger_id: '1.2.disconnect',
+        container: { type: 'view', view_id: 'V0HOME' },
+        view: { id: 'V0HOME', type: 'home', team_id: one().team },
+        actions: [
+          { type: 'button', action_id: 'disconnect_payment_account', block_id: 'account', action_ts: '1' },
+        ],
+        enterprise: null,
+        is_enterprise_install: false,
+      };
+      const response = await postToBot(
+        `${bot.url}/slack/events`,
+        `payload=${encodeURIComponent(JSON.stringify(click))}`,
+        SECRETS.signingSecret,
+      );
+      expect(response.status).toBe(200);
+      await until(
+        () => slack.repliesIn(shared, card.ts).length > before,
+        'the end in workspace one’s thread',
+      );
+      expect(visibleText(slack.repliesIn(shared, card.ts).at(-1))).toContain(
+        'the workspace’s payment account was disconnected, so the bot can no longer read the invoice',
+      );
+      const shown = card.edits.at(-1);
+      expect(JSON.stringify(shown?.blocks)).toContain('payment account was disconnected');
+      expect(JSON.stringify(shown?.blocks)).not.toContain('stop_watch');
+      expect(JSON.stringify((await balanceFrom(one())).reply)).toContain('not connected yet');
+      // Connected again and watching again, for what follows.
+      expect((await submitKey(one(), one().installer, ONE_KEY)).status).toBe(200);
+      const again = await askBot(bot, slack, (response_url) =>
+        commandBody({
+          command: '/invoice',
+          text: `watch ${DEMO_INVOICE_IDS.open}`,
+          response_url,
+          team_id: one().team,
+          user_id: one().installer,
+          channel_id: shared,
+        }),
+      );
+      expect(JSON.stringify(again.reply)).not.toContain('warning');
+    });
   });
 
   describe('many workspaces: uninstalling', () => {

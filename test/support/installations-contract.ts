@@ -175,6 +175,26 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
       await store.close();
     });
 
+    it('disconnects only together with what is done within: a failure there leaves the account connected', async () => {
+      const store = await fresh();
+      const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+      await installations.storeInstallation(install('T0ONE', 'xoxb-one-secret-token'));
+      await installations.connectPaymentKey('T0ONE', 'key-of-one', 'U0ONE', NOW);
+      const failing = installations.disconnectPaymentKey('T0ONE', NOW + 1, async (trx) => {
+        await trx.deleteFrom('watches').where('installation_id', '=', 'T0ONE').execute();
+        throw new Error('the watches could not be ended');
+      });
+      await expect(failing).rejects.toThrow('the watches could not be ended');
+      expect(await installations.paymentKeyOf('T0ONE')).toBe('key-of-one');
+      let within = 0;
+      await installations.disconnectPaymentKey('T0ONE', NOW + 2, async () => {
+        within += 1;
+      });
+      expect(within).toBe(1);
+      expect(await installations.paymentKeyOf('T0ONE')).toBeUndefined();
+      await store.close();
+    });
+
     it('a sealed token copied into another workspace’s row does not open there', async () => {
       const store = await fresh();
       const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);

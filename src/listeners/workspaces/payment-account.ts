@@ -6,11 +6,13 @@ import type {
   ViewSubmitAction,
   webApi,
 } from '@slack/bolt';
+import type { Kysely } from 'kysely';
 import { mayManageAccount, type Standing } from '../../access.js';
 import { isPaymentError, type PaymentsClient } from '../../payments/index.js';
 import { actionListener, viewListener } from '../../pipeline/kinds.js';
 import type { Tracked, TrackingDeps } from '../../pipeline/tracked.js';
 import type { InstallationSummary, Installations } from '../../store/installations.js';
+import type { Tables } from '../../store/schema.js';
 import { errorTitle } from '../../views/errors.js';
 import {
   ACTION_CONNECT,
@@ -43,6 +45,10 @@ export interface PaymentAccountDeps extends TrackingDeps {
     client: webApi.WebClient,
     userId: string,
   ) => Promise<void>;
+  /** Ends an installation's watches in its Disconnect's transaction (src/watches/account.ts); how many. */
+  endWatches: (trx: Kysely<Tables>, installation: string, now: number) => Promise<number>;
+  /** Asks the outbox to deliver the ended watches' messages now. */
+  wakeOutbox: () => void;
 }
 
 /** The key is checked within Slack's 3 s for answering a modal's submission. */
@@ -180,8 +186,16 @@ export function paymentAccountRoutes(deps: PaymentAccountDeps): MoreRoutes {
     const installation = installationOf(context);
     if (!(await mayManage(client, installation, body.user.id)))
       return refused('payment account disconnect', installation.id, body.user.id);
-    await deps.installations.disconnectPaymentKey(installation.id, deps.clock());
-    deps.logger.info({ installation: installation.id, by: body.user.id }, 'payment account disconnected');
+    const now = deps.clock();
+    let watches = 0;
+    await deps.installations.disconnectPaymentKey(installation.id, now, async (trx) => {
+      watches = await deps.endWatches(trx, installation.id, now);
+    });
+    deps.wakeOutbox();
+    deps.logger.info(
+      { installation: installation.id, by: body.user.id, watchesEnded: watches },
+      'payment account disconnected',
+    );
     await deps.republish(context, { ...installation, account: undefined }, client, body.user.id);
     return { outcome: 'ok' };
   };
