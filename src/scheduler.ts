@@ -98,6 +98,7 @@ export interface Job<T> {
  */
 export function leased<T, P>(task: Task<T, P>, lease: Lease, clock: () => number): Job<T> {
   const busy = new Map<string, number>();
+  const { nextDueAt } = task;
   const release = (installation: string) => {
     const left = (busy.get(installation) ?? 1) - 1;
     if (left > 0) busy.set(installation, left);
@@ -109,9 +110,7 @@ export function leased<T, P>(task: Task<T, P>, lease: Lease, clock: () => number
     ...(task.claimBatch === undefined ? {} : { claimBatch: task.claimBatch }),
     idleMs: task.idleMs,
     dueAt: (item) => task.dueAt(item),
-    ...(task.nextDueAt
-      ? { nextDueAt: (now: number) => task.nextDueAt?.(now) ?? Promise.resolve(undefined) }
-      : {}),
+    ...(nextDueAt ? { nextDueAt: (now: number) => nextDueAt.call(task, now) } : {}),
     // The one workspace is named by none.
     describe: (item) => {
       const installation = task.installationOf(item);

@@ -473,11 +473,21 @@ describe('a task under the lease (leased)', () => {
     ]);
   });
 
-  it('names the installation in the log line, but not the one workspace', () => {
+  it('names the installation in the log line, but not the one workspace', async () => {
     const job = leased(task(new Set()).t, LEASE, () => 0);
     expect(job.describe?.({ id: 'b1', installation: 'B' })).toEqual({ installation: 'B', channel: 'b1' });
     expect(job.describe?.({ id: 'w1', installation: '' })).toEqual({ channel: 'w1' });
-    expect([job.name, job.concurrency, job.idleMs, job.claimBatch]).toEqual(['test_job', 4, 1000, undefined]);
+    expect([job.name, job.concurrency, job.idleMs]).toEqual(['test_job', 4, 1000]);
+    // Neither a claim batch nor a next due time where the task has none: the loop's defaults hold.
+    expect(Object.keys(job)).not.toContain('claimBatch');
+    expect(Object.keys(job)).not.toContain('nextDueAt');
+    const batched = leased(
+      { ...task(new Set()).t, claimBatch: 2, nextDueAt: async (now) => now + 5 },
+      LEASE,
+      () => 0,
+    );
+    expect(batched.claimBatch).toBe(2);
+    expect(await batched.nextDueAt?.(10)).toBe(15);
   });
 
   it('releases an installation’s slot even when its work throws', async () => {

@@ -173,3 +173,53 @@ describe('the feed’s jobs across installations', () => {
     expect(visibleText(b.poster.messages.at(-1))).toContain('received *+1* XMR');
   });
 });
+
+describe('the feed’s jobs, for an installation they cannot serve now', () => {
+  const unserved = (pollSeconds = 60) => {
+    const tasks = feedJobs({
+      store: env.store,
+      gate: serviceState(env.store, captureLogs().logger),
+      pollSeconds,
+      feedOf: async () => undefined,
+      digestsOf: async () => undefined,
+    });
+    const lease = { owner: 'instance-1', ms: LEASE_MS };
+    return {
+      poll: leased(tasks.poll, lease, () => clock.now),
+      digest: leased(tasks.digest, lease, () => clock.now),
+    };
+  };
+  const subscription = () =>
+    env.store.db.selectFrom('feed_subscriptions').selectAll().executeTakeFirstOrThrow();
+  const pollAt = async () =>
+    Number(
+      (await env.store.db.selectFrom('singletons').select('next_run_at').executeTakeFirstOrThrow())
+        .next_run_at,
+    );
+
+  it('holds a digest for a minute, still due when it was, then claims it again', async () => {
+    const b = await installationFeed('B', OTHER_KEY);
+    await subscribe(b.feed, 'T0B');
+    const due = (await subscription()).next_digest_at;
+    clock.now = due;
+    const jobs = unserved();
+    const [sub] = await jobs.digest.claim(clock.now, 5);
+    if (!sub) throw new Error('a due digest');
+    expect(await jobs.digest.run(sub)).toEqual({ outcome: 'paused' });
+    expect((await subscription()).next_digest_at).toBe(due);
+    expect(await jobs.digest.claim(clock.now + MINUTE - 1, 5)).toEqual([]);
+    expect(await jobs.digest.claim(clock.now + MINUTE + 1, 5)).toHaveLength(1);
+  });
+
+  it('leaves a poll BALANCE_POLL_SECONDS ahead where it is, and pulls back one further than any schedule puts it', async () => {
+    const b = await installationFeed('B', OTHER_KEY);
+    await subscribe(b.feed, 'T0B');
+    const at = (ms: number) => env.store.db.updateTable('singletons').set({ next_run_at: ms }).execute();
+    await at(clock.now + 10 * MINUTE);
+    await unserved(600).poll.claim(clock.now, 5);
+    expect(await pollAt()).toBe(clock.now + 10 * MINUTE);
+    await at(clock.now + 12 * MINUTE);
+    await unserved(600).poll.claim(clock.now, 5);
+    expect(await pollAt()).toBe(clock.now);
+  });
+});
