@@ -5,18 +5,26 @@ import type { AllMiddlewareArgs, SlashCommand } from '@slack/bolt';
 import fc from 'fast-check';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedJobs } from '../../src/feed/jobs.js';
 import { Inflight } from '../../src/inflight.js';
 import { backgroundParts } from '../../src/installations/background.js';
 import { createCommon } from '../../src/installations/tenant.js';
 import { createTenants, type PaymentsFor, type TenantsDeps } from '../../src/installations/tenants.js';
 import type { CommandArgs } from '../../src/listeners/index.js';
-import type { OutboxRow } from '../../src/outbox.js';
-import { CircuitBreaker, createPaymentsClient } from '../../src/payments/index.js';
-import { demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';
+import { type OutboxRow, outboxJob } from '../../src/outbox.js';
+import { CircuitBreaker, createPaymentsClient, type PaymentsClient } from '../../src/payments/index.js';
+import { DEMO_INVOICE_IDS, demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { LEASE_MS, leased } from '../../src/scheduler.js';
 import { serviceState } from '../../src/service-state.js';
+import { SlackPostError } from '../../src/slack/calls.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import type { InstallationSummary, Installations } from '../../src/store/installations.js';
+import {
+  createInstallations,
+  type InstallationSummary,
+  type Installations,
+} from '../../src/store/installations.js';
+import { createSealer } from '../../src/store/sealing.js';
 import {
   captureLogs,
   commandArgs,
@@ -24,6 +32,8 @@ import {
   recordingResponseUrls,
   TEST_WATCH_SETTINGS,
 } from '../support/bolt.js';
+import { install, KEY } from '../support/installations-contract.js';
+import { runDue } from '../support/jobs.js';
 import { startSlackStandIn } from '../support/slack-stand-in.js';
 
 const OTHER_KEY = 'merchant-other-unit-key-1f2e3d';
@@ -68,9 +78,15 @@ function tenants(
     clock?: () => number;
     /** Where the installations' Web API calls go; nowhere by default. */
     slackApiUrl?: string;
+    /** The installations the store holds, instead of `keys` and `summaries`. */
+    installations?: Installations;
+    /** Payments clients with nothing to let go (no `close`), as `PaymentsClient` allows. */
+    withoutClose?: boolean;
   } = {},
 ) {
   const made: string[] = [];
+  /** The installations whose payments client was let go, in order. */
+  const closed: string[] = [];
   const slackCalls: string[] = [];
   const requests: string[] = [];
   const seen: string[] = [];
@@ -79,7 +95,7 @@ function tenants(
   const logs = captureLogs([sandbox.apiKey, OTHER_KEY]);
   const paymentsFor: PaymentsFor = (apiKey, options) => {
     made.push(apiKey);
-    return createPaymentsClient({
+    const client = createPaymentsClient({
       baseUrl: sandbox.url,
       apiKey,
       dispatcher: pool,
@@ -88,20 +104,34 @@ function tenants(
       breaker: new CircuitBreaker(),
       ...(options.onCall ? { onCall: options.onCall } : {}),
     });
+    const calls: PaymentsClient = {
+      getBalance: (call) => client.getBalance(call),
+      getInvoice: (id, call) => client.getInvoice(id, call),
+    };
+    if (opts.withoutClose) return calls;
+    return {
+      ...calls,
+      close: () => {
+        closed.push(options.installation ?? '');
+        client.close?.();
+      },
+    };
   };
   let failNextKey = false;
-  const installations = {
-    async summaryOf(id: string) {
-      return opts.summaries?.[id];
-    },
-    async paymentKeyOf(id: string) {
-      if (failNextKey) {
-        failNextKey = false;
-        throw new Error('the store is not answering');
-      }
-      return keys[id];
-    },
-  } as unknown as Installations;
+  const installations =
+    opts.installations ??
+    ({
+      async summaryOf(id: string) {
+        return opts.summaries?.[id];
+      },
+      async paymentKeyOf(id: string) {
+        if (failNextKey) {
+          failNextKey = false;
+          throw new Error('the store is not answering');
+        }
+        return keys[id];
+      },
+    } as unknown as Installations);
   const clock = opts.clock ?? Date.now;
   const common = createCommon({
     settings: {
@@ -162,6 +192,7 @@ function tenants(
     requests,
     seen,
     made,
+    closed,
     connects,
     homes,
     logs,
@@ -249,6 +280,9 @@ describe('each installation’s own handlers', () => {
     expect(t.tenants.size).toBe(0);
     await balance(t.tenants, installation('A', 1));
     expect(t.made).toHaveLength(2);
+    // One this instance never served (uninstalled while another instance served it): nothing to forget.
+    expect(() => t.tenants.forget('B')).not.toThrow();
+    expect(t.tenants.size).toBe(1);
   });
 
   it('does not keep a part whose build failed: the next request builds it again', async () => {
@@ -257,6 +291,52 @@ describe('each installation’s own handlers', () => {
     await expect(balance(t.tenants, installation('A', 1))).rejects.toThrow('the store is not answering');
     expect(t.tenants.size).toBe(0);
     expect(await balance(t.tenants, installation('A', 1))).toContain('Monero');
+  });
+
+  it('keeps the part built after the installation was forgotten when a build from before fails', async () => {
+    const t = tenants({ A: OTHER_KEY });
+    const context = {
+      installation: installation('A', 1),
+      botToken: 'xoxb-A',
+    } as unknown as AllMiddlewareArgs['context'];
+    t.failNextKey();
+    const failing = t.tenants.handlersOf(context);
+    // Uninstalled and installed again (or evicted) while that build was still reading the key.
+    t.tenants.forget('A');
+    const served = t.tenants.handlersOf(context);
+    await expect(failing).rejects.toThrow('the store is not answering');
+    await served;
+    expect(t.tenants.size).toBe(1);
+    expect(await balance(t.tenants, installation('A', 1))).toContain('Monero');
+    expect(t.made).toEqual([OTHER_KEY]);
+  });
+
+  it('lets go of the payments client of each part no longer used: a replaced key, the least recently used, a forgotten one', async () => {
+    const t = tenants({ A: OTHER_KEY, B: OTHER_KEY, C: OTHER_KEY }, { max: 2 });
+    await balance(t.tenants, installation('A', 1));
+    await balance(t.tenants, installation('A', 2));
+    expect(t.closed).toEqual(['A']);
+    await balance(t.tenants, installation('B', 1));
+    await balance(t.tenants, installation('C', 1));
+    expect(t.tenants.size).toBe(2);
+    expect(t.closed).toEqual(['A', 'A']);
+    t.tenants.forget('B');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(t.closed).toEqual(['A', 'A', 'B']);
+  });
+
+  it('serves a replaced key when the old key’s client has nothing to let go', async () => {
+    const t = tenants({ A: OTHER_KEY }, { withoutClose: true });
+    await balance(t.tenants, installation('A', 1));
+    expect(await balance(t.tenants, installation('A', 2))).toContain('Monero');
+    expect(t.made).toHaveLength(2);
+  });
+
+  it('serves an installation connected since it was last seen not connected', async () => {
+    const t = tenants({ A: OTHER_KEY });
+    expect(await balance(t.tenants, installation('A'))).toContain('not connected yet');
+    expect(await balance(t.tenants, installation('A', 1))).toContain('Monero');
+    expect(t.made).toEqual([OTHER_KEY]);
   });
 
   it('answers an installation without a payment account that it is not connected, calling no service', async () => {
@@ -480,8 +560,10 @@ describe('background work’s installations', () => {
     expect(await t.tenants.mayDeliver(row('GONE', null))).toBe(true);
     // Cannot be served now: the outbox finds no bot to post with either, and waits.
     expect(await t.tenants.mayDeliver(row('GONE', 'sub-1'))).toBe(true);
-    // Its account was disconnected since: its feed's message is not sent.
+    // Its account was disconnected since: its feed's message is not sent, but the rest is (the
+    // ended watches' last words: "No longer watching … the payment account was disconnected").
     expect(await t.tenants.mayDeliver(row('NEW', 'sub-1'))).toBe(false);
+    expect(await t.tenants.mayDeliver(row('NEW', null))).toBe(true);
     // Connected: the feed decides, and a feed it does not have (another installation's) is over.
     expect(await t.tenants.feedOf('A')).toBeDefined();
     expect(await t.tenants.mayDeliver(row('A', 'sub-of-another'))).toBe(false);
@@ -490,6 +572,10 @@ describe('background work’s installations', () => {
   it('serves nothing for an installation gone, without a token, or the store failing, and says which', async () => {
     const gone = tenants({ A: OTHER_KEY });
     expect(await gone.tenants.watchesOf('A')).toBeUndefined();
+    expect(await gone.tenants.feedOf('A')).toBeUndefined();
+    expect(await gone.tenants.digestsOf('A')).toBeUndefined();
+    // Gone is no failure: nothing to warn about.
+    expect(gone.logs.lines.filter((l) => l.level === 'warn')).toEqual([]);
     const revoked = tenants(
       { A: OTHER_KEY },
       { summaries: { A: installation('A', 1) }, tokenFor: async () => undefined },
@@ -512,6 +598,147 @@ describe('background work’s installations', () => {
     expect(revoked.made).toEqual([]);
   });
 
+  it('forgets an installation background work finds uninstalled: nothing of it stays in memory', async () => {
+    const summaries: Record<string, InstallationSummary> = { A: installation('A', 1) };
+    const t = tenants({ A: OTHER_KEY }, { summaries });
+    expect(await t.tenants.posterOf('A')).toBeDefined();
+    expect(t.tenants.size).toBe(1);
+    delete summaries.A;
+    expect(await t.tenants.posterOf('A')).toBeUndefined();
+    expect(t.tenants.size).toBe(0);
+    expect(t.closed).toEqual(['A']);
+    expect(t.logs.lines.filter((l) => l.level === 'warn')).toEqual([]);
+  });
+
+  it('builds the part again within the minute when a request’s rebuild of it failed', async () => {
+    let now = 1_000_000;
+    const inst = installation('A', 1);
+    const t = tenants({ A: OTHER_KEY }, { summaries: { A: inst }, clock: () => now });
+    expect(await t.tenants.posterOf('A')).toBeDefined();
+    t.failNextKey();
+    await expect(balance(t.tenants, inst, '', 'xoxb-rotated')).rejects.toThrow('the store is not answering');
+    expect(t.tenants.size).toBe(0);
+    now += 1000;
+    expect(await t.tenants.watchesOf('A')).toBeDefined();
+    expect(t.made).toEqual([OTHER_KEY, OTHER_KEY]);
+  });
+
+  it('asks for the token at every check while it is revoked, never serving with the part a request built', async () => {
+    const asked: string[] = [];
+    let revoked = false;
+    const inst = installation('A', 1);
+    const t = tenants(
+      { A: OTHER_KEY },
+      {
+        summaries: { A: inst },
+        clock: () => 1_000_000,
+        tokenFor: async (i) => {
+          asked.push(i.id);
+          return revoked ? undefined : `xoxb-${i.id}`;
+        },
+      },
+    );
+    await balance(t.tenants, inst);
+    revoked = true;
+    expect(await t.tenants.posterOf('A')).toBeUndefined();
+    expect(await t.tenants.posterOf('A')).toBeUndefined();
+    expect(asked).toEqual(['A', 'A']);
+  });
+
+  it('ends a watch whose card Slack will never take again; a message of an installation without watches ends nothing', async () => {
+    const slack = await startSlackStandIn({ teamId: 'T0WATCH', botToken: 'xoxb-T0WATCH' });
+    const t = tenants(
+      { T0WATCH: sandbox.apiKey },
+      {
+        summaries: { T0WATCH: installation('T0WATCH', 1), NEW: installation('NEW') },
+        slackApiUrl: slack.apiUrl,
+      },
+    );
+    const watches = await t.tenants.watchesOf('T0WATCH');
+    if (!watches) throw new Error('T0WATCH has watches');
+    expect(
+      await watches.start({
+        teamId: 'T0WATCH',
+        channelId: 'C0WATCH',
+        userId: 'U0WATCHER',
+        invoiceId: DEMO_INVOICE_IDS.open,
+      }),
+    ).toMatchObject({ kind: 'started' });
+    const [watch] = await watches.list('C0WATCH');
+    if (!watch) throw new Error('a watch in C0WATCH');
+    const deleted = new SlackPostError('message_not_found', 'message_not_found');
+    const row = (installationId: string) =>
+      ({ installation_id: installationId, watch_id: watch.id }) as OutboxRow;
+    // Not served now, or not connected: nothing to end, and nothing fails.
+    await expect(t.tenants.undeliverable(row('GONE'), deleted)).resolves.toBeUndefined();
+    await expect(t.tenants.undeliverable(row('NEW'), deleted)).resolves.toBeUndefined();
+    expect(await watches.list('C0WATCH')).toHaveLength(1);
+    await t.tenants.undeliverable(row('T0WATCH'), deleted);
+    expect(await watches.list('C0WATCH')).toEqual([]);
+    await slack.close();
+  });
+
+  it('keeps each reading of a connected installation’s balance and tells its channel what moved; its rejected key is logged as its own', async () => {
+    const FEED_KEY = 'merchant-feed-reading-key-5a6b7c';
+    const balanceOf = (amount: string) => ({
+      balances: [{ id: 'XMR', title: 'Monero', balance: num(amount) }],
+      invoices: [],
+    });
+    sandbox.addMerchant(FEED_KEY, balanceOf('1'));
+    let now = 2_000_000;
+    const clock = () => now;
+    const stored = createInstallations(store, createSealer({ current: KEY }), clock);
+    await stored.storeInstallation(install('T0FEED', 'xoxb-T0FEED'));
+    await stored.connectPaymentKey('T0FEED', FEED_KEY, 'U0T0FEEDADMIN', now);
+    const inst = await stored.summaryOf('T0FEED');
+    if (!inst) throw new Error('T0FEED is installed');
+    const slack = await startSlackStandIn({ teamId: 'T0FEED', botToken: 'xoxb-T0FEED' });
+    slack.conversations.set('G0FEED', { id: 'G0FEED', is_private: true });
+    const t = tenants({}, { installations: stored, clock, slackApiUrl: slack.apiUrl });
+    expect(await ask(t.tenants, inst, '/balance', 'subscribe', 'xoxb-T0FEED', 'G0FEED')).toContain(
+      'the payments feed is on in this channel',
+    );
+    // The scheduler's side: the balance poll across installations, and the outbox.
+    const lease = { owner: 'test', ms: LEASE_MS };
+    const jobs = feedJobs({
+      store,
+      gate: serviceState(store, t.logs.logger),
+      pollSeconds: 60,
+      feedOf: t.tenants.feedOf,
+      digestsOf: t.tenants.digestsOf,
+    });
+    const outbox = leased(
+      outboxJob({
+        store,
+        posterOf: t.tenants.posterOf,
+        mayDeliver: t.tenants.mayDeliver,
+        logger: t.logs.logger,
+        clock,
+      }),
+      lease,
+      clock,
+    );
+    const tick = () => runDue([leased(jobs.poll, lease, clock)], outbox, now);
+    const said = () =>
+      slack.calls
+        .filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'G0FEED')
+        .map((c) => JSON.stringify(c.args));
+
+    sandbox.addMerchant(FEED_KEY, balanceOf('1.5'));
+    now += 60_000;
+    await tick();
+    expect(said().at(-1)).toContain('received *+0.5* XMR');
+
+    sandbox.failNext({ kind: 'status', status: 401 });
+    now += 60_000;
+    await tick();
+    expect(t.logs.lines.find((l) => String(l.msg).startsWith('the payment service rejects'))).toMatchObject({
+      level: 'error',
+      installation: 'T0FEED',
+    });
+    await slack.close();
+  });
+
   it('publishes a connected installation’s Home: its balance, then its payment account', async () => {
     const slack = await startSlackStandIn({ teamId: 'T0ONE', botToken: 'xoxb-T0ONE' });
     const t = tenants({ T0ONE: OTHER_KEY }, { slackApiUrl: slack.apiUrl });
@@ -527,6 +754,7 @@ describe('background work’s installations', () => {
     // The service's answer is in the installation's own health, and the look-up in the metrics.
     expect(view).toContain('Last good answer from the payment service');
     expect(t.slackCalls).toContain('users.info:ok:T0ONE');
+    expect(t.slackCalls).toContain('views.publish:ok:T0ONE');
     await slack.close();
   });
 });

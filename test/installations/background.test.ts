@@ -1,0 +1,68 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backgroundParts } from '../../src/installations/background.js';
+import type { Tenant } from '../../src/installations/tenant.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { captureLogs } from '../support/bolt.js';
+
+/**
+ * Background work asks the store, before it calls the payment service for an installation, whether
+ * the service rejects its key (one call a minute then). A store that does not answer just then
+ * must leave the work waiting, and say which installation's work it was.
+ */
+
+/** A store that no longer answers: every query fails, as when the database goes away. */
+let closed: Store;
+beforeAll(async () => {
+  closed = await openStore({
+    kind: 'sqlite',
+    path: join(mkdtempSync(join(tmpdir(), 'background-')), 'bot.sqlite'),
+  });
+  await closed.close();
+});
+
+/** An installation's part that background work could use, were it allowed to call the service. */
+const servable = { watches: {}, feed: {}, poster: {} } as unknown as Tenant;
+
+function unanswered() {
+  const logs = captureLogs();
+  const asked: string[] = [];
+  const parts = backgroundParts(
+    {
+      partOf: async (id) => {
+        asked.push(id);
+        return servable;
+      },
+    },
+    { store: closed, logger: logs.logger, clock: () => 1_000_000 },
+  );
+  const warnings = () =>
+    logs.lines.filter((l) => l.msg === 'could not serve an installation’s background work');
+  return { parts, asked, warnings };
+}
+
+describe('background work while the store does not answer', () => {
+  it('leaves an installation’s checks and readings waiting, and says which installation’s work it was', async () => {
+    const { parts, asked, warnings } = unanswered();
+    expect(await parts.watchesOf('T0ONE')).toBeUndefined();
+    expect(await parts.feedOf('T0ONE')).toBeUndefined();
+    expect(asked).toEqual([]);
+    expect(warnings()).toHaveLength(2);
+    for (const line of warnings()) {
+      expect(line).toMatchObject({ level: 'warn', installation: 'T0ONE' });
+      expect(line.err).toMatchObject({ message: expect.any(String) });
+    }
+  });
+
+  it('names no installation when it is the one workspace’s work', async () => {
+    const { parts, asked, warnings } = unanswered();
+    expect(await parts.watchesOf(ONE_WORKSPACE)).toBeUndefined();
+    expect(asked).toEqual([]);
+    const [line] = warnings();
+    expect(line).toMatchObject({ level: 'warn' });
+    expect(line).not.toHaveProperty('installation');
+  });
+});
