@@ -82,6 +82,8 @@ describe('a disconnected payment account', () => {
       'No longer watching *Order #1042 — annual support plan*: the workspace’s payment account was disconnected, so the bot can no longer read the invoice.',
     );
     expect(await a.watches.list('C0ONE')).toEqual([]);
+    const reasons = await env.store.db.selectFrom('watches').select('end_reason').execute();
+    expect(reasons.map((r) => r.end_reason)).toEqual(['account_disconnected', 'account_disconnected']);
 
     // Nothing is left to check, and a second Disconnect ends nothing more.
     const after = poster.calls.length;
@@ -103,5 +105,17 @@ describe('a disconnected payment account', () => {
     env.sandbox.updateInvoice(OPEN, { payStatus: 'paid', status: 'closed' });
     await b.tick();
     expect(poster.messages.map((m) => visibleText(m)).join('\n')).toContain('Not paid → Paid');
+  });
+
+  it('ends, without a word, a watch whose invoice was never read', async () => {
+    const a = instance('T0A');
+    await watch(a, 'C0ONE', OPEN);
+    await a.tick();
+    await env.store.db.deleteFrom('watched_invoices').execute();
+    const before = poster.calls.length;
+    expect(await disconnect('T0A')).toBe(1);
+    await a.tick();
+    expect(poster.calls).toHaveLength(before);
+    expect(await a.watches.list('C0ONE')).toEqual([]);
   });
 });
