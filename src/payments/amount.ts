@@ -36,8 +36,8 @@ export class Amount {
     }
     const value = new Big(raw);
     const text = exponentAt === -1 ? raw : value.toFixed();
-    // A signed zero is still nothing: `-0.00` reads as `0.00`.
-    return new Amount(value, value.eq(0) ? text.replace(/^-/, '') : text);
+    // A signed zero is still nothing: `-0.00` reads as `0.00` (its one minus sign is its first character).
+    return new Amount(value, value.eq(0) ? text.replace('-', '') : text);
   }
 
   /** A result of arithmetic, in plain notation (big.js writes no sign on a zero). */

@@ -127,9 +127,10 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   return {
     close: unsubscribe,
     getBalance(call = {}) {
-      return flight('balance', call, (lane) =>
+      const path = '/api/v2/balance';
+      return flight(path, call, (lane) =>
         observed(caller, lane, 'balance', async (tried) => {
-          const answer = await get(caller, lane, '/api/v2/balance', 'balance', tried);
+          const answer = await get(caller, lane, path, 'balance', tried);
           const json = parse(answer);
           // docs/payment-api.md#success: only "success" is a balance; an error in a 200 is not.
           const { status, message } = validate(envelopeSchema, json, answer);
@@ -149,10 +150,11 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     getInvoice(id, call = {}) {
       // The type says it is an id; this guard keeps a caller's cast from reaching a URL path.
       if (parseInvoiceId(id) !== id) return Promise.reject(new TypeError('getInvoice: not an invoice id'));
-      return flight(`invoice/${id}`, call, (lane) =>
+      const path = `/api/v2/invoice/${id}`;
+      return flight(path, call, (lane) =>
         observed(caller, lane, 'invoice', async (tried) => {
           try {
-            const answer = await get(caller, lane, `/api/v2/invoice/${id}`, 'invoice', tried);
+            const answer = await get(caller, lane, path, 'invoice', tried);
             return validate(invoiceSchema, parse(answer), answer);
           } catch (error) {
             throw isNotFound(error) ? new InvoiceNotFoundError(id, { status: 400, cause: error }) : error;

@@ -144,7 +144,7 @@ export class BusyError extends PaymentError {
   ) {
     super(
       waitedMs === undefined
-        ? `${queued} calls to the payment service are already waiting`
+        ? `${queued} ${queued === 1 ? 'call to the payment service is' : 'calls to the payment service are'} already waiting`
         : `no connection to the payment service came free within ${waitedMs} ms; no call was made`,
     );
   }

@@ -10,7 +10,7 @@ import { Amount } from './amount.js';
  * are plain strings, because the document lists only the values it has seen.
  */
 
-const jsonNumber = z.custom<LosslessNumber>(isLosslessNumber, 'expected a number');
+const jsonNumber = z.custom<LosslessNumber>(isLosslessNumber);
 
 /** A number (or, leniently, a numeric string) kept exact. */
 const amount = z.union([jsonNumber.transform((n) => n.value), z.string()]).transform((text, ctx) => {

@@ -162,3 +162,35 @@ describe('the circuit breaker', () => {
     expect(b.state()).toBe('half_open');
   });
 });
+
+describe('the probe, and who hears of it', () => {
+  it('keeps refusing while its probe is out, whatever a call from before the outage says of itself', () => {
+    const { b, call, advance } = breaker(1, 1000);
+    const early = b.admit();
+    call('not_answered');
+    advance(1000);
+    expect(b.admit()).toEqual({ probe: true });
+    if (early) b.record(early, 'not_sent');
+    expect(b.state()).toBe('open');
+    expect(b.admit()).toBeUndefined();
+  });
+
+  it('lets a probe go again after the next outage, once one answer closed it', () => {
+    const { b, call, advance, changes } = breaker(1, 1000);
+    call('not_answered');
+    advance(1000);
+    call('answered');
+    call('not_answered');
+    advance(1000);
+    expect(b.state()).toBe('half_open');
+    expect(changes).toEqual(['open', 'closed', 'open']);
+  });
+
+  it('tells its listeners nothing while answers come and it stays closed', () => {
+    const { call, changes } = breaker(3);
+    call('answered');
+    call('not_answered');
+    call('answered');
+    expect(changes).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { stringify } from 'lossless-json';
 import { Pool } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseRetryAfter } from '../../src/payments/answers.js';
 import {
   BusyError,
@@ -12,7 +12,6 @@ import {
   InvalidApiKeyError,
   InvoiceNotFoundError,
   type PaymentError,
-  type PaymentsClient,
   PaymentTimeoutError,
   RateLimitedError,
   ServiceError,
@@ -21,35 +20,13 @@ import {
 } from '../../src/payments/index.js';
 import { Pacer } from '../../src/payments/pacer.js';
 import { DEMO_INVOICE_IDS, demoInvoices, num } from '../../src/sandbox/data.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { invoiceId } from '../support/factories.js';
+import { useSandboxClient } from '../support/sandbox-client.js';
 
 const FAST_RETRY = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 };
 
-let sandbox: Sandbox;
-let pool: Pool;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  pool = new Pool(sandbox.url);
-});
-afterAll(async () => {
-  await pool.close();
-  await sandbox.close();
-});
-afterEach(() => sandbox.reset());
-
-function client(overrides: Partial<Parameters<typeof createPaymentsClient>[0]> = {}): PaymentsClient {
-  return createPaymentsClient({
-    baseUrl: sandbox.url,
-    apiKey: sandbox.apiKey,
-    dispatcher: pool,
-    userAgent: 'payments-slack-bot/test',
-    timeoutMs: 2000,
-    retry: FAST_RETRY,
-    ...overrides,
-  });
-}
+const service = useSandboxClient({ retry: FAST_RETRY });
 
 /** The rejection of `promise`, or a failed test if it resolved. */
 async function failure(promise: Promise<unknown>): Promise<PaymentError> {
@@ -63,7 +40,7 @@ async function failure(promise: Promise<unknown>): Promise<PaymentError> {
 
 describe('getBalance', () => {
   it('returns each currency with its exact amount', async () => {
-    const balance = await client().getBalance();
+    const balance = await service.client().getBalance();
     expect(balance.map((b) => [b.id, b.title, b.balance.toString()])).toEqual([
       ['BTC', 'Bitcoin', '0.0123456'],
       ['USDT-TRC20', 'Tether (TRC-20)', '1520.5'],
@@ -76,12 +53,12 @@ describe('getBalance', () => {
   });
 
   it('sends the key as "Token <key>", asks for JSON and names itself', async () => {
-    await client().getBalance();
-    expect(sandbox.requests).toEqual([
+    await service.client().getBalance();
+    expect(service.sandbox.requests).toEqual([
       {
         method: 'GET',
         path: '/api/v2/balance',
-        authorization: `Token ${sandbox.apiKey}`,
+        authorization: `Token ${service.sandbox.apiKey}`,
         accept: 'application/json',
         userAgent: 'payments-slack-bot/test',
         at: expect.any(Number),
@@ -90,8 +67,8 @@ describe('getBalance', () => {
   });
 
   it('accepts a base URL with a trailing slash', async () => {
-    await client({ baseUrl: `${sandbox.url}/` }).getBalance();
-    expect(sandbox.requests[0]?.path).toBe('/api/v2/balance');
+    await service.client({ baseUrl: `${service.sandbox.url}/` }).getBalance();
+    expect(service.sandbox.requests[0]?.path).toBe('/api/v2/balance');
   });
 
   it('keeps integers above 2^53 and unknown currencies, and ignores extra fields', async () => {
@@ -117,17 +94,17 @@ describe('getBalance', () => {
   });
 
   it('maps 401 UnauthorizedError to InvalidApiKeyError, without retrying', async () => {
-    const error = await failure(client({ apiKey: 'wrong-key-123456' }).getBalance());
+    const error = await failure(service.client({ apiKey: 'wrong-key-123456' }).getBalance());
     expect(error).toBeInstanceOf(InvalidApiKeyError);
     expect(error).toMatchObject({ code: 'invalid_api_key', status: 401, name: 'InvalidApiKeyError' });
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 });
 
 describe('getInvoice', () => {
   it('returns every documented field, dates as instants and amounts exact', async () => {
-    const invoice = await client().getInvoice(DEMO_INVOICE_IDS.open);
-    const wire = demoInvoices(sandbox.payUrl).find((i) => i.id === DEMO_INVOICE_IDS.open);
+    const invoice = await service.client().getInvoice(DEMO_INVOICE_IDS.open);
+    const wire = demoInvoices(service.sandbox.payUrl).find((i) => i.id === DEMO_INVOICE_IDS.open);
     expect(invoice).toMatchObject({
       id: DEMO_INVOICE_IDS.open,
       payStatus: 'none',
@@ -136,7 +113,7 @@ describe('getInvoice', () => {
       feeByClient: true,
       sendToEmail: true,
       title: 'Order #1042 — annual support plan',
-      link: `${sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.open}`,
+      link: `${service.sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.open}`,
       methods: ['USDT-TRC20', 'USDT-ERC20', 'BTC', 'ETH', 'LTC'],
       shop: {
         title: 'Acme Hardware Store',
@@ -152,7 +129,7 @@ describe('getInvoice', () => {
   });
 
   it('gives null for shop URLs that are not set', async () => {
-    const invoice = await client().getInvoice(DEMO_INVOICE_IDS.expired);
+    const invoice = await service.client().getInvoice(DEMO_INVOICE_IDS.expired);
     expect(invoice.shop).toEqual({ title: 'Acme Gift Cards', successUrl: null, failUrl: null });
   });
 
@@ -165,38 +142,38 @@ describe('getInvoice', () => {
       methods: ['NEWCHAIN-USDC'],
       riskScore: 0.3,
     };
-    sandbox.failNext({ kind: 'status', status: 200, body: stringify(odd) });
-    const invoice = await client().getInvoice(DEMO_INVOICE_IDS.open);
+    service.sandbox.failNext({ kind: 'status', status: 200, body: stringify(odd) });
+    const invoice = await service.client().getInvoice(DEMO_INVOICE_IDS.open);
     expect(invoice).toMatchObject({ status: 'under_review', payStatus: 'partially_paid', currency: 'XYZ' });
     expect(invoice).not.toHaveProperty('riskScore');
   });
 
   it('maps 400 BadRequestError to InvoiceNotFoundError carrying the id, without retrying', async () => {
     const id = invoiceId('aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee');
-    const error = await failure(client().getInvoice(id));
+    const error = await failure(service.client().getInvoice(id));
     expect(error).toBeInstanceOf(InvoiceNotFoundError);
     expect(error).toMatchObject({ code: 'invoice_not_found', invoiceId: id, status: 400 });
     expect(error.cause).toBeInstanceOf(ServiceError);
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it.each([
     ['another 400', 400, '{"status":400,"name":"ValidationError","message":"bad"}'],
     ['a 404', 404, '{"status":404,"name":"BadRequestError","message":"no any invoice"}'],
   ])('keeps %s a service error: only a 400 BadRequestError means not found', async (_label, status, body) => {
-    sandbox.failNext({ kind: 'status', status, body });
-    const error = await failure(client().getInvoice(DEMO_INVOICE_IDS.open));
+    service.sandbox.failNext({ kind: 'status', status, body });
+    const error = await failure(service.client().getInvoice(DEMO_INVOICE_IDS.open));
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ code: 'service_error', status });
   });
 
   it('maps a 400 BadRequestError on the balance to a service error, not "invoice not found"', async () => {
-    sandbox.failNext({
+    service.sandbox.failNext({
       kind: 'status',
       status: 400,
       body: '{"status":400,"name":"BadRequestError","message":"x"}',
     });
-    const error = await failure(client().getBalance());
+    const error = await failure(service.client().getBalance());
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ serviceName: 'BadRequestError', serviceMessage: 'x' });
   });
@@ -204,41 +181,41 @@ describe('getInvoice', () => {
   it.each(['', '../balance', '../../api/v2/balance', `${DEMO_INVOICE_IDS.open}/../../balance`, 'ABC'])(
     'refuses %j cast to an InvoiceId, making no request',
     async (input) => {
-      const error = await failure(client().getInvoice(input as never));
+      const error = await failure(service.client().getInvoice(input as never));
       expect(error).toBeInstanceOf(TypeError);
-      expect(sandbox.requests).toHaveLength(0);
+      expect(service.sandbox.requests).toHaveLength(0);
     },
   );
 });
 
 describe('failures and retries', () => {
   it.each([502, 503, 504])('retries %i twice, then reports the service unavailable', async (status) => {
-    sandbox.failNext({ kind: 'status', status }, 3);
-    const error = await failure(client().getBalance());
+    service.sandbox.failNext({ kind: 'status', status }, 3);
+    const error = await failure(service.client().getBalance());
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error).toMatchObject({ code: 'service_unavailable', status });
     expect(error.message).toContain(`HTTP ${status}`);
-    expect(sandbox.requests).toHaveLength(3);
+    expect(service.sandbox.requests).toHaveLength(3);
   });
 
   it('succeeds when a retry does', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 });
-    await expect(client().getBalance()).resolves.toHaveLength(7);
-    expect(sandbox.requests).toHaveLength(2);
+    service.sandbox.failNext({ kind: 'status', status: 503 });
+    await expect(service.client().getBalance()).resolves.toHaveLength(7);
+    expect(service.sandbox.requests).toHaveLength(2);
   });
 
   it('does not retry a 500', async () => {
-    sandbox.failNext({ kind: 'status', status: 500 });
-    expect(await failure(client().getBalance())).toBeInstanceOf(ServiceUnavailableError);
-    expect(sandbox.requests).toHaveLength(1);
+    service.sandbox.failNext({ kind: 'status', status: 500 });
+    expect(await failure(service.client().getBalance())).toBeInstanceOf(ServiceUnavailableError);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('retries a reset connection, and reports it as unavailable with the cause kept', async () => {
-    sandbox.failNext({ kind: 'reset' }, 3);
-    const error = await failure(client().getBalance());
+    service.sandbox.failNext({ kind: 'reset' }, 3);
+    const error = await failure(service.client().getBalance());
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error.cause).toBeInstanceOf(Error);
-    expect(sandbox.requests).toHaveLength(3);
+    expect(service.sandbox.requests).toHaveLength(3);
   });
 
   it('reports a refused connection as unavailable', async () => {
@@ -265,89 +242,93 @@ describe('failures and retries', () => {
   });
 
   it('retries 429, honouring a Retry-After that fits the deadline', async () => {
-    sandbox.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '0' } }, 2);
-    await expect(client().getBalance()).resolves.toHaveLength(7);
-    expect(sandbox.requests).toHaveLength(3);
+    service.sandbox.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '0' } }, 2);
+    await expect(service.client().getBalance()).resolves.toHaveLength(7);
+    expect(service.sandbox.requests).toHaveLength(3);
   });
 
   it('gives up on 429 at once when Retry-After is beyond the deadline, and says when to retry', async () => {
-    sandbox.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '60' } });
-    const error = await failure(client().getBalance());
+    service.sandbox.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '60' } });
+    const error = await failure(service.client().getBalance());
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ code: 'rate_limited', retryAfterMs: 60_000, status: 429 });
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('stops at the deadline when the service never answers', async () => {
-    sandbox.failNext({ kind: 'hang' });
+    service.sandbox.failNext({ kind: 'hang' });
     const started = performance.now();
-    const error = await failure(client({ timeoutMs: 300 }).getBalance());
+    const error = await failure(service.client({ timeoutMs: 300 }).getBalance());
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(PaymentTimeoutError);
     expect(error).toMatchObject({ code: 'timeout', timeoutMs: 300 });
     expect(elapsed).toBeGreaterThanOrEqual(290);
     expect(elapsed).toBeLessThan(1500);
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('counts retries and their backoff inside the one deadline', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 });
-    sandbox.failNext({ kind: 'hang' });
+    service.sandbox.failNext({ kind: 'status', status: 503 });
+    service.sandbox.failNext({ kind: 'hang' });
     const started = performance.now();
-    const error = await failure(client({ timeoutMs: 400 }).getBalance());
+    const error = await failure(service.client({ timeoutMs: 400 }).getBalance());
     expect(error).toBeInstanceOf(PaymentTimeoutError);
     expect(performance.now() - started).toBeLessThan(1500);
-    expect(sandbox.requests).toHaveLength(2);
+    expect(service.sandbox.requests).toHaveLength(2);
   });
 
   it('does not sleep past the deadline: a backoff that cannot fit ends the call with the last error', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 }, 3);
+    service.sandbox.failNext({ kind: 'status', status: 503 }, 3);
     const slowRetry = { maxRetries: 2, baseDelayMs: 10_000, maxDelayMs: 10_000 };
     const started = performance.now();
-    const error = await failure(client({ timeoutMs: 200, retry: { ...slowRetry } }).getBalance());
+    const error = await failure(service.client({ timeoutMs: 200, retry: { ...slowRetry } }).getBalance());
     // Backoff is random in [0, 10 s): either it fitted (and the next 503 came) or the call ended at once.
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('reports a 200 HTML page as an unexpected answer with a short snippet, without retrying', async () => {
-    sandbox.failNext({ kind: 'html' });
-    const error = await failure(client().getBalance());
+    service.sandbox.failNext({ kind: 'html' });
+    const error = await failure(service.client().getBalance());
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(error).toMatchObject({ code: 'unexpected_response', status: 200 });
     expect((error as UnexpectedResponseError).bodySnippet).toContain('Welcome to nginx');
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('reports a body that breaks the schema with where it broke', async () => {
-    sandbox.failNext({
+    service.sandbox.failNext({
       kind: 'status',
       status: 200,
       body: '{"status":"success","result":[{"id":"BTC","title":"Bitcoin","balance":"lots"}]}',
     });
-    const error = (await failure(client().getBalance())) as UnexpectedResponseError;
+    const error = (await failure(service.client().getBalance())) as UnexpectedResponseError;
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(error.issues).toEqual(['result.0.balance: not a decimal number']);
   });
 
   it('keeps the snippet short whatever the body size, and refuses bodies over the limit', async () => {
-    sandbox.failNext({ kind: 'status', status: 200, body: `<p>${'x'.repeat(10_000)}` });
-    const short = (await failure(client().getBalance())) as UnexpectedResponseError;
+    service.sandbox.failNext({ kind: 'status', status: 200, body: `<p>${'x'.repeat(10_000)}` });
+    const short = (await failure(service.client().getBalance())) as UnexpectedResponseError;
     expect(short.bodySnippet.length).toBeLessThanOrEqual(200);
 
-    sandbox.failNext({ kind: 'status', status: 200, body: `{"result":[],"pad":"${'x'.repeat(5000)}"}` });
-    const large = await failure(client({ maxBodyBytes: 1000 }).getBalance());
+    service.sandbox.failNext({
+      kind: 'status',
+      status: 200,
+      body: `{"result":[],"pad":"${'x'.repeat(5000)}"}`,
+    });
+    const large = await failure(service.client({ maxBodyBytes: 1000 }).getBalance());
     expect(large).toBeInstanceOf(UnexpectedResponseError);
     expect(large.message).toContain('larger than 1000 bytes');
   });
 
   it('maps any other status to ServiceError with the service name and message', async () => {
-    sandbox.failNext({
+    service.sandbox.failNext({
       kind: 'status',
       status: 403,
       body: '{"status":403,"name":"ForbiddenError","message":"project is disabled","details":{}}',
     });
-    const error = await failure(client().getBalance());
+    const error = await failure(service.client().getBalance());
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({
       code: 'service_error',
@@ -355,12 +336,12 @@ describe('failures and retries', () => {
       serviceName: 'ForbiddenError',
       serviceMessage: 'project is disabled',
     });
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('maps a non-JSON error answer to ServiceError with its status', async () => {
-    sandbox.failNext({ kind: 'status', status: 404, body: 'Not Found' });
-    const error = await failure(client().getBalance());
+    service.sandbox.failNext({ kind: 'status', status: 404, body: 'Not Found' });
+    const error = await failure(service.client().getBalance());
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ status: 404, serviceName: undefined });
   });
@@ -368,42 +349,42 @@ describe('failures and retries', () => {
 
 describe('single flight', () => {
   it('shares one upstream call among concurrent identical requests', async () => {
-    sandbox.setLatency(100);
+    service.sandbox.setLatency(100);
     try {
-      const c = client();
+      const c = service.client();
       const results = await Promise.all(Array.from({ length: 50 }, () => c.getBalance()));
       expect(new Set(results).size).toBe(1);
-      expect(sandbox.requests).toHaveLength(1);
+      expect(service.sandbox.requests).toHaveLength(1);
     } finally {
-      sandbox.setLatency(0);
+      service.sandbox.setLatency(0);
     }
   });
 
   it('shares the failure too, and calls again once it has settled (no caching)', async () => {
-    const c = client();
-    sandbox.failNext({ kind: 'status', status: 500 });
+    const c = service.client();
+    service.sandbox.failNext({ kind: 'status', status: 500 });
     const errors = await Promise.allSettled([c.getBalance(), c.getBalance()]);
     expect(errors.map((e) => e.status)).toEqual(['rejected', 'rejected']);
     await c.getBalance();
     await c.getBalance();
-    expect(sandbox.requests).toHaveLength(3);
+    expect(service.sandbox.requests).toHaveLength(3);
   });
 
   it('keeps different invoices apart, and the same invoice together', async () => {
-    sandbox.setLatency(50);
+    service.sandbox.setLatency(50);
     try {
-      const c = client();
+      const c = service.client();
       await Promise.all([
         c.getInvoice(DEMO_INVOICE_IDS.open),
         c.getInvoice(invoiceId(DEMO_INVOICE_IDS.open.toUpperCase())),
         c.getInvoice(DEMO_INVOICE_IDS.paid),
       ]);
-      expect(sandbox.requests.map((r) => r.path).sort()).toEqual([
+      expect(service.sandbox.requests.map((r) => r.path).sort()).toEqual([
         `/api/v2/invoice/${DEMO_INVOICE_IDS.open}`,
         `/api/v2/invoice/${DEMO_INVOICE_IDS.paid}`,
       ]);
     } finally {
-      sandbox.setLatency(0);
+      service.sandbox.setLatency(0);
     }
   });
 });
@@ -414,23 +395,23 @@ describe('the API key never leaks', () => {
     JSON.stringify({ status, name: `Err ${key}`, message: `bad key ${key}`, details: { key } });
 
   it.each<[string, () => void]>([
-    ['401', () => sandbox.failNext({ kind: 'status', status: 401, body: echo(401) })],
-    ['403 echoing the key', () => sandbox.failNext({ kind: 'status', status: 403, body: echo(403) })],
-    ['503', () => sandbox.failNext({ kind: 'status', status: 503, body: echo(503) }, 3)],
-    ['429', () => sandbox.failNext({ kind: 'status', status: 429, body: echo(429) }, 3)],
+    ['401', () => service.sandbox.failNext({ kind: 'status', status: 401, body: echo(401) })],
+    ['403 echoing the key', () => service.sandbox.failNext({ kind: 'status', status: 403, body: echo(403) })],
+    ['503', () => service.sandbox.failNext({ kind: 'status', status: 503, body: echo(503) }, 3)],
+    ['429', () => service.sandbox.failNext({ kind: 'status', status: 429, body: echo(429) }, 3)],
     [
       'a broken body echoing the key',
-      () => sandbox.failNext({ kind: 'status', status: 200, body: `<${key}>` }),
+      () => service.sandbox.failNext({ kind: 'status', status: 200, body: `<${key}>` }),
     ],
     [
       'a schema failure echoing the key',
-      () => sandbox.failNext({ kind: 'status', status: 200, body: `{"result":"${key}"}` }),
+      () => service.sandbox.failNext({ kind: 'status', status: 200, body: `{"result":"${key}"}` }),
     ],
-    ['a reset', () => sandbox.failNext({ kind: 'reset' }, 3)],
-    ['a timeout', () => sandbox.failNext({ kind: 'hang' })],
+    ['a reset', () => service.sandbox.failNext({ kind: 'reset' }, 3)],
+    ['a timeout', () => service.sandbox.failNext({ kind: 'hang' })],
   ])('not in the error, its fields or its cause chain after %s', async (_label, arrange) => {
     arrange();
-    const error = await failure(client({ apiKey: key, timeoutMs: 300 }).getBalance());
+    const error = await failure(service.client({ apiKey: key, timeoutMs: 300 }).getBalance());
     const everything = [
       error.message,
       String(error),
@@ -479,108 +460,123 @@ describe('the retry policy, with its clock, dice and sleep replaced', () => {
   }
 
   it('backs off by random × base × 2^n between attempts', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 }, 4);
+    service.sandbox.failNext({ kind: 'status', status: 503 }, 4);
     const w = world(0.5);
     await failure(
-      client({
-        retry: { maxRetries: 3, baseDelayMs: 100, maxDelayMs: 10_000 },
-        retryEnvironment: w.environment,
-      }).getBalance(),
+      service
+        .client({
+          retry: { maxRetries: 3, baseDelayMs: 100, maxDelayMs: 10_000 },
+          retryEnvironment: w.environment,
+        })
+        .getBalance(),
     );
     expect(w.sleeps).toEqual([50, 100, 200]);
-    expect(sandbox.requests).toHaveLength(4);
+    expect(service.sandbox.requests).toHaveLength(4);
   });
 
   it('caps each backoff at maxDelayMs', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 }, 3);
+    service.sandbox.failNext({ kind: 'status', status: 503 }, 3);
     const w = world(0.999);
     await failure(
-      client({
-        retry: { maxRetries: 2, baseDelayMs: 1000, maxDelayMs: 1500 },
-        retryEnvironment: w.environment,
-        timeoutMs: 60_000,
-      }).getBalance(),
+      service
+        .client({
+          retry: { maxRetries: 2, baseDelayMs: 1000, maxDelayMs: 1500 },
+          retryEnvironment: w.environment,
+          timeoutMs: 60_000,
+        })
+        .getBalance(),
     );
     expect(w.sleeps).toEqual([999, 1498.5]);
   });
 
   it('waits exactly what Retry-After asks when it fits the deadline', async () => {
-    sandbox.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '3' } });
+    service.sandbox.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '3' } });
     const w = world();
-    await client({ retryEnvironment: w.environment, timeoutMs: 10_000 }).getBalance();
+    await service.client({ retryEnvironment: w.environment, timeoutMs: 10_000 }).getBalance();
     expect(w.sleeps).toEqual([3000]);
   });
 
   it('retries a 429 without Retry-After with the ordinary backoff', async () => {
-    sandbox.failNext({ kind: 'status', status: 429 });
+    service.sandbox.failNext({ kind: 'status', status: 429 });
     const w = world(0.25);
     await expect(
-      client({
-        retry: { maxRetries: 2, baseDelayMs: 40, maxDelayMs: 1000 },
-        retryEnvironment: w.environment,
-      }).getBalance(),
+      service
+        .client({
+          retry: { maxRetries: 2, baseDelayMs: 40, maxDelayMs: 1000 },
+          retryEnvironment: w.environment,
+        })
+        .getBalance(),
     ).resolves.toHaveLength(7);
     expect(w.sleeps).toEqual([10]);
-    expect(sandbox.requests).toHaveLength(2);
+    expect(service.sandbox.requests).toHaveLength(2);
   });
 
   it('makes one request and no sleep with maxRetries 0', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 });
+    service.sandbox.failNext({ kind: 'status', status: 503 });
     const w = world();
     const error = await failure(
-      client({
-        retry: { maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10 },
-        retryEnvironment: w.environment,
-      }).getBalance(),
+      service
+        .client({
+          retry: { maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10 },
+          retryEnvironment: w.environment,
+        })
+        .getBalance(),
     );
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(w.sleeps).toEqual([]);
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('ends the call with the last error when the next backoff would not fit the time left', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 }, 3);
+    service.sandbox.failNext({ kind: 'status', status: 503 }, 3);
     const w = world(0.5);
     // Backoffs of 300 and 600 fit the 1000 ms deadline; the third (1200) does not fit the 100 left.
     const error = await failure(
-      client({
-        retry: { maxRetries: 5, baseDelayMs: 600, maxDelayMs: 10_000 },
-        retryEnvironment: w.environment,
-        timeoutMs: 1000,
-      }).getBalance(),
+      service
+        .client({
+          retry: { maxRetries: 5, baseDelayMs: 600, maxDelayMs: 10_000 },
+          retryEnvironment: w.environment,
+          timeoutMs: 1000,
+        })
+        .getBalance(),
     );
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(w.sleeps).toEqual([300, 600]);
-    expect(sandbox.requests).toHaveLength(3);
+    expect(service.sandbox.requests).toHaveLength(3);
   });
 
   it('reports a timeout when the deadline passes during a backoff', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 });
+    service.sandbox.failNext({ kind: 'status', status: 503 });
     const error = await failure(
-      client({
-        timeoutMs: 100,
-        retryEnvironment: {
-          now: () => 0,
-          random: () => 0.5,
-          // A sleep that only the deadline ends.
-          sleep: (_ms, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', reject)),
-        },
-      }).getBalance(),
+      service
+        .client({
+          timeoutMs: 100,
+          retryEnvironment: {
+            now: () => 0,
+            random: () => 0.5,
+            // A sleep that only the deadline ends.
+            sleep: (_ms, signal) =>
+              new Promise((_resolve, reject) => signal.addEventListener('abort', reject)),
+          },
+        })
+        .getBalance(),
     );
     expect(error).toBeInstanceOf(PaymentTimeoutError);
     expect(error).toMatchObject({ timeoutMs: 100 });
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('logs each retry as a warning with the attempt, code, status and delay', async () => {
-    sandbox.failNext({ kind: 'status', status: 502 });
+    service.sandbox.failNext({ kind: 'status', status: 502 });
     const warnings: [object, string][] = [];
     const w = world(0.5);
-    await client({
-      retry: { maxRetries: 1, baseDelayMs: 100, maxDelayMs: 100 },
-      retryEnvironment: w.environment,
-      logger: { warn: (fields, message) => warnings.push([fields, message]) },
-    }).getBalance();
+    await service
+      .client({
+        retry: { maxRetries: 1, baseDelayMs: 100, maxDelayMs: 100 },
+        retryEnvironment: w.environment,
+        logger: { warn: (fields, message) => warnings.push([fields, message]) },
+      })
+      .getBalance();
     expect(warnings).toEqual([
       [
         { operation: 'balance', attempt: 1, code: 'service_unavailable', status: 502, delayMs: 50 },
@@ -656,20 +652,20 @@ describe('answers that are not what they seem', () => {
     ],
     ['no status at all', '{"result":[]}', 'the status is null, not "success"'],
   ])('never shows %s as the balance', async (_label, body, detail) => {
-    sandbox.failNext({ kind: 'status', status: 200, body });
-    const error = await failure(client().getBalance());
+    service.sandbox.failNext({ kind: 'status', status: 200, body });
+    const error = await failure(service.client().getBalance());
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(error.message).toBe(`unexpected answer from the payment service: ${detail}`);
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('cuts a long service message in that error on a character boundary', async () => {
-    sandbox.failNext({
+    service.sandbox.failNext({
       kind: 'status',
       status: 200,
       body: JSON.stringify({ status: 'error', message: `${'a'.repeat(199)}😀😀`, result: [] }),
     });
-    const error = await failure(client().getBalance());
+    const error = await failure(service.client().getBalance());
     expect(error.message).toMatch(/: a{199}$/);
   });
 });
@@ -679,8 +675,8 @@ describe('the API key in answers', () => {
 
   it('is redacted before the snippet is cut, so no part of it is kept', async () => {
     const body = `${'x'.repeat(180)} Token ${key}`;
-    sandbox.failNext({ kind: 'status', status: 200, body });
-    const error = (await failure(client({ apiKey: key }).getBalance())) as UnexpectedResponseError;
+    service.sandbox.failNext({ kind: 'status', status: 200, body });
+    const error = (await failure(service.client({ apiKey: key }).getBalance())) as UnexpectedResponseError;
     expect(error.bodySnippet).toBe(`${'x'.repeat(180)} Token [REDACTED]`.slice(0, 200));
     expect(error.bodySnippet).not.toContain('sk-live');
   });
@@ -688,19 +684,19 @@ describe('the API key in answers', () => {
   it('is redacted in its JSON-escaped spelling too', async () => {
     const body = JSON.stringify({ result: `echo ${key}` });
     expect(body).not.toContain(key); // the body holds the escaped spelling only
-    sandbox.failNext({ kind: 'status', status: 200, body });
-    const error = (await failure(client({ apiKey: key }).getBalance())) as UnexpectedResponseError;
+    service.sandbox.failNext({ kind: 'status', status: 200, body });
+    const error = (await failure(service.client({ apiKey: key }).getBalance())) as UnexpectedResponseError;
     expect(error.bodySnippet).toBe('{"result":"echo [REDACTED]"}');
   });
 
   it('is removed from every string of a successful answer before anything shows it', async () => {
     const wire = {
-      ...demoInvoices(sandbox.payUrl)[0],
+      ...demoInvoices(service.sandbox.payUrl)[0],
       title: `Order for ${key}`,
       shop: { title: key, failUrl: null, successUrl: null },
     };
-    sandbox.failNext({ kind: 'status', status: 200, body: stringify(wire) ?? '' });
-    const invoice = await client({ apiKey: key }).getInvoice(DEMO_INVOICE_IDS.open);
+    service.sandbox.failNext({ kind: 'status', status: 200, body: stringify(wire) ?? '' });
+    const invoice = await service.client({ apiKey: key }).getInvoice(DEMO_INVOICE_IDS.open);
     expect(invoice.title).toBe('Order for [REDACTED]');
     expect(invoice.shop.title).toBe('[REDACTED]');
     expect(invoice.amount.toString()).toBe('149.99');
@@ -710,22 +706,22 @@ describe('the API key in answers', () => {
 describe('more callers than the service takes at once', () => {
   it('starts each call’s deadline at its turn, so a slow but healthy service never times out', async () => {
     const ids = Object.values(DEMO_INVOICE_IDS);
-    sandbox.setLatency(150);
-    const narrow = new Pool(sandbox.url, { connections: 1 });
+    service.sandbox.setLatency(150);
+    const narrow = new Pool(service.sandbox.url, { connections: 1 });
     try {
-      const c = client({ dispatcher: narrow, concurrency: 1, timeoutMs: 250 });
+      const c = service.client({ dispatcher: narrow, concurrency: 1, timeoutMs: 250 });
       const results = await Promise.allSettled(ids.map((id) => c.getInvoice(id)));
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
     } finally {
-      sandbox.setLatency(0);
+      service.sandbox.setLatency(0);
       await narrow.close();
     }
   });
 
   it('refuses a call at once with BusyError when the queue is full, calling nothing for it', async () => {
-    sandbox.setLatency(100);
+    service.sandbox.setLatency(100);
     try {
-      const c = client({ concurrency: 1, maxQueue: 1 });
+      const c = service.client({ concurrency: 1, maxQueue: 1 });
       const [first, second, third] = await Promise.allSettled(
         Object.values(DEMO_INVOICE_IDS).map((id) => c.getInvoice(id)),
       );
@@ -735,9 +731,9 @@ describe('more callers than the service takes at once', () => {
         status: 'rejected',
         reason: { code: 'busy', name: 'BusyError', queued: 1 },
       });
-      expect(sandbox.requests).toHaveLength(2);
+      expect(service.sandbox.requests).toHaveLength(2);
     } finally {
-      sandbox.setLatency(0);
+      service.sandbox.setLatency(0);
     }
   });
 });
@@ -745,47 +741,47 @@ describe('more callers than the service takes at once', () => {
 describe('the background budget', () => {
   it('takes a turn from the pace before every background attempt, and none for a person’s call', async () => {
     const turns: number[] = [];
-    const c = client({
+    const c = service.client({
       background: {
-        dispatcher: pool,
+        dispatcher: service.pool,
         pace: async () => {
-          turns.push(sandbox.requests.length);
+          turns.push(service.sandbox.requests.length);
         },
       },
     });
     await c.getBalance();
     expect(turns).toEqual([]);
-    sandbox.failNext({ kind: 'status', status: 503 }, 1);
+    service.sandbox.failNext({ kind: 'status', status: 503 }, 1);
     await c.getInvoice(DEMO_INVOICE_IDS.open, { background: true });
     // Before the first attempt, then before the retry.
     expect(turns).toEqual([1, 2]);
   });
 
   it('makes no call when the pace cannot be kept (its store unreachable), and says so as the store did', async () => {
-    const c = client({
+    const c = service.client({
       background: {
-        dispatcher: pool,
+        dispatcher: service.pool,
         pace: () => Promise.reject(new Error('store unreachable')),
       },
     });
     await expect(c.getInvoice(DEMO_INVOICE_IDS.open, { background: true })).rejects.toThrow(
       'store unreachable',
     );
-    expect(sandbox.requests).toHaveLength(0);
+    expect(service.sandbox.requests).toHaveLength(0);
   });
 });
 
 describe('what each call reports', () => {
   it('says how each call ended, on which lane, after how many attempts and how long', async () => {
     const reports: CallReport[] = [];
-    const c = client({
+    const c = service.client({
       onCall: (r) => reports.push(r),
-      background: { dispatcher: pool, pace: new Pacer(1000).take },
+      background: { dispatcher: service.pool, pace: new Pacer(1000).take },
     });
     await c.getBalance();
-    sandbox.failNext({ kind: 'status', status: 503 }, 1);
+    service.sandbox.failNext({ kind: 'status', status: 503 }, 1);
     await c.getInvoice(DEMO_INVOICE_IDS.open, { background: true });
-    sandbox.failNext({ kind: 'status', status: 401, body: '{}' }, 1);
+    service.sandbox.failNext({ kind: 'status', status: 401, body: '{}' }, 1);
     await failure(c.getBalance());
     expect(reports.map(({ ms, ...r }) => r)).toEqual([
       { operation: 'balance', result: 'ok', background: false, attempts: 1 },
@@ -800,63 +796,63 @@ describe('what each call reports', () => {
 
   it('reports nothing for a call it refuses before sending, and lets a bug through unreported', async () => {
     const reports: CallReport[] = [];
-    await expect(client({ onCall: (r) => reports.push(r) }).getInvoice('x' as never)).rejects.toThrow(
+    await expect(service.client({ onCall: (r) => reports.push(r) }).getInvoice('x' as never)).rejects.toThrow(
       TypeError,
     );
     expect(reports).toEqual([]);
   });
 
   it('names the error for a body over the limit', async () => {
-    sandbox.failNext({ kind: 'status', status: 200, body: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}` });
-    const error = (await failure(client().getBalance())) as UnexpectedResponseError;
+    service.sandbox.failNext({ kind: 'status', status: 200, body: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}` });
+    const error = (await failure(service.client().getBalance())) as UnexpectedResponseError;
     expect(error.cause).toMatchObject({ name: 'BodyTooLargeError' });
   });
 
   it('joins a base address with trailing slashes to the API paths', async () => {
-    await client({ baseUrl: `${sandbox.url}//` }).getBalance();
-    expect(sandbox.requests.at(-1)?.path).toBe('/api/v2/balance');
+    await service.client({ baseUrl: `${service.sandbox.url}//` }).getBalance();
+    expect(service.sandbox.requests.at(-1)?.path).toBe('/api/v2/balance');
   });
 });
 
 describe('the default retry policy', () => {
   it('retries a 503 twice, with backoff of at most 200 ms then 400 ms', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 }, 2);
+    service.sandbox.failNext({ kind: 'status', status: 503 }, 2);
     const c = createPaymentsClient({
-      baseUrl: sandbox.url,
-      apiKey: sandbox.apiKey,
-      dispatcher: pool,
+      baseUrl: service.sandbox.url,
+      apiKey: service.sandbox.apiKey,
+      dispatcher: service.pool,
       userAgent: 'payments-slack-bot/test',
       timeoutMs: 5000,
     });
     const started = performance.now();
     await c.getBalance();
-    expect(sandbox.requests).toHaveLength(3);
+    expect(service.sandbox.requests).toHaveLength(3);
     expect(performance.now() - started).toBeLessThan(1500);
   });
 });
 
 describe('times in the answer', () => {
   it('reads a time with a UTC offset as the instant it names', async () => {
-    sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { createdAt: '2026-11-21T14:00:00+02:00' });
-    const invoice = await client().getInvoice(DEMO_INVOICE_IDS.open);
+    service.sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { createdAt: '2026-11-21T14:00:00+02:00' });
+    const invoice = await service.client().getInvoice(DEMO_INVOICE_IDS.open);
     expect(invoice.createdAt.toISOString()).toBe('2026-11-21T12:00:00.000Z');
   });
 
   it('names the whole body as where it broke when the body is not even an object', async () => {
-    sandbox.failNext({ kind: 'status', status: 200, body: '"all good"' });
-    const error = (await failure(client().getBalance())) as UnexpectedResponseError;
+    service.sandbox.failNext({ kind: 'status', status: 200, body: '"all good"' });
+    const error = (await failure(service.client().getBalance())) as UnexpectedResponseError;
     expect(error.issues).toHaveLength(1);
     expect(error.issues[0]).toMatch(/^\(root\): /);
   });
 
   it('reports a call refused for a full queue as busy, after no attempt', async () => {
     const reports: CallReport[] = [];
-    sandbox.setLatency(50);
+    service.sandbox.setLatency(50);
     try {
-      const c = client({ concurrency: 1, maxQueue: 1, onCall: (r) => reports.push(r) });
+      const c = service.client({ concurrency: 1, maxQueue: 1, onCall: (r) => reports.push(r) });
       await Promise.allSettled(Object.values(DEMO_INVOICE_IDS).map((id) => c.getInvoice(id)));
     } finally {
-      sandbox.setLatency(0);
+      service.sandbox.setLatency(0);
     }
     expect(reports.map(({ result, attempts }) => `${result} ${attempts}`)).toEqual([
       'busy 0',
@@ -866,35 +862,37 @@ describe('times in the answer', () => {
   });
 
   it('takes only a 2xx as an answer: a 300 is a service error', async () => {
-    sandbox.failNext({ kind: 'status', status: 300, body: '{}' });
-    const error = await failure(client().getBalance());
+    service.sandbox.failNext({ kind: 'status', status: 300, body: '{}' });
+    const error = await failure(service.client().getBalance());
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ status: 300 });
-    expect(sandbox.requests.map((r) => r.method)).toEqual(['GET']);
+    expect(service.sandbox.requests.map((r) => r.method)).toEqual(['GET']);
   });
 
   it('keeps what the deadline interrupted as the cause of the timeout', async () => {
-    sandbox.failNext({ kind: 'hang' });
-    const error = await failure(client({ timeoutMs: 50 }).getBalance());
+    service.sandbox.failNext({ kind: 'hang' });
+    const error = await failure(service.client({ timeoutMs: 50 }).getBalance());
     expect(error).toBeInstanceOf(PaymentTimeoutError);
     expect(error.cause).toBeInstanceOf(Error);
   });
 
   it('does not start a backoff that would end exactly at the deadline', async () => {
-    sandbox.failNext({ kind: 'status', status: 503 });
+    service.sandbox.failNext({ kind: 'status', status: 503 });
     const sleeps: number[] = [];
     const error = await failure(
-      client({
-        retry: { maxRetries: 2, baseDelayMs: 2000, maxDelayMs: 10_000 },
-        timeoutMs: 1000,
-        retryEnvironment: {
-          random: () => 0.5, // a first backoff of 1000 ms: all the time there is
-          now: () => 0,
-          sleep: async (ms) => {
-            sleeps.push(ms);
+      service
+        .client({
+          retry: { maxRetries: 2, baseDelayMs: 2000, maxDelayMs: 10_000 },
+          timeoutMs: 1000,
+          retryEnvironment: {
+            random: () => 0.5, // a first backoff of 1000 ms: all the time there is
+            now: () => 0,
+            sleep: async (ms) => {
+              sleeps.push(ms);
+            },
           },
-        },
-      }).getBalance(),
+        })
+        .getBalance(),
     );
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(sleeps).toEqual([]);
@@ -906,19 +904,19 @@ describe('the circuit breaker around the service', () => {
 
   it('fails at once once the service stopped answering, calling nothing', async () => {
     const breaker = opensAfterOne();
-    const c = client({ breaker, retry: { ...FAST_RETRY, maxRetries: 0 } });
-    sandbox.failNext({ kind: 'status', status: 503 });
+    const c = service.client({ breaker, retry: { ...FAST_RETRY, maxRetries: 0 } });
+    service.sandbox.failNext({ kind: 'status', status: 503 });
     expect(await failure(c.getBalance())).toBeInstanceOf(ServiceUnavailableError);
     const error = await failure(c.getInvoice(DEMO_INVOICE_IDS.open));
     expect(error).toBeInstanceOf(CircuitOpenError);
     expect(error).toMatchObject({ code: 'service_down', name: 'CircuitOpenError' });
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('lets go every call waiting for a turn when it opens, instead of making them wait', async () => {
     const breaker = opensAfterOne();
-    const c = client({ breaker, concurrency: 1, timeoutMs: 300 });
-    sandbox.failNext({ kind: 'hang' });
+    const c = service.client({ breaker, concurrency: 1, timeoutMs: 300 });
+    service.sandbox.failNext({ kind: 'hang' });
     const started = performance.now();
     const results = await Promise.allSettled(Object.values(DEMO_INVOICE_IDS).map((id) => c.getInvoice(id)));
     const elapsed = performance.now() - started;
@@ -929,13 +927,13 @@ describe('the circuit breaker around the service', () => {
     ]);
     // One deadline, not three in a row.
     expect(elapsed).toBeLessThan(800);
-    expect(sandbox.requests).toHaveLength(1);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('takes a rejected key or an unknown invoice as an answer: it never opens for them', async () => {
     const breaker = new CircuitBreaker({ threshold: 2 });
-    const c = client({ breaker });
-    sandbox.failNext({ kind: 'status', status: 401, body: '{}' }, 3);
+    const c = service.client({ breaker });
+    service.sandbox.failNext({ kind: 'status', status: 401, body: '{}' }, 3);
     for (let i = 0; i < 3; i += 1) expect(await failure(c.getBalance())).toBeInstanceOf(InvalidApiKeyError);
     for (let i = 0; i < 3; i += 1)
       expect(await failure(c.getInvoice(invoiceId('aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee')))).toBeInstanceOf(
@@ -947,17 +945,17 @@ describe('the circuit breaker around the service', () => {
 
   it('is shared by the clients of one service: an outage fails every key, a rejected key fails only its own', async () => {
     const breaker = new CircuitBreaker({ threshold: 2, openMs: 60_000 });
-    const merchantA = client({ breaker, retry: { ...FAST_RETRY, maxRetries: 0 } });
-    const merchantB = client({
+    const merchantA = service.client({ breaker, retry: { ...FAST_RETRY, maxRetries: 0 } });
+    const merchantB = service.client({
       breaker,
       apiKey: 'another-merchant-key',
       retry: { ...FAST_RETRY, maxRetries: 0 },
     });
-    sandbox.failNext({ kind: 'status', status: 401, body: '{}' }, 2);
+    service.sandbox.failNext({ kind: 'status', status: 401, body: '{}' }, 2);
     await failure(merchantB.getBalance());
     await failure(merchantB.getBalance());
     await expect(merchantA.getBalance()).resolves.toHaveLength(7);
-    sandbox.failNext({ kind: 'status', status: 502 }, 2);
+    service.sandbox.failNext({ kind: 'status', status: 502 }, 2);
     await failure(merchantA.getBalance());
     await failure(merchantA.getBalance());
     expect(await failure(merchantB.getBalance())).toBeInstanceOf(CircuitOpenError);
@@ -966,11 +964,11 @@ describe('the circuit breaker around the service', () => {
   it('sends one probe when the open period ends; its answer lets everyone through again', async () => {
     let now = 0;
     const breaker = new CircuitBreaker({ threshold: 1, openMs: 1000, now: () => now });
-    const c = client({ breaker, retry: { ...FAST_RETRY, maxRetries: 0 } });
-    sandbox.failNext({ kind: 'status', status: 503 });
+    const c = service.client({ breaker, retry: { ...FAST_RETRY, maxRetries: 0 } });
+    service.sandbox.failNext({ kind: 'status', status: 503 });
     await failure(c.getBalance());
     now = 1000;
-    sandbox.setLatency(100);
+    service.sandbox.setLatency(100);
     try {
       const [probe, other] = await Promise.allSettled([
         c.getInvoice(DEMO_INVOICE_IDS.open),
@@ -979,23 +977,23 @@ describe('the circuit breaker around the service', () => {
       expect(probe.status).toBe('fulfilled');
       expect(other).toMatchObject({ status: 'rejected', reason: { code: 'service_down' } });
     } finally {
-      sandbox.setLatency(0);
+      service.sandbox.setLatency(0);
     }
     expect(breaker.state()).toBe('closed');
     await expect(c.getInvoice(DEMO_INVOICE_IDS.paid)).resolves.toBeDefined();
-    expect(sandbox.requests).toHaveLength(3);
+    expect(service.sandbox.requests).toHaveLength(3);
   });
 
   it('opens the background lane’s queue too', async () => {
     const breaker = opensAfterOne();
-    const narrow = new Pool(sandbox.url, { connections: 1 });
+    const narrow = new Pool(service.sandbox.url, { connections: 1 });
     try {
-      const c = client({
+      const c = service.client({
         breaker,
         timeoutMs: 300,
         background: { dispatcher: narrow, pace: new Pacer(1000).take, concurrency: 1 },
       });
-      sandbox.failNext({ kind: 'hang' });
+      service.sandbox.failNext({ kind: 'hang' });
       const results = await Promise.allSettled([
         c.getInvoice(DEMO_INVOICE_IDS.open, { background: true }),
         c.getInvoice(DEMO_INVOICE_IDS.paid, { background: true }),
@@ -1012,8 +1010,12 @@ describe('the circuit breaker around the service', () => {
   it('reports a refused call as service_down with no attempt', async () => {
     const reports: CallReport[] = [];
     const breaker = opensAfterOne();
-    const c = client({ breaker, onCall: (r) => reports.push(r), retry: { ...FAST_RETRY, maxRetries: 0 } });
-    sandbox.failNext({ kind: 'status', status: 500 });
+    const c = service.client({
+      breaker,
+      onCall: (r) => reports.push(r),
+      retry: { ...FAST_RETRY, maxRetries: 0 },
+    });
+    service.sandbox.failNext({ kind: 'status', status: 500 });
     await failure(c.getBalance());
     await failure(c.getBalance());
     expect(reports.map((r) => [r.result, r.attempts])).toEqual([

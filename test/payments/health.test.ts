@@ -42,4 +42,17 @@ describe('the service’s health, as the App Home shows it', () => {
     state = 'half_open';
     expect(health.snapshot().breaker).toBe('half_open');
   });
+
+  it.each([
+    'invalid_api_key',
+    'service_unavailable',
+    'timeout',
+    'rate_limited',
+    'unexpected_response',
+    'service_error',
+  ] as const)('counts %s as a problem of the service', (result) => {
+    const health = createHealth(closed, () => 3000);
+    health.record(report(result));
+    expect(health.snapshot().lastProblem).toEqual({ at: new Date(3000), result });
+  });
 });
