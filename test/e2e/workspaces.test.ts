@@ -11,12 +11,18 @@ import { freshDatabase } from '../support/postgres-server.js';
 import {
   blockActionsBody,
   commandBody,
-  eventBody,
   linkSharedBody,
   messageActionBody,
   postToBot,
 } from '../support/slack-requests.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
+import {
+  addToSlackLink,
+  homeClickBody,
+  inWorkspace,
+  keySubmissionBody,
+  workspaceEventBody,
+} from '../support/workspace-requests.js';
 import { askBot, type BotProcess, SECRETS, startBot, until } from './harness.js';
 
 /**
@@ -39,22 +45,6 @@ const oneInvoice = (payUrl: string): WireInvoice => ({
 /** What only each merchant's answers contain: its balance's currency, then its invoice's shop. */
 const ONE_MONEY = ['Monero', 'One Coffee Roasters'] as const;
 const TWO_MONEY = ['Bitcoin', 'Acme Hardware Store'] as const;
-
-/** A request body built for the one-workspace tests, moved into workspace `w` (its team, its authorization). */
-function inWorkspace(body: string, w: { team: string }): string {
-  if (body.startsWith('payload=')) {
-    const payload = JSON.parse(decodeURIComponent(body.slice('payload='.length)));
-    payload.team = { id: w.team, domain: w.team.toLowerCase() };
-    payload.user.team_id = w.team;
-    return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
-  }
-  const json = JSON.parse(body);
-  return JSON.stringify({
-    ...json,
-    team_id: w.team,
-    authorizations: [{ team_id: w.team, is_bot: true, is_enterprise_install: false }],
-  });
-}
 
 const CLIENT = { id: '1111.2222', secret: 'e2e-client-secret-8d7c6b', state: 'e2e-state-secret-5a4b3c' };
 const KEY = randomBytes(32).toString('base64');
@@ -134,13 +124,13 @@ function offerCode(w: Workspace, extra: Record<string, unknown> = {}): void {
 async function startInstall(): Promise<{ state: string; cookie: string }> {
   const page = await fetch(`${bot.url}/slack/install`);
   const html = await page.text();
-  const href = /id="add-to-slack" href="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? '';
-  const state = new URL(href).searchParams.get('state') ?? '';
+  const link = addToSlackLink(html);
+  const state = link?.searchParams.get('state') ?? '';
   // Slack's button, drawn in the page: nothing loaded from another host.
   expect(html).toContain('Add to <b>Slack</b>');
   expect(html).not.toMatch(/\bsrc=|url\(|<link|<script/);
   const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  expect(new URL(href).searchParams.get('client_id')).toBe(CLIENT.id);
+  expect(link?.searchParams.get('client_id')).toBe(CLIENT.id);
   expect(state).not.toBe('');
   return { state, cookie };
 }
@@ -179,16 +169,9 @@ const refusedBalance = async (w: Workspace) => {
 };
 
 const event = (w: Workspace, payload: Record<string, unknown>) =>
-  postToBot(
-    `${bot.url}/slack/events`,
-    JSON.stringify({
-      ...JSON.parse(eventBody(payload)),
-      team_id: w.team,
-      authorizations: [{ team_id: w.team, is_bot: true, is_enterprise_install: false }],
-    }),
-    SECRETS.signingSecret,
-    { contentType: 'application/json' },
-  );
+  postToBot(`${bot.url}/slack/events`, workspaceEventBody(w, payload), SECRETS.signingSecret, {
+    contentType: 'application/json',
+  });
 
 describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => {
   beforeAll(async () => {
@@ -387,32 +370,8 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
   });
 
   /** A modal's submission, form-encoded as Slack sends it. */
-  const submitKey = (w: Workspace, user: string, apiKey: string) => {
-    const payload = {
-      type: 'view_submission',
-      team: { id: w.team, domain: 'two' },
-      user: { id: user, team_id: w.team },
-      api_app_id: 'A0APP',
-      token: 'deprecated-verification-token',
-      trigger_id: '1.2.submit',
-      view: {
-        id: 'V1',
-        type: 'modal',
-        team_id: w.team,
-        callback_id: 'payment_account',
-        private_metadata: '',
-        hash: 'h',
-        state: { values: { api_key: { api_key: { type: 'plain_text_input', value: apiKey } } } },
-      },
-      enterprise: null,
-      is_enterprise_install: false,
-    };
-    return postToBot(
-      `${bot.url}/slack/events`,
-      `payload=${encodeURIComponent(JSON.stringify(payload))}`,
-      SECRETS.signingSecret,
-    );
-  };
+  const submitKey = (w: Workspace, user: string, apiKey: string) =>
+    postToBot(`${bot.url}/slack/events`, keySubmissionBody(w, user, apiKey), SECRETS.signingSecret);
 
   const homeFor = async (w: Workspace, user: string) => {
     const before = slack.homeViews.length;
@@ -841,24 +800,9 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
       );
       if (!card) throw new Error('workspace one’s live card');
       const before = slack.repliesIn(shared, card.ts).length;
-      const click = {
-        type: 'block_actions',
-        team: { id: one().team, domain: 'one' },
-        user: { id: one().installer, team_id: one().team },
-        api_app_id: 'A0APP',
-        token: 'deprecated-verification-token',
-        trigger_id: '1.2.disconnect',
-        container: { type: 'view', view_id: 'V0HOME' },
-        view: { id: 'V0HOME', type: 'home', team_id: one().team },
-        actions: [
-          { type: 'button', action_id: 'disconnect_payment_account', block_id: 'account', action_ts: '1' },
-        ],
-        enterprise: null,
-        is_enterprise_install: false,
-      };
       const response = await postToBot(
         `${bot.url}/slack/events`,
-        `payload=${encodeURIComponent(JSON.stringify(click))}`,
+        homeClickBody(one(), one().installer, 'disconnect_payment_account'),
         SECRETS.signingSecret,
       );
       expect(response.status).toBe(200);
