@@ -121,13 +121,18 @@ export function createInstaller(config: ManyWorkspacesConfig, deps: InstallerDep
     renderHtmlForInstallPath: addToSlackPage,
   });
   const installOptions = { scopes: [...BOT_SCOPES] };
+  // A refresh that fails is logged by @slack/oauth as an error and otherwise ignored: the token
+  // the bot has stays good for a while and the next request tries again, so it is a warning.
+  const refreshLog = boltLogger(logger);
+  refreshLog.error = refreshLog.warn;
   const refresher = (store: InstallationStore) =>
     new Provider({
       clientId: config.slack.clientId,
       clientSecret: config.slack.clientSecret,
       installationStore: store,
-      stateVerification: false,
-      logger: boltLogger(logger),
+      // Never used (a refresher handles no install); without one @slack/oauth warns at each refresh.
+      stateSecret: config.slack.stateSecret,
+      logger: refreshLog,
       clientOptions: { ...deps.clientOptions, retryConfig: { retries: 0 } },
     });
 
