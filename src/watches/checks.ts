@@ -120,7 +120,7 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
         }
         // The last check happens when the watch is due to end, not a cadence step later.
         const completed = await queries.complete(trx, leaseOf(row), row.invoice_id, {
-          ...(reading.snapshot === undefined ? {} : { snapshot: reading.snapshot }),
+          snapshot: reading.snapshot, // undefined (left as it was) when the invoice was not read
           next_poll_at: Math.max(now + 1000, Math.min(reading.nextAt, earliestEnd)),
           failures: reading.failures,
           failing_since: reading.failingSince,

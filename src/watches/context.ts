@@ -61,7 +61,7 @@ export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'i
       return snapshot ? fromSnapshot(JSON.parse(snapshot) as InvoiceSnapshot) : undefined;
     },
 
-    /** The card update and the thread notice that end a watch. */
+    /** The card update and the thread notice that end a watch (a QUIET end sends neither: `endWatch`). */
     endingMessages(
       w: WatchRow,
       invoice: Invoice,
@@ -79,18 +79,15 @@ export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'i
         now: new Date(now),
         watch: { ...liveWatch(w), ended: { at: new Date(now), reason: text } },
       });
-      const entries: OutgoingEntry[] = [
+      return [
         { channel: w.channel_id, ts: w.card_ts, message: card, watchId: w.id },
-      ];
-      if (!QUIET.has(reason)) {
-        entries.push({
+        {
           channel: w.channel_id,
           threadTs: w.thread_ts,
           message: watchEndedMessage(invoice, text, w.watcher_id),
           watchId: w.id,
-        });
-      }
-      return entries;
+        },
+      ];
     },
   };
 }

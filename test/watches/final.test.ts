@@ -1,57 +1,24 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
-import { serviceState } from '../../src/service-state.js';
-import { createWatches, type StartRequest, type WatchDeps } from '../../src/watches/service.js';
+import type { StartRequest } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
-import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
-import { emptyWork } from '../support/empty-store.js';
+import { HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { invoice, NOW } from '../support/factories.js';
-import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
-import { type Leasing, outboxOf, runDue, watchJob } from '../support/jobs.js';
-import { useSandbox } from '../support/use-sandbox.js';
+import { latest } from '../support/fake-slack.js';
+import { useWatchWorld } from '../support/watch-world.js';
 
 /**
  * A watch ends once its invoice can no longer change as far as the bot can know: when it no longer
  * awaits payment (the rule the cards word it by, `awaitsPayment`), or its expiry and the grace
  * have passed. It is then offered nowhere.
  */
-const env = useSandbox();
+const world = useWatchWorld();
+const { env, clock } = world;
 const { open: OPEN, paid: PAID } = DEMO_INVOICE_IDS;
 const CHANNEL = 'C0SUPPORT';
 const MINUTE = 60_000;
 
-let clock: { now: number };
-let poster: RecordingPoster;
-beforeEach(async () => {
-  clock = { now: NOW.getTime() };
-  poster = recordingPoster();
-  await emptyWork(env.store);
-  env.sandbox.reset();
-});
-
-function instance() {
-  const logs = captureLogs();
-  const deps: WatchDeps & Leasing = {
-    store: env.store,
-    payments: env.deps().payments,
-    poster,
-    state: serviceState(env.store, logs.logger),
-    logger: logs.logger,
-    clock: () => clock.now,
-    settings: TEST_WATCH_SETTINGS,
-    owner: 'a',
-  };
-  const watches = createWatches(deps);
-  const outbox = outboxOf({
-    store: env.store,
-    posterOf: async () => poster,
-    logger: logs.logger,
-    clock: () => clock.now,
-    owner: 'a',
-  });
-  const poll = watchJob(deps, watches);
-  return { watches, tick: () => runDue([poll], outbox, clock.now) };
-}
+const instance = () => world.instance();
 
 const request = (invoiceId = OPEN): StartRequest => ({
   teamId: HOME_TEAM,
@@ -74,13 +41,13 @@ describe('a watch whose invoice no longer awaits payment', () => {
     async (_label, patch, change) => {
       const { watches, tick } = instance();
       await watches.start(request());
-      const [card] = poster.repliesIn(CHANNEL);
+      const [card] = world.poster.repliesIn(CHANNEL);
       if (!card) throw new Error('no live card');
       env.sandbox.updateInvoice(OPEN, patch);
       clock.now += 31_000;
       expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent', 'sent']);
 
-      const thread = poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m));
+      const thread = world.poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m));
       expect(thread).toEqual([
         expect.stringContaining(change),
         '<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: it no longer awaits payment, so nothing more is expected to change.',
@@ -98,7 +65,7 @@ describe('a watch whose invoice no longer awaits payment', () => {
       clock.now += 60 * MINUTE;
       expect(await tick()).toEqual([]);
       expect(env.sandbox.requests).toHaveLength(reads);
-      expect(poster.problems).toEqual([]);
+      expect(world.poster.problems).toEqual([]);
     },
   );
 
@@ -115,7 +82,7 @@ describe('a watch whose invoice no longer awaits payment', () => {
     env.sandbox.updateInvoice(PAID, { timeout: '2099-01-01T00:00:00.000Z' });
     const { watches } = instance();
     expect(await watches.start(request(PAID))).toMatchObject({ kind: 'final' });
-    expect(poster.calls).toEqual([]);
+    expect(world.poster.calls).toEqual([]);
     expect(await env.store.db.selectFrom('watches').selectAll().execute()).toEqual([]);
   });
 });

@@ -1,23 +1,16 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/calls.js';
-import {
-  createWatches,
-  type StartRequest,
-  WATCH_CHECKS_AT_ONCE,
-  type WatchDeps,
-  watchPollJob,
-} from '../../src/watches/service.js';
+import { WATCH_CHECKS_AT_ONCE, watchPollJob } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
-import { captureLogs, type DepsOptions, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
-import { emptyWork } from '../support/empty-store.js';
+import { captureLogs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
 import { NOW } from '../support/factories.js';
-import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
-import { type Leasing, outboxOf, runDue, watchJob } from '../support/jobs.js';
-import { useSandbox } from '../support/use-sandbox.js';
+import { latest } from '../support/fake-slack.js';
+import { useWatchWorld, watchRequest } from '../support/watch-world.js';
 
-const env = useSandbox();
+const world = useWatchWorld();
+const { env, clock } = world;
 const OPEN = DEMO_INVOICE_IDS.open;
 const CHANNEL = 'C0SUPPORT';
 const MINUTE = 60_000;
@@ -27,71 +20,23 @@ const PART_PAID = { payStatus: 'partially_paid' };
 const SECOND = { status: 'open', payStatus: 'none', timeout: '2099-01-01T00:00:00.000Z' };
 
 /** One bot instance: its watches, its outbox, its clock. Several share the store and the fake Slack. */
-function instance(
-  name: string,
-  poster: RecordingPoster,
-  clock: { now: number },
-  settings = {},
-  wakeOutbox?: () => void,
-  depsOptions: DepsOptions = {},
-) {
-  const logs = captureLogs();
-  const state = serviceState(env.store, logs.logger);
-  const deps: WatchDeps & Leasing = {
-    store: env.store,
-    payments: env.deps(depsOptions).payments,
-    poster,
-    state,
-    logger: logs.logger,
-    clock: () => clock.now,
-    settings: { ...TEST_WATCH_SETTINGS, ...settings },
-    owner: name,
-    wakeOutbox,
-  };
-  const watches = createWatches(deps);
-  const outbox = outboxOf({
-    store: env.store,
-    posterOf: async () => poster,
-    logger: logs.logger,
-    clock: () => clock.now,
-    owner: name,
-    onUndeliverable: (row, error) => watches.undeliverable(row, error),
-  });
-  const poll = watchJob(deps, watches);
-  /** Runs every due check, then delivers every message, as the scheduler would. */
-  const tick = () => runDue([poll], outbox, clock.now);
-  return { watches, outbox, poll, tick, logs };
-}
+const instance = (name: string, settings = {}, wakeOutbox?: () => void, payments: DepsOptions = {}) =>
+  world.instance({ name, settings, wakeOutbox, payments });
 
-let clock: { now: number };
-let poster: RecordingPoster;
-beforeEach(async () => {
-  clock = { now: NOW.getTime() };
-  poster = recordingPoster();
-  await emptyWork(env.store);
-  env.sandbox.reset();
-});
-
-const request = (overrides: Partial<StartRequest> = {}): StartRequest => ({
-  teamId: HOME_TEAM,
-  channelId: CHANNEL,
-  userId: 'U0WATCHER',
-  invoiceId: OPEN,
-  ...overrides,
-});
+const request = watchRequest;
 
 const card = () => {
-  const [first] = poster.repliesIn(CHANNEL);
+  const [first] = world.poster.repliesIn(CHANNEL);
   if (!first) throw new Error('no card posted');
   return first;
 };
 
 describe('starting a watch', () => {
   it('posts the live card in the channel, reads the invoice once, and stores the watch', async () => {
-    const { watches } = instance('a', poster, clock);
+    const { watches } = instance('a');
     const result = await watches.start(request());
     expect(result).toMatchObject({ kind: 'started', inThread: false });
-    expect(poster.calls).toEqual([`post ${CHANNEL}`]);
+    expect(world.poster.calls).toEqual([`post ${CHANNEL}`]);
     expect(visibleText(card())).toContain('Watched since');
     expect(visibleText(card())).toContain('<@U0WATCHER>');
     expect(JSON.stringify(card().blocks)).toContain('"action_id":"stop_watch"');
@@ -99,39 +44,39 @@ describe('starting a watch', () => {
     expect(await watches.list(CHANNEL)).toMatchObject([
       { invoiceId: OPEN, status: 'open', payStatus: 'none' },
     ]);
-    expect(poster.problems).toEqual([]);
+    expect(world.poster.problems).toEqual([]);
   });
 
   it('puts the live card in a thread when asked to', async () => {
-    const { watches } = instance('a', poster, clock);
+    const { watches } = instance('a');
     expect(await watches.start(request({ threadTs: '1699999999.000100' }))).toMatchObject({ inThread: true });
-    expect(poster.calls).toEqual([`post ${CHANNEL} thread 1699999999.000100`]);
+    expect(world.poster.calls).toEqual([`post ${CHANNEL} thread 1699999999.000100`]);
   });
 
   it('keeps one watch per invoice per channel', async () => {
-    const { watches } = instance('a', poster, clock);
+    const { watches } = instance('a');
     await watches.start(request());
     expect(await watches.start(request({ userId: 'U0OTHER' }))).toMatchObject({
       kind: 'already',
       since: NOW,
     });
-    expect(poster.messages).toHaveLength(1);
+    expect(world.poster.messages).toHaveLength(1);
     expect(await watches.start(request({ channelId: 'C0OTHER' }))).toMatchObject({ kind: 'started' });
   });
 
   it('refuses beyond the channel’s limit, posting nothing', async () => {
     env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, SECOND);
-    const { watches } = instance('a', poster, clock, { limitPerChannel: 1 });
+    const { watches } = instance('a', { limitPerChannel: 1 });
     await watches.start(request());
     expect(await watches.start(request({ invoiceId: DEMO_INVOICE_IDS.paid }))).toEqual({
       kind: 'limit',
       limit: 1,
     });
-    expect(poster.messages).toHaveLength(1);
+    expect(world.poster.messages).toHaveLength(1);
   });
 
   it('refuses an invoice whose expiry and grace have passed, posting nothing', async () => {
-    const { watches } = instance('a', poster, clock);
+    const { watches } = instance('a');
     env.sandbox.updateInvoice(OPEN, { timeout: new Date(NOW.getTime() - 61 * MINUTE).toISOString() });
     expect(await watches.start(request())).toMatchObject({ kind: 'expired' });
     env.sandbox.updateInvoice(OPEN, { timeout: new Date(NOW.getTime() - 59 * MINUTE).toISOString() });
@@ -139,34 +84,34 @@ describe('starting a watch', () => {
   });
 
   it('stores nothing where the bot cannot post', async () => {
-    const { watches } = instance('a', poster, clock);
-    poster.closedChannels.add(CHANNEL);
+    const { watches } = instance('a');
+    world.poster.closedChannels.add(CHANNEL);
     expect(await watches.start(request())).toEqual({ kind: 'not_in_channel' });
     expect(await watches.list(CHANNEL)).toEqual([]);
   });
 
   it('lets the service’s answer through when the invoice does not exist', async () => {
-    const { watches } = instance('a', poster, clock);
+    const { watches } = instance('a');
     await expect(
       watches.start(request({ invoiceId: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' as never })),
     ).rejects.toMatchObject({
       code: 'invoice_not_found',
     });
-    expect(poster.messages).toEqual([]);
+    expect(world.poster.messages).toEqual([]);
   });
 });
 
 describe('checking a watched invoice', () => {
   it('posts nothing while nothing changes', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     clock.now += 31_000;
     expect(await a.tick()).toEqual([{ outcome: 'unchanged', invoiceId: OPEN, quiet: true }]);
-    expect(poster.calls).toEqual([`post ${CHANNEL}`]);
+    expect(world.poster.calls).toEqual([`post ${CHANNEL}`]);
   });
 
   it('runs 16 checks at once for one key, claimed 8 at a time; 48 and 24 for many keys paced in the store', () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     expect([a.poll.concurrency, a.poll.claimBatch]).toEqual([16, 8]);
     const many = watchPollJob({
       store: env.store,
@@ -180,7 +125,7 @@ describe('checking a watched invoice', () => {
   });
 
   it('checks no earlier than the cadence says', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     clock.now += 29_000;
     expect(await a.tick()).toEqual([]);
@@ -188,7 +133,7 @@ describe('checking a watched invoice', () => {
   });
 
   it('keeps a late check’s next one on time: the step counts from when it was due', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     const started = clock.now;
     const due = async () =>
@@ -210,7 +155,7 @@ describe('checking a watched invoice', () => {
   });
 
   it('checks within a minute when the clock is stepped back ten minutes, not ten minutes later', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     clock.now += 30_000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
@@ -227,27 +172,27 @@ describe('checking a watched invoice', () => {
   });
 
   it('on a change: edits the card and replies once in its thread, naming the change and the watcher', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     const results = await a.tick();
     expect(results.map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
-    const replies = poster.repliesIn(CHANNEL, card().ts);
+    const replies = world.poster.repliesIn(CHANNEL, card().ts);
     expect(replies).toHaveLength(1);
     expect(visibleText(replies[0])).toBe(
       '<@U0WATCHER> *Order #1042 — annual support plan* changed:\n• *Payment*: Not paid → Partially paid\nInvoice `5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b` · as sent: payment `none` → `partially_paid` · read <!date^1795262431^{date_short_pretty} at {time}|2026-11-21T12:00:31Z>',
     );
     expect(card().edits).toHaveLength(1);
     expect(visibleText(latest(card()))).toContain('*Payment*\nPartially paid');
-    expect(poster.problems).toEqual([]);
+    expect(world.poster.problems).toEqual([]);
     // Announced once: the next check sees nothing new.
     clock.now += 31_000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
   });
 
   it('makes one call per check however many channels watch the invoice, and tells each', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     await a.watches.start(request({ channelId: 'C0FINANCE', userId: 'U0FIN' }));
     env.sandbox.reset();
@@ -255,12 +200,12 @@ describe('checking a watched invoice', () => {
     clock.now += 31_000;
     await a.tick();
     expect(env.sandbox.requests).toHaveLength(1);
-    expect(poster.calls.filter((c) => c.startsWith('post'))).toHaveLength(4); // 2 cards + 2 thread replies
-    expect(visibleText(poster.messages.at(-1))).toContain('<@U0FIN>');
+    expect(world.poster.calls.filter((c) => c.startsWith('post'))).toHaveLength(4); // 2 cards + 2 thread replies
+    expect(visibleText(world.poster.messages.at(-1))).toContain('<@U0FIN>');
   });
 
   it('backs off quietly while the service fails, and never posts about it', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     env.sandbox.failNext({ kind: 'status', status: 503 }, 100);
     clock.now += 31_000;
@@ -269,12 +214,12 @@ describe('checking a watched invoice', () => {
     expect(await a.tick()).toEqual([]); // backed off: 60 s after a failure, not 30
     clock.now += 30_000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['service_unavailable']);
-    expect(poster.calls).toEqual([`post ${CHANNEL}`]);
+    expect(world.poster.calls).toEqual([`post ${CHANNEL}`]);
   });
 
   it('pauses every watch while the key is rejected, logs it once, probes once a minute, and resumes', async () => {
     env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, SECOND);
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     await a.watches.start(request({ invoiceId: DEMO_INVOICE_IDS.paid }));
     const unauthorized = { kind: 'status' as const, status: 401, body: '{"name":"UnauthorizedError"}' };
@@ -301,12 +246,12 @@ describe('checking a watched invoice', () => {
   });
 
   it('ends every watch, saying so in the thread, when the invoice no longer exists', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     env.sandbox.removeInvoice(OPEN);
     clock.now += 31_000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['ended', 'sent', 'sent']);
-    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
+    expect(visibleText(world.poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
       '<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: the payment service no longer knows this invoice.',
     );
     expect(JSON.stringify(latest(card()).blocks)).not.toContain('stop_watch');
@@ -320,30 +265,30 @@ describe('ending a watch', () => {
   it('after the invoice’s expiry plus the grace, with one last check', async () => {
     const expiresAt = NOW.getTime() + 22 * 60 * MINUTE;
     env.sandbox.updateInvoice(OPEN, { timeout: new Date(expiresAt).toISOString() });
-    const a = instance('a', poster, clock, { graceMinutes: 60 });
+    const a = instance('a', { graceMinutes: 60 });
     await a.watches.start(request());
     clock.now = expiresAt + 60 * MINUTE - 1000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['unchanged']);
     clock.now += 1000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['ended', 'sent', 'sent']);
-    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toContain(
+    expect(visibleText(world.poster.repliesIn(CHANNEL, card().ts)[0])).toContain(
       'its expiry passed more than 60 minutes ago; this was the last check',
     );
   });
 
   it('after WATCH_MAX_DAYS whatever happens', async () => {
     env.sandbox.updateInvoice(OPEN, { timeout: '2099-01-01T00:00:00.000Z' });
-    const a = instance('a', poster, clock, { maxDays: 1 });
+    const a = instance('a', { maxDays: 1 });
     await a.watches.start(request());
     clock.now += 24 * 60 * MINUTE;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['ended', 'sent', 'sent']);
-    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toContain(
+    expect(visibleText(world.poster.repliesIn(CHANNEL, card().ts)[0])).toContain(
       'the longest a watch lasts, 1 day',
     );
   });
 
   it('when someone stops it: the card loses its Stop button and the thread says who', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     const [watch] = await a.watches.list(CHANNEL);
     expect(await a.watches.stop(watch?.id ?? '', 'U0STOPPER')).toEqual({
@@ -352,13 +297,13 @@ describe('ending a watch', () => {
     });
     expect(await a.watches.stop(watch?.id ?? '', 'U0STOPPER')).toEqual({ kind: 'not_watched' });
     await a.tick();
-    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toContain('stopped by <@U0STOPPER>');
+    expect(visibleText(world.poster.repliesIn(CHANNEL, card().ts)[0])).toContain('stopped by <@U0STOPPER>');
     expect(JSON.stringify(latest(card()).blocks)).not.toContain('stop_watch');
     expect(visibleText(latest(card()))).toContain('No longer watched since');
   });
 
   it('quietly, when its card was deleted', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     card().deleted = true;
     env.sandbox.updateInvoice(OPEN, PART_PAID);
@@ -385,7 +330,7 @@ describe('a watch whose invoice cannot be read', () => {
     'still ends after WATCH_MAX_DAYS when every read is %s, saying since when it could not read it',
     async (_what, fault) => {
       env.sandbox.updateInvoice(OPEN, { timeout: '2099-01-01T00:00:00.000Z' });
-      const a = instance('a', poster, clock, { maxDays: 1 }, undefined, { paymentTimeoutMs: 100 });
+      const a = instance('a', { maxDays: 1 }, undefined, { paymentTimeoutMs: 100 });
       await a.watches.start(request());
       env.sandbox.failNext(fault, 10_000);
       clock.now += 31_000;
@@ -400,12 +345,12 @@ describe('a watch whose invoice cannot be read', () => {
       expect((await a.tick()).map((r) => r.outcome)).toEqual(['ended', 'sent', 'sent']);
       expect(await a.watches.list(CHANNEL)).toEqual([]);
       const why = `it was watched for the longest a watch lasts, 1 day; could not read the invoice since ${firstFailure}, so the card shows it as last read`;
-      expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
+      expect(visibleText(world.poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
         `<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: ${why}.`,
       );
       expect(visibleText(latest(card()))).toContain(`: ${why}`);
       expect(JSON.stringify(latest(card()).blocks)).not.toContain('stop_watch');
-      expect(poster.problems).toEqual([]);
+      expect(world.poster.problems).toEqual([]);
       expect(
         a.logs.lines.find(
           (l) => l.msg === 'watch ended on time without a fresh reading: the invoice could not be read',
@@ -418,7 +363,7 @@ describe('a watch whose invoice cannot be read', () => {
   it('still ends after the expiry and the grace by the last expiry it read', async () => {
     const expiresAt = NOW.getTime() + 60 * MINUTE;
     env.sandbox.updateInvoice(OPEN, { timeout: new Date(expiresAt).toISOString() });
-    const a = instance('a', poster, clock, { graceMinutes: 60 });
+    const a = instance('a', { graceMinutes: 60 });
     await a.watches.start(request());
     env.sandbox.failNext({ kind: 'status', status: 503 }, 10_000);
     clock.now += 31_000;
@@ -429,14 +374,14 @@ describe('a watch whose invoice cannot be read', () => {
     clock.now = expiresAt + 60 * MINUTE;
     await a.tick();
     expect(await a.watches.list(CHANNEL)).toEqual([]);
-    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
+    expect(visibleText(world.poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
       `<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: its expiry passed more than 60 minutes ago; could not read the invoice since ${firstFailure}, so the card shows it as last read.`,
     );
   });
 
   it('forgets the failures once a read works again: the end then says nothing of them', async () => {
     env.sandbox.updateInvoice(OPEN, { timeout: '2099-01-01T00:00:00.000Z' });
-    const a = instance('a', poster, clock, { maxDays: 1 });
+    const a = instance('a', { maxDays: 1 });
     await a.watches.start(request());
     env.sandbox.failNext({ kind: 'status', status: 500 }, 3);
     clock.now += 31_000;
@@ -448,7 +393,7 @@ describe('a watch whose invoice cannot be read', () => {
     expect(await watchRow()).toMatchObject({ failing_since: null, failures: 0 });
     clock.now = NOW.getTime() + DAY;
     await a.tick();
-    expect(visibleText(poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
+    expect(visibleText(world.poster.repliesIn(CHANNEL, card().ts)[0])).toBe(
       '<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: it was watched for the longest a watch lasts, 1 day.',
     );
   });
@@ -459,16 +404,16 @@ describe('a watch in a public channel the bot has not joined', () => {
     ['a 429', new SlackPostError('rate_limited', 'ratelimited', 1000)],
     ['a time-out', new SlackPostError('transient', undefined)],
   ])('after %s on the "paid" reply, posts it once and keeps watching', async (_what, failure) => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request({ channelId: 'C0PUBLIC' }));
-    const [parent] = poster.repliesIn('C0PUBLIC');
+    const [parent] = world.poster.repliesIn('C0PUBLIC');
     // History needs membership: Slack will not let the bot look there.
-    poster.find = async () => {
+    world.poster.find = async () => {
       throw new SlackPostError('not_in_channel', 'not_in_channel');
     };
-    const post = poster.post;
+    const post = world.poster.post;
     let failed = false;
-    poster.post = async (message) => {
+    world.poster.post = async (message) => {
       if (!message.threadTs || failed) return post(message);
       failed = true;
       throw failure;
@@ -478,7 +423,7 @@ describe('a watch in a public channel the bot has not joined', () => {
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'retry_later']);
     clock.now += 2000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['sent']);
-    const replies = poster.repliesIn('C0PUBLIC', parent?.ts);
+    const replies = world.poster.repliesIn('C0PUBLIC', parent?.ts);
     expect(replies.map((m) => visibleText(m))).toEqual([
       expect.stringContaining('*Payment*: Not paid → Partially paid'),
     ]);
@@ -488,28 +433,28 @@ describe('a watch in a public channel the bot has not joined', () => {
 
 describe('exactly once, across crashes and instances', () => {
   it('announces a change made while no instance ran, once, when one comes back', async () => {
-    await instance('before-crash', poster, clock).watches.start(request());
+    await instance('before-crash').watches.start(request());
     env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 10 * MINUTE;
-    const after = instance('after-restart', poster, clock);
+    const after = instance('after-restart');
     await after.tick();
     await after.tick();
-    expect(poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
+    expect(world.poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
   });
 
   it('delivers what a dead instance decided but never sent, once', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     for (const row of await a.poll.claim(clock.now, 10)) await a.poll.run(row); // decided, then "died"
-    const b = instance('b', poster, clock);
+    const b = instance('b');
     await b.tick();
-    expect(poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
+    expect(world.poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
   });
 
   it('does not post again what a dead instance posted but never marked sent', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
@@ -524,7 +469,7 @@ describe('exactly once, across crashes and instances', () => {
       .set({ attempted_at: clock.now })
       .where('id', '=', replyRow?.id ?? 0)
       .execute();
-    await poster.post({
+    await world.poster.post({
       channel: CHANNEL,
       threadTs: card().ts,
       text: 'x',
@@ -532,33 +477,33 @@ describe('exactly once, across crashes and instances', () => {
       messageId: `outbox-${replyRow?.id}`,
     });
     clock.now += 31_000; // its lease runs out
-    const b = instance('b', poster, clock);
+    const b = instance('b');
     expect((await b.tick()).map((r) => r.outcome)).toEqual(['unchanged', 'found']);
-    expect(poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
+    expect(world.poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
   });
 
   it('lets only the lease holder record a decision: a stalled instance’s late result is dropped', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
     const [stalled] = await a.poll.claim(clock.now, 10);
     clock.now += 31_000; // a's lease runs out before it finishes
-    const b = instance('b', poster, clock);
+    const b = instance('b');
     await b.tick();
     if (!stalled) throw new Error('nothing claimed');
     expect(await a.poll.run(stalled)).toEqual({ outcome: 'lease_lost', invoiceId: OPEN });
     await a.tick();
-    expect(poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
+    expect(world.poster.repliesIn(CHANNEL, card().ts)).toHaveLength(1);
   });
 
   it('never gives the same due check to two instances', async () => {
     env.sandbox.updateInvoice(DEMO_INVOICE_IDS.paid, SECOND);
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     await a.watches.start(request({ invoiceId: DEMO_INVOICE_IDS.paid }));
     clock.now += 31_000;
-    const b = instance('b', poster, clock);
+    const b = instance('b');
     const [first, second] = await Promise.all([a.poll.claim(clock.now, 1), b.poll.claim(clock.now, 10)]);
     expect([...(first ?? []), ...(second ?? [])].map((r) => r.invoice_id).sort()).toEqual(
       [OPEN, DEMO_INVOICE_IDS.paid].sort(),
@@ -568,10 +513,10 @@ describe('exactly once, across crashes and instances', () => {
 
 describe('the outbox', () => {
   it('waits out a rate limit, then sends', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     await a.watches.stop((await a.watches.list(CHANNEL))[0]?.id ?? '', 'U0X');
-    poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 30_000));
+    world.poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 30_000));
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['retry_later']);
     clock.now += 29_000;
     expect(await a.tick()).toEqual([]);
@@ -580,22 +525,22 @@ describe('the outbox', () => {
   });
 
   it('keeps a channel’s messages in order: a card edit that waits holds back its thread reply', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     env.sandbox.updateInvoice(OPEN, PART_PAID);
     clock.now += 31_000;
-    poster.failNext(new SlackPostError('transient', undefined));
+    world.poster.failNext(new SlackPostError('transient', undefined));
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['changed', 'retry_later']);
-    expect(poster.repliesIn(CHANNEL, card().ts)).toEqual([]);
+    expect(world.poster.repliesIn(CHANNEL, card().ts)).toEqual([]);
     clock.now += 2000;
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['sent', 'sent']);
   });
 
   it('gives up on a message Slack refuses, logging why', async () => {
-    const a = instance('a', poster, clock);
+    const a = instance('a');
     await a.watches.start(request());
     await a.watches.stop((await a.watches.list(CHANNEL))[0]?.id ?? '', 'U0X');
-    poster.failNext(new SlackPostError('refused', 'invalid_blocks'));
+    world.poster.failNext(new SlackPostError('refused', 'invalid_blocks'));
     expect((await a.tick()).map((r) => r.outcome)).toEqual(['dropped', 'sent']);
     expect(a.logs.lines.find((l) => l.msg === 'gave up on a message to Slack')).toBeDefined();
   });
@@ -603,20 +548,20 @@ describe('the outbox', () => {
 
 describe('watches, in detail', () => {
   it('lets one of two simultaneous starts win; the loser posts no card', async () => {
-    const a = instance('a', poster, clock);
-    const b = instance('b', poster, clock);
+    const a = instance('a');
+    const b = instance('b');
     const results = await Promise.all([a.watches.start(request()), b.watches.start(request())]);
     // The loser is told the watch exists: already live, or its card still being posted.
     expect(results.map((r) => r.kind).sort()).toEqual([
       expect.stringMatching(/^(already|posting)$/),
       'started',
     ]);
-    expect(poster.calls).toEqual([`post ${CHANNEL}`]);
+    expect(world.poster.calls).toEqual([`post ${CHANNEL}`]);
     expect(await a.watches.list(CHANNEL)).toHaveLength(1);
   });
 
   it('says when the next check falls due, and lists a person’s watches wherever they are', async () => {
-    const { watches, poll } = instance('a', poster, clock);
+    const { watches, poll } = instance('a');
     expect(await poll.nextDueAt?.(clock.now)).toBeUndefined();
     await watches.start(request());
     await watches.start(request({ channelId: 'C0OTHER' }));
@@ -633,11 +578,11 @@ describe('watches, in detail', () => {
   });
 
   it('ends a watch whose channel closed to the bot, and logs it', async () => {
-    const { watches, tick, logs } = instance('a', poster, clock);
+    const { watches, tick, logs } = instance('a');
     await watches.start(request());
     env.sandbox.updateInvoice(OPEN, PART_PAID);
-    poster.closedChannels.add(CHANNEL);
-    poster.failNext(new SlackPostError('not_in_channel', 'not_in_channel'), 5);
+    world.poster.closedChannels.add(CHANNEL);
+    world.poster.failNext(new SlackPostError('not_in_channel', 'not_in_channel'), 5);
     clock.now += 10 * MINUTE;
     await tick();
     expect(await watches.list(CHANNEL)).toEqual([]);
@@ -647,8 +592,8 @@ describe('watches, in detail', () => {
   });
 
   it('ends a watch once when two people stop it at the same moment, and stops counting it', async () => {
-    const a = instance('a', poster, clock);
-    const b = instance('b', poster, clock);
+    const a = instance('a');
+    const b = instance('b');
     await a.watches.start(request());
     expect(await a.watches.queries.countAllActive()).toBe(1);
     const [watch] = await a.watches.list(CHANNEL);
@@ -659,13 +604,13 @@ describe('watches, in detail', () => {
     expect(results.map((r) => r.kind).sort()).toEqual(['not_watched', 'stopped']);
     await a.tick();
     expect(
-      poster.repliesIn(CHANNEL, card().ts).filter((m) => m.text.includes('No longer watching')),
+      world.poster.repliesIn(CHANNEL, card().ts).filter((m) => m.text.includes('No longer watching')),
     ).toHaveLength(1);
     expect(await a.watches.queries.countAllActive()).toBe(0);
   });
 
   it('stops by invoice, and says it was not watched the second time', async () => {
-    const { watches } = instance('a', poster, clock);
+    const { watches } = instance('a');
     await watches.start(request());
     expect(await watches.stopInvoice(CHANNEL, OPEN, 'U0STOPPER')).toMatchObject({ kind: 'stopped' });
     expect(await watches.stopInvoice(CHANNEL, OPEN, 'U0STOPPER')).toEqual({ kind: 'not_watched' });
@@ -675,7 +620,7 @@ describe('watches, in detail', () => {
 describe('waking the outbox', () => {
   it('only when a check changed or ended something; a check that found nothing is logged quietly', async () => {
     let wakes = 0;
-    const a = instance('a', poster, clock, {}, () => (wakes += 1));
+    const a = instance('a', {}, () => (wakes += 1));
     await a.watches.start(request());
     const check = async () => {
       clock.now += 31_000;
@@ -695,7 +640,7 @@ describe('waking the outbox', () => {
 
   it('when someone stops a watch, not when there was none to stop', async () => {
     let wakes = 0;
-    const a = instance('a', poster, clock, {}, () => (wakes += 1));
+    const a = instance('a', {}, () => (wakes += 1));
     await a.watches.start(request());
     const [watch] = await a.watches.list(CHANNEL);
     await a.watches.stop(watch?.id ?? '', 'U0STOPPER');
@@ -705,7 +650,7 @@ describe('waking the outbox', () => {
 
   it('when a check ends a watch that has lasted its longest', async () => {
     let wakes = 0;
-    const a = instance('a', poster, clock, { maxDays: 1 }, () => (wakes += 1));
+    const a = instance('a', { maxDays: 1 }, () => (wakes += 1));
     env.sandbox.updateInvoice(OPEN, { timeout: new Date(clock.now + 30 * 86_400_000).toISOString() });
     await a.watches.start(request());
     clock.now += 86_400_000 + 1000;

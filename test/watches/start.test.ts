@@ -1,17 +1,14 @@
 import { webApi } from '@slack/bolt';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
-import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/calls.js';
-import { createWatches, type StartRequest, type WatchDeps } from '../../src/watches/service.js';
+import type { StartRequest } from '../../src/watches/service.js';
 import { PENDING_SETTLE_MS } from '../../src/watches/start.js';
 import { visibleText } from '../support/block-kit.js';
-import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
-import { emptyWork } from '../support/empty-store.js';
+import { HOME_TEAM } from '../support/bolt.js';
 import { NOW } from '../support/factories.js';
-import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
-import { type Leasing, outboxOf, runDue, watchJob } from '../support/jobs.js';
-import { useSandbox } from '../support/use-sandbox.js';
+import { latest } from '../support/fake-slack.js';
+import { loseNextAnswer, useWatchWorld } from '../support/watch-world.js';
 
 /**
  * Starting a watch when Slack's answer to the card's post is lost: the watch is stored (pending)
@@ -19,65 +16,23 @@ import { useSandbox } from '../support/use-sandbox.js';
  * watch that is not stored, including after the process died mid-post.
  */
 
-const env = useSandbox();
+const world = useWatchWorld();
+const { env, clock } = world;
 const OPEN = DEMO_INVOICE_IDS.open;
 const CHANNEL = 'C0SUPPORT';
 
-let clock: { now: number };
-let poster: RecordingPoster;
-beforeEach(async () => {
-  clock = { now: NOW.getTime() };
-  poster = recordingPoster();
-  await emptyWork(env.store);
-  env.sandbox.reset();
-});
-
 /** One bot instance over the shared store and fake Slack; a new one is a restart. */
-function instance(name: string) {
-  const logs = captureLogs();
-  const deps: WatchDeps & Leasing = {
-    store: env.store,
-    payments: env.deps().payments,
-    poster,
-    state: serviceState(env.store, logs.logger),
-    logger: logs.logger,
-    clock: () => clock.now,
-    settings: TEST_WATCH_SETTINGS,
-    owner: name,
-  };
-  const watches = createWatches(deps);
-  const outbox = outboxOf({
-    store: env.store,
-    posterOf: async () => poster,
-    logger: logs.logger,
-    clock: () => clock.now,
-    owner: name,
-  });
-  const tick = () => runDue([watchJob(deps, watches)], outbox, clock.now);
-  return { watches, tick, logs };
-}
+const instance = (name: string) => world.instance({ name });
 
 const request: StartRequest = { teamId: HOME_TEAM, channelId: CHANNEL, userId: 'U0WATCHER', invoiceId: OPEN };
 
-/** The next card post goes to Slack (when `lands`), and its answer never comes back: `hang` or a time-out. */
-function loseNextAnswer({ lands, hang = false }: { lands: boolean; hang?: boolean }) {
-  const post = poster.post;
-  poster.post = async (message) => {
-    poster.post = post;
-    if (lands) await post(message);
-    else poster.calls.push(`post ${message.channel} (lost on the way)`);
-    if (hang) return new Promise<string>(() => undefined);
-    throw new SlackPostError('transient', undefined);
-  };
-}
-
-const cards = () => poster.repliesIn(CHANNEL);
+const cards = () => world.poster.repliesIn(CHANNEL);
 const storedWatches = () => env.store.db.selectFrom('watches').select(['state', 'card_ts']).execute();
 
 describe('a card post whose answer is lost', () => {
   it('when Slack took it: the card is found by its metadata and live, and a retry makes no second card', async () => {
     const a = instance('a');
-    loseNextAnswer({ lands: true });
+    loseNextAnswer(world.poster, { lands: true });
     expect(await a.watches.start(request)).toMatchObject({ kind: 'started', inThread: false });
     const [card] = cards();
     expect(await storedWatches()).toEqual([{ state: 'active', card_ts: card?.ts }]);
@@ -88,19 +43,19 @@ describe('a card post whose answer is lost', () => {
     env.sandbox.updateInvoice(OPEN, { payStatus: 'partially_paid' });
     clock.now += 31_000;
     await a.tick();
-    expect(poster.repliesIn(CHANNEL, card?.ts).map((m) => visibleText(m))).toEqual([
+    expect(world.poster.repliesIn(CHANNEL, card?.ts).map((m) => visibleText(m))).toEqual([
       expect.stringContaining('*Payment*: Not paid → Partially paid'),
     ]);
   });
 
   it('when it cannot be told whether Slack took it: says so, keeps the watch pending, and a retry posts nothing yet', async () => {
     const a = instance('a');
-    loseNextAnswer({ lands: false });
-    poster.failNext(new SlackPostError('transient', 'service_unavailable')); // the look fails too
+    loseNextAnswer(world.poster, { lands: false });
+    world.poster.failNext(new SlackPostError('transient', 'service_unavailable')); // the look fails too
     expect(await a.watches.start(request)).toMatchObject({ kind: 'unconfirmed' });
     expect(await storedWatches()).toEqual([{ state: 'pending', card_ts: '' }]);
     expect(await a.watches.start(request)).toMatchObject({ kind: 'posting', since: NOW });
-    expect(poster.calls.filter((c) => c.startsWith('post'))).toHaveLength(1);
+    expect(world.poster.calls.filter((c) => c.startsWith('post'))).toHaveLength(1);
 
     // A retry once a start would have finished: the card is looked for, not there, so a new one is posted.
     clock.now += PENDING_SETTLE_MS;
@@ -113,9 +68,9 @@ describe('a card post whose answer is lost', () => {
     const a = instance('a');
     const cause = new webApi.WebAPIHTTPError(500, 'Internal Server Error', {});
     const failure = new SlackPostError('transient', undefined, undefined, { cause });
-    poster.failNext(failure);
+    world.poster.failNext(failure);
     await expect(a.watches.start(request)).rejects.toBe(failure);
-    expect(poster.calls).toEqual([`post ${CHANNEL}`, `find ${CHANNEL}`]);
+    expect(world.poster.calls).toEqual([`post ${CHANNEL}`, `find ${CHANNEL}`]);
     expect(await storedWatches()).toEqual([]);
     expect(await a.watches.start(request)).toMatchObject({ kind: 'started' });
     expect(cards()).toHaveLength(1);
@@ -123,7 +78,7 @@ describe('a card post whose answer is lost', () => {
 
   it('when Slack refused it (a 429): nothing is stored, and a retry at once posts the card', async () => {
     const a = instance('a');
-    poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 1000));
+    world.poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 1000));
     await expect(a.watches.start(request)).rejects.toMatchObject({ failure: 'rate_limited' });
     expect(await storedWatches()).toEqual([]);
     expect(await env.store.db.selectFrom('watched_invoices').selectAll().execute()).toEqual([]);
@@ -134,7 +89,7 @@ describe('a card post whose answer is lost', () => {
 
 describe('a start killed while its card was being posted (kill -9), on restart', () => {
   it('finds the card Slack took by its metadata: the watch goes live, its card is current, its thread told of changes', async () => {
-    loseNextAnswer({ lands: true, hang: true });
+    loseNextAnswer(world.poster, { lands: true, hang: true });
     void instance('killed').watches.start(request);
     await new Promise((r) => setTimeout(r, 50));
     expect(await storedWatches()).toEqual([{ state: 'pending', card_ts: '' }]);
@@ -150,14 +105,14 @@ describe('a start killed while its card was being posted (kill -9), on restart',
     expect(visibleText(latest(card))).toContain('*Payment*\nPartially paid');
     expect(await restarted.watches.list(CHANNEL)).toHaveLength(1);
     // The change made while its start was unfinished is told too.
-    expect(poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m))).toEqual([
+    expect(world.poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m))).toEqual([
       expect.stringContaining('*Payment*: Not paid → Partially paid'),
     ]);
 
     env.sandbox.updateInvoice(OPEN, { methods: ['BTC'] });
     clock.now += 31_000;
     await restarted.tick();
-    expect(poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m))).toEqual([
+    expect(world.poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m))).toEqual([
       expect.stringContaining('*Payment*: Not paid → Partially paid'),
       expect.stringContaining('*Accepted methods*: USDT-TRC20, USDT-ERC20, BTC, ETH, LTC → BTC'),
     ]);
@@ -165,7 +120,7 @@ describe('a start killed while its card was being posted (kill -9), on restart',
   });
 
   it('forgets the watch whose card never reached Slack: nothing claims to be watched, and a new start posts one card', async () => {
-    loseNextAnswer({ lands: false, hang: true });
+    loseNextAnswer(world.poster, { lands: false, hang: true });
     void instance('killed').watches.start(request);
     await new Promise((r) => setTimeout(r, 50));
 
@@ -176,7 +131,7 @@ describe('a start killed while its card was being posted (kill -9), on restart',
     expect(env.sandbox.requests).toEqual([]); // nothing left to check
     expect(await storedWatches()).toEqual([]);
     expect(await env.store.db.selectFrom('watched_invoices').selectAll().execute()).toEqual([]);
-    expect(poster.messages).toEqual([]);
+    expect(world.poster.messages).toEqual([]);
     expect(restarted.logs.lines.map((l) => l.msg)).toContain('settled a watch whose start did not finish');
 
     expect(await restarted.watches.start(request)).toMatchObject({ kind: 'started' });
@@ -184,13 +139,13 @@ describe('a start killed while its card was being posted (kill -9), on restart',
   });
 
   it('leaves a watch whose start may still be under way alone', async () => {
-    loseNextAnswer({ lands: false, hang: true });
+    loseNextAnswer(world.poster, { lands: false, hang: true });
     void instance('slow').watches.start(request);
     await new Promise((r) => setTimeout(r, 50));
     clock.now += 10_000; // its post's deadline has not passed
     const other = instance('other');
     expect(await other.watches.start(request)).toMatchObject({ kind: 'posting' });
-    expect(poster.calls.filter((c) => c.startsWith('find'))).toEqual([]);
+    expect(world.poster.calls.filter((c) => c.startsWith('find'))).toEqual([]);
     expect(await storedWatches()).toEqual([{ state: 'pending', card_ts: '' }]);
   });
 });
