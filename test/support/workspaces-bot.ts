@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createBot } from '../../src/app.js';
 import { loadSetup, type ManyWorkspacesConfig, manySecretsOf } from '../../src/config.js';
 import type { PaymentsFor } from '../../src/installations/tenants.js';
@@ -313,6 +314,29 @@ export async function startWorkspacesBot(
       await store.close();
       await Promise.all([slack.close(), sandbox.close()]);
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One many-workspaces bot per test file (started before its tests, stopped after them), whose
+ * Slack stand-in must have seen nothing outside Block Kit's limits by the end.
+ */
+export function useWorkspacesBot(): { readonly bot: WorkspacesBot } {
+  let started: WorkspacesBot | undefined;
+  beforeAll(async () => {
+    started = await startWorkspacesBot();
+  });
+  afterAll(async () => {
+    if (!started) return;
+    const problems = [...started.slack.problems];
+    await started.close();
+    expect(problems).toEqual([]);
+  });
+  return {
+    get bot() {
+      if (!started) throw new Error('the bot has not started');
+      return started;
     },
   };
 }
