@@ -13,13 +13,13 @@ import type { SlackPoster } from '../slack/poster.js';
 type ChannelProblem = Refusal | 'not_in_channel';
 
 /** The refusals of `conversations.info` that say the bot can no longer see the channel, for good. */
-const GONE: ReadonlySet<string> = new Set(['channel_not_found', 'not_in_channel', 'is_archived']);
+const GONE: ReadonlySet<string | undefined> = new Set(['channel_not_found', 'not_in_channel', 'is_archived']);
 
 /**
  * Refusals that say Slack cannot answer now, not that it refuses the bot: tried again, backing
  * off, like a time-out (an Enterprise Grid migration answers `org_login_required` for a while).
  */
-const PASSING: ReadonlySet<string> = new Set(['org_login_required', 'team_added_to_org']);
+const PASSING: ReadonlySet<string | undefined> = new Set(['org_login_required', 'team_added_to_org']);
 
 /**
  * How long a feed message waits before it is tried again while Slack refuses the bot's token
@@ -38,10 +38,7 @@ export async function channelProblem(
     return feedChannelRefusal(policy, channelId, await poster.conversation(channelId));
   } catch (error) {
     // Closed to the bot by its code, or as Slack's pages class it (channel_is_limited_access).
-    if (
-      error instanceof SlackPostError &&
-      (error.failure === 'not_in_channel' || (error.slackError !== undefined && GONE.has(error.slackError)))
-    )
+    if (error instanceof SlackPostError && (error.failure === 'not_in_channel' || GONE.has(error.slackError)))
       return 'not_in_channel';
     throw error;
   }
@@ -56,7 +53,7 @@ export function undecided(error: unknown): { error: unknown; paused: boolean } {
   if (!(error instanceof SlackPostError) || error.failure === 'rate_limited' || error.failure === 'transient')
     return { error, paused: false };
   const code = error.slackError;
-  if (code !== undefined && PASSING.has(code))
+  if (PASSING.has(code))
     return { error: new SlackPostError('transient', code, undefined, { cause: error }), paused: false };
   return {
     error: new SlackPostError('rate_limited', code, TOKEN_PAUSE_MS, { cause: error }),

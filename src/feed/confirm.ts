@@ -4,15 +4,6 @@ import { SlackPostError, slackWasBusy } from '../slack/calls.js';
 import type { Message } from '../views/blocks.js';
 import type { FeedQueries, SubscriptionRow } from './queries.js';
 
-/** How the feed's first message reached its channel. */
-type Confirmed =
-  /** Slack took it and said so. */
-  | 'posted'
-  /** Slack's answer was lost, but the message is in the channel. */
-  | 'found'
-  /** Slack took nothing, or would not say: the outbox delivers it, trying again as long as it takes. */
-  | 'queued';
-
 type ConfirmDeps = Pick<BackgroundDeps, 'store' | 'poster' | 'logger' | 'clock' | 'wakeOutbox'> & {
   queries: FeedQueries;
 };
@@ -28,25 +19,23 @@ export async function confirmFeed(
   deps: ConfirmDeps,
   sub: Pick<SubscriptionRow, 'id' | 'channel_id'>,
   message: Message,
-): Promise<Confirmed> {
+): Promise<void> {
   const { poster, clock } = deps;
   const messageId = `feed-${sub.id}`;
   const attemptedAt = clock();
   try {
     await poster.post({ channel: sub.channel_id, ...message, messageId });
-    return 'posted';
   } catch (error) {
     if (!slackWasBusy(error)) throw error;
     // A 429 means Slack took nothing: there is nothing to look for.
     if (error.failure === 'transient' && (await postedAfter(deps, sub.channel_id, messageId, attemptedAt)))
-      return 'found';
+      return;
     await deps.store.transaction((trx) => deps.queries.enqueueTo(trx, [sub], message, clock()));
     deps.logger.warn(
       { err: error, channel: sub.channel_id },
       'the payments feed’s first message did not go out; the outbox delivers it',
     );
     deps.wakeOutbox?.();
-    return 'queued';
   }
 }
 

@@ -72,10 +72,14 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
         await queries.clearKeyNotices(trx);
         await queries.pruneHistory(trx, now - KEEP_HISTORY_MS);
         const latest = await queries.latestReading(trx);
-        const changes = latest ? balanceChanges(JSON.parse(latest.balances) as StoredBalance, current) : [];
-        if (latest && changes.length === 0) return 0;
+        if (!latest) {
+          // The first reading (of the feed, or since a Replace key) is the baseline: nothing moved yet.
+          await queries.insertReading(trx, now, current);
+          return 0;
+        }
+        const changes = balanceChanges(JSON.parse(latest.balances) as StoredBalance, current);
+        if (changes.length === 0) return 0;
         await queries.insertReading(trx, now, current);
-        if (!latest || changes.length === 0) return 0;
         await queries.insertChanges(trx, now, changes);
         // The balance was last seen as `latest` at its reading or at the last successful poll since
         // (a reading is stored only when the balance moved).

@@ -47,7 +47,10 @@ export function pollQueries(store: Store, installation: string) {
     pollSucceededAt: async (trx: Kysely<Tables>) =>
       (await polls(trx).select('last_success_at').executeTakeFirst())?.last_success_at,
 
-    /** When the next poll not leased to anyone falls due, of any installation with a feed. */
+    /**
+     * When the next poll not leased to anyone falls due, of any installation with a feed (MIN gives
+     * one row, its value null when nothing is due).
+     */
     nextPollDueAt: async (now: number) =>
       (
         await db
@@ -56,8 +59,8 @@ export function pollQueries(store: Store, installation: string) {
           .where('name', '=', BALANCE_POLL)
           .where(leaseFree('lease_until', now))
           .where(withFeed)
-          .executeTakeFirst()
-      )?.next ?? undefined,
+          .executeTakeFirstOrThrow()
+      ).next ?? undefined,
 
     /**
      * Takes up to `limit` due polls of installations with a feed, the longest overdue first,

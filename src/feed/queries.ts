@@ -193,7 +193,10 @@ function messageQueries(store: Store, installation: string) {
 function digestQueries(store: Store, installation: string) {
   const { db } = store;
   return {
-    /** When the next digest not leased to anyone falls due, of any installation. */
+    /**
+     * When the next digest not leased to anyone falls due, of any installation (MIN gives one row,
+     * its value null when nothing is due).
+     */
     nextDigestDueAt: async (now: number) =>
       (
         await db
@@ -201,8 +204,8 @@ function digestQueries(store: Store, installation: string) {
           .select((eb) => eb.fn.min<number>('next_digest_at').as('next'))
           .where('state', '=', 'active')
           .where(leaseFree('lease_until', now))
-          .executeTakeFirst()
-      )?.next ?? undefined,
+          .executeTakeFirstOrThrow()
+      ).next ?? undefined,
 
     /**
      * Takes up to `limit` subscriptions whose digest is due, of any installation, the earliest

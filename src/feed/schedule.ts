@@ -9,7 +9,7 @@ export interface DigestTime {
 
 export const DEFAULT_DIGEST: DigestTime = { hour: 9, minute: 0, zone: 'UTC' };
 
-const words = (text: string) => text.trim().split(/\s+/).filter(Boolean);
+const words = (text: string): string[] => text.match(/\S+/g) ?? [];
 
 /**
  * `HH:MM [Area/City]` as typed after `/balance subscribe`; `undefined` when it is neither a time
@@ -17,12 +17,11 @@ const words = (text: string) => text.trim().split(/\s+/).filter(Boolean);
  * name given; with none given it is UTC, for `inZone` to make it the subscriber's own.
  */
 export function parseDigestTime(text: string): DigestTime | undefined {
-  const typed = words(text);
-  if (typed.length === 0) return DEFAULT_DIGEST;
-  if (typed.length > 2) return undefined;
-  const time = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(typed[0] ?? '');
+  const [at, zone = DEFAULT_DIGEST.zone, ...more] = words(text);
+  if (at === undefined) return DEFAULT_DIGEST;
+  if (more.length > 0) return undefined;
+  const time = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(at);
   if (!time) return undefined;
-  const zone = typed[1] ?? DEFAULT_DIGEST.zone;
   if (!IANAZone.isValidZone(zone)) return undefined;
   return { hour: Number(time[1]), minute: Number(time[2]), zone: spelling(zone) };
 }

@@ -1,13 +1,10 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_DIGEST } from '../../src/feed/schedule.js';
-import { num } from '../../src/sandbox/data.js';
+import { describe, expect, it } from 'vitest';
 import { SlackPostError } from '../../src/slack/calls.js';
 import type { OutgoingMessage } from '../../src/slack/poster.js';
 import { HOME_TEAM } from '../support/bolt.js';
-import { emptyWork } from '../support/empty-store.js';
-import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
 import { useSandbox } from '../support/use-sandbox.js';
-import { feedInstance } from './feed-instance.js';
+import type { feedInstance } from './feed-instance.js';
+import { FINANCE, financeChannel } from './finance-channel.js';
 
 /**
  * "The feed is on" in the channel, when Slack's answer to it is lost: the feed stays on and the
@@ -15,28 +12,16 @@ import { feedInstance } from './feed-instance.js';
  */
 
 const env = useSandbox();
-const FINANCE = 'G0FINANCE';
-const MINUTE = 60_000;
-const T0 = Date.parse('2026-11-21T08:00:00Z');
+const world = financeChannel(env);
 const TURNED_ON = /^Payments feed turned on in this channel/;
 
-let clock: { now: number };
-let poster: RecordingPoster;
-beforeEach(async () => {
-  clock = { now: T0 };
-  poster = recordingPoster();
-  poster.conversations.set(FINANCE, { isPrivate: true, isDirect: false, isShared: false });
-  await emptyWork(env.store);
-  env.sandbox.reset();
-  env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('0.0012') }]);
-});
-
-const subscribe = (feed: ReturnType<typeof feedInstance>['feed']) =>
-  feed.subscribe({ teamId: HOME_TEAM, channelId: FINANCE, userId: 'U0FIN', digest: DEFAULT_DIGEST });
-const said = () => poster.repliesIn(FINANCE).map((m) => m.text);
+const subscribe = (feed: ReturnType<typeof feedInstance>['feed']) => feed.subscribe(world.request());
+const { said, payment } = world;
+const instance = () => world.instance();
 
 /** The next post to FINANCE fails with `error`; with `taken`, after Slack took it. */
 function failFirstPost(error: SlackPostError, taken: boolean) {
+  const { poster } = world;
   const post = poster.post;
   let failed = false;
   poster.post = async (message: OutgoingMessage) => {
@@ -47,16 +32,9 @@ function failFirstPost(error: SlackPostError, taken: boolean) {
   };
 }
 
-/** A payment arrives, the next reading sees it, and the outbox delivers what there is. */
-async function payment(tick: () => Promise<unknown>) {
-  env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('1.0012') }]);
-  clock.now += MINUTE;
-  await tick();
-}
-
 describe('the first message of a feed, when Slack’s answer is lost', () => {
   it('keeps the feed when the post timed out after Slack took it: said once, and payments follow', async () => {
-    const { feed, tick } = feedInstance(env, 'a', poster, clock);
+    const { feed, tick } = instance();
     failFirstPost(new SlackPostError('transient', undefined), true);
     expect(await subscribe(feed)).toEqual({ kind: 'subscribed', digest: '09:00 UTC' });
     await payment(tick);
@@ -65,7 +43,7 @@ describe('the first message of a feed, when Slack’s answer is lost', () => {
   });
 
   it('delivers it through the outbox when Slack took nothing, before the first payment', async () => {
-    const { feed, tick } = feedInstance(env, 'a', poster, clock);
+    const { feed, tick } = instance();
     failFirstPost(new SlackPostError('transient', 'service_unavailable'), false);
     expect(await subscribe(feed)).toMatchObject({ kind: 'subscribed' });
     await tick();
@@ -75,19 +53,19 @@ describe('the first message of a feed, when Slack’s answer is lost', () => {
   });
 
   it('after a 429 (Slack took nothing) hands it to the outbox without looking for it', async () => {
-    const { feed, tick } = feedInstance(env, 'a', poster, clock);
+    const { feed, tick } = instance();
     failFirstPost(new SlackPostError('rate_limited', 'ratelimited', 1000), false);
     expect(await subscribe(feed)).toMatchObject({ kind: 'subscribed' });
-    expect(poster.calls.filter((c) => c.startsWith('find'))).toEqual([]);
-    clock.now += 1000;
+    expect(world.poster.calls.filter((c) => c.startsWith('find'))).toEqual([]);
+    world.clock.now += 1000;
     await tick();
     expect(said()).toEqual([expect.stringMatching(TURNED_ON)]);
   });
 
   it('posts it again rather than leave the channel unaware when Slack will not let the bot look', async () => {
-    const { feed, tick, logs } = feedInstance(env, 'a', poster, clock);
+    const { feed, tick, logs } = instance();
     failFirstPost(new SlackPostError('transient', undefined), false);
-    poster.find = async () => {
+    world.poster.find = async () => {
       throw new SlackPostError('refused', 'missing_scope');
     };
     expect(await subscribe(feed)).toMatchObject({ kind: 'subscribed' });
@@ -97,7 +75,7 @@ describe('the first message of a feed, when Slack’s answer is lost', () => {
   });
 
   it('does not say the feed is on once it was turned off meanwhile', async () => {
-    const { feed, tick } = feedInstance(env, 'a', poster, clock);
+    const { feed, tick } = instance();
     failFirstPost(new SlackPostError('transient', undefined), false);
     await subscribe(feed);
     await feed.unsubscribe({ channelId: FINANCE, userId: 'U0FIN' });
@@ -106,7 +84,7 @@ describe('the first message of a feed, when Slack’s answer is lost', () => {
   });
 
   it('starts no feed when Slack refuses the message for good', async () => {
-    const { feed, tick } = feedInstance(env, 'a', poster, clock);
+    const { feed, tick } = instance();
     failFirstPost(new SlackPostError('refused', 'invalid_blocks'), false);
     await expect(subscribe(feed)).rejects.toThrow(SlackPostError);
     expect(await feed.list(HOME_TEAM)).toEqual([]);
