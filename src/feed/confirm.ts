@@ -14,6 +14,9 @@ type ConfirmDeps = Pick<BackgroundDeps, 'store' | 'poster' | 'logger' | 'clock' 
  * not start. A time-out may come after Slack took the message: it is looked for by its id, and
  * when it is not found, or Slack will not let the bot look, the outbox delivers it, so the channel
  * is told the feed is on and the feed goes on (a rare duplicate rather than a silent feed).
+ * While an earlier message to the channel still waits in the outbox (the feed was turned off a
+ * moment ago and Slack is slow to take it), the first message queues behind it, so the channel
+ * never reads "on" before the "off" that came first.
  */
 export async function confirmFeed(
   deps: ConfirmDeps,
@@ -23,6 +26,7 @@ export async function confirmFeed(
   const { poster, clock } = deps;
   const messageId = `feed-${sub.id}`;
   const attemptedAt = clock();
+  if (await deps.queries.waitingIn(sub.channel_id)) return queue(deps, sub, message);
   try {
     await poster.post({ channel: sub.channel_id, ...message, messageId });
   } catch (error) {
@@ -30,13 +34,18 @@ export async function confirmFeed(
     // A 429 means Slack took nothing: there is nothing to look for.
     if (error.failure === 'transient' && (await postedAfter(deps, sub.channel_id, messageId, attemptedAt)))
       return;
-    await deps.store.transaction((trx) => deps.queries.enqueueTo(trx, [sub], message, clock()));
     deps.logger.warn(
       { err: error, channel: sub.channel_id },
       'the payments feed’s first message did not go out; the outbox delivers it',
     );
-    deps.wakeOutbox?.();
+    await queue(deps, sub, message);
   }
+}
+
+/** Hands the first message to the outbox, which delivers it after what the channel was sent before. */
+async function queue(deps: ConfirmDeps, sub: Pick<SubscriptionRow, 'id' | 'channel_id'>, message: Message) {
+  await deps.store.transaction((trx) => deps.queries.enqueueTo(trx, [sub], message, deps.clock()));
+  deps.wakeOutbox?.();
 }
 
 /** Whether the post tried at `attemptedAt` is in the channel; false when Slack will not say. */

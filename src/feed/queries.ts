@@ -137,6 +137,18 @@ function messageQueries(store: Store, installation: string) {
       );
     },
 
+    /** Whether a message of this installation to `channel` still waits in the outbox (its lane is busy). */
+    async waitingIn(channel: string): Promise<boolean> {
+      const row = await store.db
+        .selectFrom('outbox')
+        .select('id')
+        .where('installation_id', '=', installation)
+        .where('channel', '=', channel)
+        .where('done_at', 'is', null)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** Queues messages to send with this installation's token. */
     tell: (trx: Kysely<Tables>, entries: readonly OutgoingEntry[], now: number) =>
       enqueue(trx, entries, now, installation),
