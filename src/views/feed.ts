@@ -115,13 +115,17 @@ interface DigestInput {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** A stored balance as an amount; one that is missing or unreadable counts as 0. */
+const amountOf = (entry: { balance: string } | undefined) =>
+  (entry && Amount.parse(entry.balance)) ?? Amount.ZERO;
+
 /** The daily digest: balances per currency with their change over 24 hours, and the feed's counts. */
 export function digestMessage(d: DigestInput): Message {
   const entries = Object.entries(d.balances);
   const rows = fitting(entries, ([id, now]) => {
-    const is = Amount.parse(now.balance) ?? Amount.ZERO;
+    const is = amountOf(now);
     // A currency that was not there a day before rose from 0.
-    const was = d.before ? (Amount.parse(d.before[id]?.balance ?? '0') ?? Amount.ZERO) : undefined;
+    const was = d.before ? amountOf(d.before[id]) : undefined;
     const change = was === undefined ? md`` : md` · ${signed(is.minus(was))} in 24 h`;
     return md`${currencyName(now.title, id)}\n${is.toString()} ${esc(id, MAX_ID)}${change}`;
   });
@@ -140,7 +144,7 @@ export function digestMessage(d: DigestInput): Message {
       : fieldSections(rows.shown);
   return {
     text: fallbackText(md`${title}: ${counts}`),
-    blocks: [header(title), section(counts), ...body, context(...notes.slice(0, LIMITS.contextElements))],
+    blocks: [header(title), section(counts), ...body, context(...notes)],
   };
 }
 

@@ -38,7 +38,7 @@ const FIELD_WORDS: Record<StateField, string> = { status: 'status', payStatus: '
 export function humanise(raw: string): string {
   const text = raw
     .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, '$1 $2')
-    .split(/[\s_-]+/u)
+    .split(/[\s_-]/u)
     .filter((word) => word !== '')
     .join(' ')
     .toLowerCase();

@@ -65,12 +65,9 @@ type Interpolation = Mrkdwn | string | number;
 
 /** mrkdwn from a template: literal parts are trusted, interpolated strings are escaped. */
 export function md(strings: TemplateStringsArray, ...values: Interpolation[]): Mrkdwn {
-  let out = strings[0] ?? '';
-  values.forEach((value, index) => {
-    out += value instanceof Mrkdwn ? value.text : escapeText(String(value));
-    out += strings[index + 1] ?? '';
-  });
-  return trust(out);
+  const escaped = values.map((value) => (value instanceof Mrkdwn ? value.text : escapeText(String(value))));
+  // The literal parts as written, with each value between them.
+  return trust(String.raw({ raw: strings }, ...escaped));
 }
 
 /** Joins safe pieces with a literal separator. */
