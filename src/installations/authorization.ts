@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as pause } from 'node:timers/promises';
 import type { Authorize, AuthorizeResult, Installation } from '@slack/bolt';
 import type { InstallationStore, InstallProvider } from '@slack/oauth';
 import type { Logger } from '../logger.js';
@@ -34,6 +34,8 @@ interface AuthorizationDeps {
   owner: string;
   clock: () => number;
   logger: Logger;
+  /** Waits `ms` between looks at another instance's refresh; real time unless a test counts it. */
+  sleep?: (ms: number) => Promise<unknown>;
 }
 
 /**
@@ -46,6 +48,7 @@ interface AuthorizationDeps {
  */
 export function tokenRotation(deps: AuthorizationDeps) {
   const { store, installations, owner, clock, logger } = deps;
+  const sleep = deps.sleep ?? pause;
 
   /**
    * The installation as the refresh reads and writes it: the new token is kept only over the one

@@ -1,0 +1,254 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Installation } from '@slack/bolt';
+import oauth from '@slack/oauth';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { tokenRotation } from '../../src/installations/authorization.js';
+import { boltLogger, createLogger, type Logger } from '../../src/logger.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import {
+  createInstallations,
+  type Installations,
+  NoInstallationError,
+} from '../../src/store/installations.js';
+import { claimRefresh } from '../../src/store/refresh-lease.js';
+import { createSealer } from '../../src/store/sealing.js';
+import { captureLogs } from '../support/bolt.js';
+import { KEY } from '../support/installations-contract.js';
+import {
+  CLIENT,
+  installRotating,
+  refreshesByToken,
+  startRotationSlack,
+} from '../support/rotating-installs.js';
+import type { SlackStandIn } from '../support/slack-stand-in.js';
+
+/**
+ * Token rotation at its edges, with the clock and the waits in the test's hands: where the two
+ * hours before expiry begin, how long a request waits for another instance, what a failed
+ * refresh leaves, and what concurrent requests of one process are served.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'bot-rotation-edges-'));
+let slack: SlackStandIn;
+let store: Store;
+beforeAll(async () => {
+  slack = await startRotationSlack();
+});
+afterAll(async () => {
+  await slack.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  store = await openStore({ kind: 'sqlite', path: join(dir, `${Date.now()}-${Math.random()}.sqlite`) });
+});
+afterEach(async () => {
+  await store.close();
+});
+
+const HOUR = 60 * 60_000;
+const teamSource = (teamId: string) => ({ teamId, enterpriseId: undefined, isEnterpriseInstall: false });
+
+interface InstanceOptions {
+  clock?: () => number;
+  sleep?: (ms: number) => Promise<unknown>;
+  logger?: Logger;
+  /** Changes what the rotation sees of the store's installations. */
+  installations?: (real: Installations) => Installations;
+}
+
+/** One instance's token rotation, as test/support/rotating-installs.ts builds it, with its clock, waits and store as given. */
+function instance(options: InstanceOptions = {}) {
+  const logger = options.logger ?? createLogger({ level: 'silent', secrets: [] });
+  const installations = createInstallations(store, createSealer({ current: KEY }), Date.now);
+  const seen = options.installations ? options.installations(installations) : installations;
+  const refresher = (installationStore: oauth.InstallationStore) =>
+    new oauth.InstallProvider({
+      clientId: CLIENT.id,
+      clientSecret: CLIENT.secret,
+      stateVerification: false,
+      installationStore,
+      clientOptions: { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } },
+      logger: boltLogger(logger),
+    });
+  const authorizationOf = tokenRotation({
+    store,
+    installations: seen,
+    refresher,
+    owner: 'instance-1',
+    clock: options.clock ?? Date.now,
+    logger,
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+  });
+  return { installations, authorizationOf };
+}
+
+async function summary(installations: Installations, id: string) {
+  const found = await installations.summaryOf(id);
+  if (found?.tokenExpiresAt === undefined) throw new Error(`${id} is not installed with a rotating token`);
+  return { ...found, tokenExpiresAt: found.tokenExpiresAt };
+}
+
+const refreshLeases = () =>
+  store.db.selectFrom('singletons').select('installation_id').where('name', '=', 'token_refresh').execute();
+
+describe('where the two hours before expiry begin', () => {
+  it('asks Slack nothing for a token exactly two hours from expiry, and refreshes it a millisecond later', async () => {
+    // Slack's own check (real time) would refresh: only the bot's clock decides.
+    const atTwoHours = instance();
+    await installRotating(slack, atTwoHours.installations, 'T0EDGE', { expiresIn: 60 });
+    const installation = await summary(atTwoHours.installations, 'T0EDGE');
+    const twoHoursBefore = installation.tokenExpiresAt - 2 * HOUR;
+
+    const onTheEdge = instance({ clock: () => twoHoursBefore });
+    expect((await onTheEdge.authorizationOf(installation, teamSource('T0EDGE'))).botToken).toBe(
+      'xoxe.xoxb-T0EDGE-first-token',
+    );
+    expect(refreshesByToken(slack).get('xoxe-1-T0EDGE-first-refresh')).toBeUndefined();
+
+    const justInside = instance({ clock: () => twoHoursBefore + 1 });
+    expect((await justInside.authorizationOf(installation, teamSource('T0EDGE'))).botToken).toMatch(
+      /^xoxe\.xoxb-rotated-/,
+    );
+    expect(refreshesByToken(slack).get('xoxe-1-T0EDGE-first-refresh')).toBe(1);
+  });
+
+  it('takes no refresh lease in the store for a token good for hours yet', async () => {
+    const bot = instance();
+    await installRotating(slack, bot.installations, 'T0HOURS', { expiresIn: 3 * 3600 });
+    const installation = await summary(bot.installations, 'T0HOURS');
+    expect((await bot.authorizationOf(installation, teamSource('T0HOURS'))).botToken).toBe(
+      'xoxe.xoxb-T0HOURS-first-token',
+    );
+    expect(await refreshLeases()).toEqual([]);
+
+    // A token inside the two hours does take one (released, the row stays): the check above can fail.
+    await installRotating(slack, bot.installations, 'T0SOON', { expiresIn: 3600 });
+    await bot.authorizationOf(await summary(bot.installations, 'T0SOON'), teamSource('T0SOON'));
+    expect(await refreshLeases()).toEqual([{ installation_id: 'T0SOON' }]);
+  });
+});
+
+describe('waiting for another instance’s refresh', () => {
+  it('waits 2 s in all, looking every 100 ms, then goes on with the token it has', async () => {
+    const slept: number[] = [];
+    const bot = instance({
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+    });
+    await installRotating(slack, bot.installations, 'T0PEER', { expiresIn: 30 });
+    const installation = await summary(bot.installations, 'T0PEER');
+    expect(await claimRefresh(store, 'T0PEER', 'instance-2', Date.now(), 30_000)).toBe(true);
+
+    expect((await bot.authorizationOf(installation, teamSource('T0PEER'))).botToken).toBe(
+      'xoxe.xoxb-T0PEER-first-token',
+    );
+    expect(slept.reduce((a, b) => a + b, 0)).toBe(2000);
+    expect(new Set(slept)).toEqual(new Set([100]));
+    expect(refreshesByToken(slack).get('xoxe-1-T0PEER-first-refresh')).toBeUndefined();
+  });
+
+  it('stops waiting at once when the workspace is uninstalled meanwhile, and says there is no installation', async () => {
+    let looks = 0;
+    let uninstall = async () => {};
+    const bot = instance({
+      sleep: async () => {
+        looks += 1;
+        await uninstall();
+      },
+    });
+    await installRotating(slack, bot.installations, 'T0GONE', { expiresIn: 30 });
+    const installation = await summary(bot.installations, 'T0GONE');
+    await claimRefresh(store, 'T0GONE', 'instance-2', Date.now(), 30_000);
+    uninstall = async () => {
+      await bot.installations.uninstall('T0GONE', Date.now());
+    };
+
+    await expect(bot.authorizationOf(installation, teamSource('T0GONE'))).rejects.toBeInstanceOf(
+      NoInstallationError,
+    );
+    expect(looks).toBe(1);
+  });
+});
+
+describe('a refresh that fails or is not kept', () => {
+  it('serves the token it has when the new one cannot be stored, warns naming the installation, and lets the next request try', async () => {
+    const logs = captureLogs();
+    const bot = instance({
+      logger: logs.logger,
+      installations: (real) => ({
+        ...real,
+        storeRefreshed: async () => {
+          throw new Error('the database is unreachable');
+        },
+      }),
+    });
+    await installRotating(slack, bot.installations, 'T0NOSTORE', { expiresIn: 60 });
+    const installation = await summary(bot.installations, 'T0NOSTORE');
+
+    expect((await bot.authorizationOf(installation, teamSource('T0NOSTORE'))).botToken).toBe(
+      'xoxe.xoxb-T0NOSTORE-first-token',
+    );
+    const warning = logs.lines.find((l) => l.msg === 'could not refresh the installation’s bot token');
+    expect(warning).toMatchObject({ level: 'warn', installation: 'T0NOSTORE' });
+    expect(JSON.stringify(warning?.err)).toContain('the database is unreachable');
+    // The lease is free again: another instance may take it at once.
+    expect(await claimRefresh(store, 'T0NOSTORE', 'instance-2', Date.now(), 30_000)).toBe(true);
+  });
+
+  it('warns naming the installation whose refreshed token was not kept over a revocation', async () => {
+    const logs = captureLogs();
+    const bot = instance({ logger: logs.logger });
+    await installRotating(slack, bot.installations, 'T0REVOKEDTOO', { expiresIn: 60 });
+    const installation = await summary(bot.installations, 'T0REVOKEDTOO');
+    slack.answerLate('oauth.v2.access', 300);
+    const asked = bot.authorizationOf(installation, teamSource('T0REVOKEDTOO')).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await bot.installations.forgetBotToken('T0REVOKEDTOO');
+    expect(await asked).toBeInstanceOf(NoInstallationError);
+    expect(logs.lines.filter((l) => String(l.msg).startsWith('a refreshed bot token was not kept'))).toEqual([
+      expect.objectContaining({ level: 'warn', installation: 'T0REVOKEDTOO' }),
+    ]);
+  });
+});
+
+describe('concurrent requests of one process', () => {
+  it('serves both requests of one workspace the refreshed token, one refresh between them', async () => {
+    const bot = instance();
+    await installRotating(slack, bot.installations, 'T0TWICE', { expiresIn: 3600 });
+    const installation = await summary(bot.installations, 'T0TWICE');
+    slack.answerLate('oauth.v2.access', 200);
+    const [first, second] = await Promise.all([
+      bot.authorizationOf(installation, teamSource('T0TWICE')),
+      bot.authorizationOf(installation, teamSource('T0TWICE')),
+    ]);
+    expect(first.botToken).toMatch(/^xoxe\.xoxb-rotated-/);
+    expect(second.botToken).toBe(first.botToken);
+    expect(refreshesByToken(slack).get('xoxe-1-T0TWICE-first-refresh')).toBe(1);
+  });
+});
+
+describe('what a request is told about its workspace', () => {
+  it('names the organisation of a workspace installed in an Enterprise Grid even when the request does not', async () => {
+    const bot = instance();
+    await bot.installations.storeInstallation({
+      team: { id: 'T0INGRID', name: undefined },
+      enterprise: { id: 'E0GRIDORG', name: undefined },
+      isEnterpriseInstall: false,
+      appId: 'A0APP',
+      user: { id: 'U0INGRIDADMIN', token: undefined, scopes: undefined },
+      bot: { token: 'xoxb-ingrid-token', scopes: ['commands'], id: 'B0BOT', userId: 'U0BOT' },
+      tokenType: 'bot',
+      authVersion: 'v2',
+    } as Installation);
+    const installation = await bot.installations.summaryOf('T0INGRID');
+    if (!installation) throw new Error('not installed');
+    expect(await bot.authorizationOf(installation, teamSource('T0INGRID'))).toMatchObject({
+      teamId: 'T0INGRID',
+      enterpriseId: 'E0GRIDORG',
+      botToken: 'xoxb-ingrid-token',
+    });
+  });
+});
