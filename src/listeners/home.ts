@@ -1,5 +1,5 @@
 import type { webApi } from '@slack/bolt';
-import type { Asker, Refusal } from '../access.js';
+import type { Refusal } from '../access.js';
 import type { BalanceEntry } from '../payments/index.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import { type HomeBalance, homeView } from '../views/home.js';
@@ -21,16 +21,17 @@ const HOME_BALANCE_WAIT_MS = 2000;
 export async function publishHome(deps: ListenerDeps, client: HomeClient, userId: string): Promise<Tracked> {
   // The event names the workspace the app is installed in, never the person's own: Slack's
   // directory tells theirs (docs/slack.md#app-home). The App Home is in no channel.
-  let who: Asker;
+  let teamId: string | undefined;
   let balanceRefused: Refusal | undefined;
   let feedsRefused: Refusal | undefined;
   try {
-    who = await deps.access.whoIs(userId);
+    const who = await deps.access.whoIs(userId);
     const here = { who, where: { channelId: undefined } };
     [balanceRefused, feedsRefused] = await Promise.all([
       deps.access.refusal({ ...here, what: 'read_balance' }),
       deps.access.refusal({ ...here, what: 'read_feeds' }),
     ]);
+    teamId = who.teamId;
   } catch (error) {
     // Slack would not say who this is (users.info failing, or the users:read scope missing until
     // the app is reinstalled): the Home still opens, without the merchant's financial data.
@@ -38,7 +39,6 @@ export async function publishHome(deps: ListenerDeps, client: HomeClient, userId
       { err: error },
       'could not look the person up with users.info: their App Home shows no balance and no feeds',
     );
-    who = { userId, teamId: undefined };
     balanceRefused = feedsRefused = 'other_workspace';
   }
   const balance = async (): Promise<HomeBalance> => {
@@ -65,8 +65,8 @@ export async function publishHome(deps: ListenerDeps, client: HomeClient, userId
   const [shownBalance, watches, feeds, keyRejectedSince, backlog, more] = await Promise.all([
     balance(),
     // Someone Slack does not know has started no watch and sees no feed here.
-    who.teamId === undefined ? [] : deps.watches.startedBy(who.teamId, userId),
-    feedsRefused || who.teamId === undefined ? undefined : deps.feed.list(who.teamId),
+    teamId === undefined ? [] : deps.watches.startedBy(teamId, userId),
+    feedsRefused || teamId === undefined ? undefined : deps.feed.list(teamId),
     deps.keyRejectedSince(),
     deps.outboxBacklog(),
     deps.moreHome?.(userId) ?? [],

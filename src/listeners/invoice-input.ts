@@ -62,7 +62,7 @@ export function parseInvoiceText(text: string, payUrl: URL | undefined): Invoice
 function unknownWord(first: string, rest: string, payUrl: URL | undefined): InvoiceInput | undefined {
   if (!/^\p{L}+$/u.test(first)) return undefined;
   const suggestion = nearestWord(first, INVOICE_WORDS);
-  if (suggestion === undefined && (rest === '' || !parseInvoiceRef(rest, payUrl))) return undefined;
+  if (suggestion === undefined && !parseInvoiceRef(rest, payUrl)) return undefined;
   return { kind: 'unknown_word', word: first, suggestion, rest };
 }
 
@@ -101,7 +101,7 @@ export function messageTexts(message: unknown): string[] {
   const visit = (value: unknown, depth: number): void => {
     if (depth > 12) return;
     if (typeof value === 'string') texts.push(value);
-    else if (Array.isArray(value)) for (const v of value) visit(v, depth + 1);
+    // An object's values, or an array's items.
     else if (value && typeof value === 'object') for (const v of Object.values(value)) visit(v, depth + 1);
   };
   const m = (message ?? {}) as { text?: unknown; blocks?: unknown; attachments?: unknown };
@@ -131,7 +131,7 @@ export function findInvoiceRefs(
       if (id) found.push(id);
       return ' ';
     });
-    for (const bare of withoutLinks.match(BARE_ID) ?? []) {
+    for (const [bare] of withoutLinks.matchAll(BARE_ID)) {
       const id = parseInvoiceId(bare);
       if (id) found.push(id);
     }

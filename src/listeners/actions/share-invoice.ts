@@ -109,17 +109,13 @@ export function createShareInvoiceAction(deps: ListenerDeps) {
     // The bot puts this button only on messages in a conversation.
     if (channelId === undefined) return staleClick();
     let replaces = false;
-    const result = await settle(
-      deps.logger,
-      async () => {
-        const invoice = await deps.payments.getInvoice(id);
-        if (!(await deps.firstSight(claimOf(body, channelId, placed))))
-          return reply(alreadySharedMessage(), 'ephemeral', 'duplicate', id);
-        replaces = true;
-        return share(body, channelId, placed, invoice);
-      },
-      { invoiceId: id },
-    );
+    const result = await settle(deps.logger, async () => {
+      const invoice = await deps.payments.getInvoice(id);
+      if (!(await deps.firstSight(claimOf(body, channelId, placed))))
+        return reply(alreadySharedMessage(), 'ephemeral', 'duplicate', id);
+      replaces = true;
+      return share(body, channelId, placed, invoice);
+    });
     const answer: ClickAnswer = { result, invoiceId: id };
     return replaces ? { ...answer, response: replacing(result.message) } : answer;
   });

@@ -23,17 +23,14 @@ export function createWatchInvoiceAction(deps: ListenerDeps) {
     const channelId = channelOf(body);
     // The bot puts this button only on messages in a conversation.
     if (channelId === undefined) return staleClick();
-    const result = await settle(
-      deps.logger,
-      () =>
-        startWatch(deps, {
-          teamId: body.user.team_id ?? body.team?.id ?? '',
-          channelId,
-          userId: body.user.id,
-          invoiceId: id,
-          threadTs: placed.threadTs ?? threadOf(body),
-        }),
-      { invoiceId: id },
+    const result = await settle(deps.logger, () =>
+      startWatch(deps, {
+        teamId: body.user.team_id ?? body.team?.id ?? '',
+        channelId,
+        userId: body.user.id,
+        invoiceId: id,
+        threadTs: placed.threadTs ?? threadOf(body),
+      }),
     );
     return { result, invoiceId: id };
   });

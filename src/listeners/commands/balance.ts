@@ -48,7 +48,7 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
     if (!typed) return reply(feedReplies.badTime(timeText), 'ephemeral', 'invalid_input');
     await deps.access.demand(commandQuestion(command, 'start_feed'));
     const digest = namesZone(timeText) ? typed : inZone(typed, await ownZone(command.user_id));
-    const move = timeText.trim() !== '';
+    const move = timeText !== '';
     const result = await deps.feed.subscribe({ ...who(command), digest, move });
     switch (result.kind) {
       case 'subscribed':
