@@ -158,7 +158,7 @@ describe('token rotation', () => {
 
   it('keeps no refreshed token over a revocation that came while Slack answered, and says so', async () => {
     const logs = captureLogs();
-    const bot = rotationInstance(store, slack, 'instance-1', logs.logger);
+    const bot = rotationInstance(store, slack, 'instance-1', { logger: logs.logger });
     await installRotating(slack, bot.installations, 'T0REVOKED', { expiresIn: 60 });
     const installation = await bot.installations.summaryOf('T0REVOKED');
     if (!installation) throw new Error('not installed');

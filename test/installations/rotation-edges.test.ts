@@ -2,24 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Installation } from '@slack/bolt';
-import oauth from '@slack/oauth';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { tokenRotation } from '../../src/installations/authorization.js';
-import { boltLogger, createLogger, type Logger } from '../../src/logger.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import {
-  createInstallations,
-  type Installations,
-  NoInstallationError,
-} from '../../src/store/installations.js';
+import { type Installations, NoInstallationError } from '../../src/store/installations.js';
 import { claimRefresh } from '../../src/store/refresh-lease.js';
-import { createSealer } from '../../src/store/sealing.js';
 import { captureLogs } from '../support/bolt.js';
-import { KEY } from '../support/installations-contract.js';
 import {
-  CLIENT,
   installRotating,
+  type RotationOptions,
   refreshesByToken,
+  rotationInstance,
   startRotationSlack,
 } from '../support/rotating-installs.js';
 import type { SlackStandIn } from '../support/slack-stand-in.js';
@@ -50,39 +42,8 @@ afterEach(async () => {
 const HOUR = 60 * 60_000;
 const teamSource = (teamId: string) => ({ teamId, enterpriseId: undefined, isEnterpriseInstall: false });
 
-interface InstanceOptions {
-  clock?: () => number;
-  sleep?: (ms: number) => Promise<unknown>;
-  logger?: Logger;
-  /** Changes what the rotation sees of the store's installations. */
-  installations?: (real: Installations) => Installations;
-}
-
-/** One instance's token rotation, as test/support/rotating-installs.ts builds it, with its clock, waits and store as given. */
-function instance(options: InstanceOptions = {}) {
-  const logger = options.logger ?? createLogger({ level: 'silent', secrets: [] });
-  const installations = createInstallations(store, createSealer({ current: KEY }), Date.now);
-  const seen = options.installations ? options.installations(installations) : installations;
-  const refresher = (installationStore: oauth.InstallationStore) =>
-    new oauth.InstallProvider({
-      clientId: CLIENT.id,
-      clientSecret: CLIENT.secret,
-      stateVerification: false,
-      installationStore,
-      clientOptions: { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } },
-      logger: boltLogger(logger),
-    });
-  const authorizationOf = tokenRotation({
-    store,
-    installations: seen,
-    refresher,
-    owner: 'instance-1',
-    clock: options.clock ?? Date.now,
-    logger,
-    ...(options.sleep ? { sleep: options.sleep } : {}),
-  });
-  return { installations, authorizationOf };
-}
+/** One instance's token rotation (test/support/rotating-installs.ts) over this test's store. */
+const instance = (options: RotationOptions = {}) => rotationInstance(store, slack, 'instance-1', options);
 
 async function summary(installations: Installations, id: string) {
   const found = await installations.summaryOf(id);

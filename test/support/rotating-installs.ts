@@ -79,13 +79,23 @@ export async function installRotating(
   );
 }
 
+/** What a test may set of one instance's token rotation: its log, clock and waits, and what it sees of the store. */
+export interface RotationOptions {
+  logger?: Logger;
+  clock?: () => number;
+  sleep?: (ms: number) => Promise<unknown>;
+  /** Changes what the rotation sees of the store's installations. */
+  installations?: (real: Installations) => Installations;
+}
+
 /** One instance's view: its installations over `store`, and its token rotation (`owner` names it in leases). */
 export function rotationInstance(
   store: Store,
   slack: SlackStandIn,
   owner: string,
-  logger: Logger = createLogger({ level: 'silent', secrets: [] }),
+  options: RotationOptions = {},
 ) {
+  const logger = options.logger ?? createLogger({ level: 'silent', secrets: [] });
   const installations = createInstallations(store, createSealer({ current: KEY }), Date.now);
   const refresher = (installationStore: oauth.InstallationStore) =>
     new oauth.InstallProvider({
@@ -96,7 +106,15 @@ export function rotationInstance(
       clientOptions: { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } },
       logger: boltLogger(logger),
     });
-  const authorizationOf = tokenRotation({ store, installations, refresher, owner, clock: Date.now, logger });
+  const authorizationOf = tokenRotation({
+    store,
+    installations: options.installations ? options.installations(installations) : installations,
+    refresher,
+    owner,
+    clock: options.clock ?? Date.now,
+    logger,
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+  });
   return { installations, authorizationOf };
 }
 
