@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createBot } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { fetchIdentity } from '../src/installations/one.js';
+import type { Bot } from '../src/lifecycle.js';
+import { createMetrics } from '../src/metrics.js';
+import { enqueue } from '../src/outbox.js';
+import { CircuitBreaker, createHealth, createPaymentsClient } from '../src/payments/index.js';
+import { Pacer } from '../src/payments/pacer.js';
+import { type Sandbox, startSandbox } from '../src/sandbox/server.js';
+import { openStore, type Store } from '../src/store/database.js';
+import { captureLogs } from './support/bolt.js';
+import { type SlackStandIn, startSlackStandIn } from './support/slack-stand-in.js';
+
+const BOT_TOKEN = 'xoxb-app-edges-token';
+const APP_TOKEN = 'xapp-app-edges-token';
+const SECRET = 'app-edges-signing-secret';
+
+describe('the assembled bot, at the edges', () => {
+  let sandbox: Sandbox;
+  let slack: SlackStandIn;
+  let store: Store;
+  let dir: string;
+  let pool: Pool;
+  const bots: Bot[] = [];
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    slack = await startSlackStandIn({ teamId: 'T0HOME', botToken: BOT_TOKEN, appToken: APP_TOKEN });
+    dir = mkdtempSync(join(tmpdir(), 'bot-app-edges-'));
+    store = await openStore({ kind: 'sqlite', path: join(dir, 'bot.sqlite') });
+    pool = new Pool(sandbox.url);
+  });
+  afterEach(async () => {
+    await Promise.all(bots.splice(0).map((bot) => bot.stop(1000)));
+  });
+  afterAll(async () => {
+    await pool.close();
+    await store.close();
+    await Promise.all([sandbox.close(), slack.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The bot as main.ts assembles it, with a breaker of the test's own that opens at the first failure. */
+  async function assembled(env: Record<string, string> = {}) {
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PAYMENT_API_URL: sandbox.url,
+      PAYMENT_API_KEY: sandbox.apiKey,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...env,
+    });
+    const logs = captureLogs([BOT_TOKEN, APP_TOKEN, SECRET, sandbox.apiKey]);
+    const breaker = new CircuitBreaker({ threshold: 1, openMs: 0 });
+    const metrics = createMetrics();
+    const payments = createPaymentsClient({
+      baseUrl: config.payments.apiUrl,
+      apiKey: config.payments.apiKey,
+      dispatcher: pool,
+      userAgent: 'payments-slack-bot/test',
+      timeoutMs: 2000,
+      background: { dispatcher: pool, pace: new Pacer(50).take },
+      onCall: (report) => metrics.paymentCall(report),
+      breaker,
+    });
+    const bot = createBot(
+      {
+        tenancy: 'one',
+        config,
+        payments,
+        health: createHealth(breaker),
+        identity: await fetchIdentity(config, logs.logger),
+      },
+      { logger: logs.logger, store, metrics, breaker },
+    );
+    bots.push(bot);
+    return { bot, logs, breaker };
+  }
+
+  const breakerLines = (logs: ReturnType<typeof captureLogs>) =>
+    logs.lines.filter((l) => l.breaker !== undefined).map((l) => [l.level, l.breaker, l.msg]);
+
+  it('says when the payment service stops and starts answering, and shows the breaker in /metrics', async () => {
+    const { bot, logs, breaker } = await assembled();
+    const { port } = await bot.start();
+    const gauge = async () =>
+      /^slackbot_payment_breaker_state (\d)$/m.exec(
+        await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
+      )?.[1];
+    expect(await gauge()).toBe('0');
+
+    const call = breaker.admit();
+    if (!call) throw new Error('a closed breaker admits a call');
+    breaker.record(call, 'not_answered');
+    expect(breakerLines(logs)).toEqual([
+      ['warn', 'open', 'the payment service is not answering: calls fail at once, watches and feeds pause'],
+    ]);
+    expect(await gauge()).toBe('2'); // open for no time: a probe may go
+
+    const probe = breaker.admit();
+    if (!probe) throw new Error('a half-open breaker admits a probe');
+    expect(await gauge()).toBe('1'); // the probe is out: open
+    breaker.record(probe, 'answered');
+    expect(breakerLines(logs)).toEqual([
+      ['warn', 'open', 'the payment service is not answering: calls fail at once, watches and feeds pause'],
+      ['info', 'closed', 'the payment service answers again: watches and feeds resume'],
+    ]);
+    expect(await gauge()).toBe('0');
+  });
+
+  it('says which Slack call failed when Socket Mode’s connection is answered with an HTTP error', async () => {
+    const { bot } = await assembled({ SLACK_APP_TOKEN: APP_TOKEN });
+    slack.answerNext('apps.connections.open', { ok: false }, { status: 400, times: 50 });
+    const error = await bot.start().catch((e: unknown) => e);
+    slack.answerNext('apps.connections.open', { ok: false }, { status: 400, times: 0 });
+    expect((error as Error).message).toBe(
+      `Slack answered HTTP 400 to apps.connections.open at ${slack.apiUrl}`,
+    );
+  });
+
+  it('counts a message Slack will never take in /metrics, by why', async () => {
+    const { bot } = await assembled();
+    const { port } = await bot.start();
+    slack.answerNext('chat.postMessage', { ok: false, error: 'is_archived' }, { times: 5 });
+    await store.transaction((trx) =>
+      enqueue(trx, [{ channel: 'C0ARCHIVED', message: { text: 'Paid', blocks: [] } }], Date.now()),
+    );
+    await expect
+      .poll(async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), {
+        timeout: 8000,
+        interval: 50,
+      })
+      .toMatch(/^slackbot_outbox_dropped_total\{reason="not_in_channel"\} 1$/m);
+  });
+});
