@@ -1,86 +1,39 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Pool } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createBot } from '../src/app.js';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { fetchIdentity } from '../src/installations/one.js';
-import type { Bot } from '../src/lifecycle.js';
-import { createMetrics } from '../src/metrics.js';
 import { enqueue } from '../src/outbox.js';
-import { CircuitBreaker, createHealth, createPaymentsClient } from '../src/payments/index.js';
-import { Pacer } from '../src/payments/pacer.js';
-import { type Sandbox, startSandbox } from '../src/sandbox/server.js';
-import { openStore, type Store } from '../src/store/database.js';
+import { CircuitBreaker } from '../src/payments/index.js';
+import { assembledBot, useAssembledWorld } from './support/assembled-bot.js';
 import { captureLogs } from './support/bolt.js';
-import { type SlackStandIn, startSlackStandIn } from './support/slack-stand-in.js';
 
 const BOT_TOKEN = 'xoxb-app-edges-token';
 const APP_TOKEN = 'xapp-app-edges-token';
 const SECRET = 'app-edges-signing-secret';
 
 describe('the assembled bot, at the edges', () => {
-  let sandbox: Sandbox;
-  let slack: SlackStandIn;
-  let store: Store;
-  let dir: string;
-  let pool: Pool;
-  const bots: Bot[] = [];
-
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-    slack = await startSlackStandIn({ teamId: 'T0HOME', botToken: BOT_TOKEN, appToken: APP_TOKEN });
-    dir = mkdtempSync(join(tmpdir(), 'bot-app-edges-'));
-    store = await openStore({ kind: 'sqlite', path: join(dir, 'bot.sqlite') });
-    pool = new Pool(sandbox.url);
-  });
-  afterEach(async () => {
-    await Promise.all(bots.splice(0).map((bot) => bot.stop(1000)));
-  });
-  afterAll(async () => {
-    await pool.close();
-    await store.close();
-    await Promise.all([sandbox.close(), slack.close()]);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const world = useAssembledWorld({ botToken: BOT_TOKEN, appToken: APP_TOKEN });
 
   /** The bot as main.ts assembles it, with a breaker of the test's own that opens at the first failure. */
   async function assembled(env: Record<string, string> = {}) {
     const config = loadConfig({
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PAYMENT_API_URL: sandbox.url,
-      PAYMENT_API_KEY: sandbox.apiKey,
+      SLACK_API_URL: world.slack.apiUrl,
+      PAYMENT_API_URL: world.sandbox.url,
+      PAYMENT_API_KEY: world.sandbox.apiKey,
       PORT: '0',
       HOST: '127.0.0.1',
       ...env,
     });
-    const logs = captureLogs([BOT_TOKEN, APP_TOKEN, SECRET, sandbox.apiKey]);
+    const logs = captureLogs([BOT_TOKEN, APP_TOKEN, SECRET, world.sandbox.apiKey]);
     const breaker = new CircuitBreaker({ threshold: 1, openMs: 0 });
-    const metrics = createMetrics();
-    const payments = createPaymentsClient({
-      baseUrl: config.payments.apiUrl,
-      apiKey: config.payments.apiKey,
-      dispatcher: pool,
-      userAgent: 'payments-slack-bot/test',
-      timeoutMs: 2000,
-      background: { dispatcher: pool, pace: new Pacer(50).take },
-      onCall: (report) => metrics.paymentCall(report),
+    const bot = await assembledBot({
+      config,
+      store: world.store,
+      logger: logs.logger,
+      dispatcher: world.pool,
       breaker,
     });
-    const bot = createBot(
-      {
-        tenancy: 'one',
-        config,
-        payments,
-        health: createHealth(breaker),
-        identity: await fetchIdentity(config, logs.logger),
-      },
-      { logger: logs.logger, store, metrics, breaker },
-    );
-    bots.push(bot);
+    world.bots.push(bot);
     return { bot, logs, breaker };
   }
 
@@ -117,19 +70,19 @@ describe('the assembled bot, at the edges', () => {
 
   it('says which Slack call failed when Socket Mode’s connection is answered with an HTTP error', async () => {
     const { bot } = await assembled({ SLACK_APP_TOKEN: APP_TOKEN });
-    slack.answerNext('apps.connections.open', { ok: false }, { status: 400, times: 50 });
+    world.slack.answerNext('apps.connections.open', { ok: false }, { status: 400, times: 50 });
     const error = await bot.start().catch((e: unknown) => e);
-    slack.answerNext('apps.connections.open', { ok: false }, { status: 400, times: 0 });
+    world.slack.answerNext('apps.connections.open', { ok: false }, { status: 400, times: 0 });
     expect((error as Error).message).toBe(
-      `Slack answered HTTP 400 to apps.connections.open at ${slack.apiUrl}`,
+      `Slack answered HTTP 400 to apps.connections.open at ${world.slack.apiUrl}`,
     );
   });
 
   it('counts a message Slack will never take in /metrics, by why', async () => {
     const { bot } = await assembled();
     const { port } = await bot.start();
-    slack.answerNext('chat.postMessage', { ok: false, error: 'is_archived' }, { times: 5 });
-    await store.transaction((trx) =>
+    world.slack.answerNext('chat.postMessage', { ok: false, error: 'is_archived' }, { times: 5 });
+    await world.store.transaction((trx) =>
       enqueue(trx, [{ channel: 'C0ARCHIVED', message: { text: 'Paid', blocks: [] } }], Date.now()),
     );
     await expect

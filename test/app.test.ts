@@ -1,16 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Pool } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { fetchIdentity } from '../src/installations/one.js';
-import type { Bot } from '../src/lifecycle.js';
 import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
-import { type Sandbox, startSandbox } from '../src/sandbox/server.js';
 import { serviceState } from '../src/service-state.js';
-import { openStore, type Store } from '../src/store/database.js';
-import { assembledBot } from './support/assembled-bot.js';
+import { assembledBot, useAssembledWorld } from './support/assembled-bot.js';
 import { visibleText } from './support/block-kit.js';
 import { captureLogs } from './support/bolt.js';
 import {
@@ -22,7 +15,7 @@ import {
   messageActionBody,
   postToBot,
 } from './support/slack-requests.js';
-import { type SlackStandIn, startSlackStandIn } from './support/slack-stand-in.js';
+import { startSlackStandIn } from './support/slack-stand-in.js';
 
 /**
  * The bot as main.ts puts it together, in this process: its HTTP server on port 0, the sandbox
@@ -34,54 +27,32 @@ const APP_TOKEN = 'xapp-app-test-token';
 const SECRET = 'app-test-signing-secret';
 
 describe('the assembled bot', () => {
-  let sandbox: Sandbox;
-  let slack: SlackStandIn;
-  let store: Store;
-  let dir: string;
-  let pool: Pool;
-  const bots: Bot[] = [];
-
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-    slack = await startSlackStandIn({ teamId: 'T0HOME', botToken: BOT_TOKEN, appToken: APP_TOKEN });
-    dir = mkdtempSync(join(tmpdir(), 'bot-app-'));
-    store = await openStore({ kind: 'sqlite', path: join(dir, 'bot.sqlite') });
-    pool = new Pool(sandbox.url);
-  });
-  afterEach(async () => {
-    await Promise.all(bots.splice(0).map((bot) => bot.stop(1000)));
-  });
-  afterAll(async () => {
-    await pool.close();
-    await Promise.all([store, ...ownStores].map((s) => s.close()));
-    await Promise.all([sandbox.close(), slack.close()]);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const world = useAssembledWorld({ botToken: BOT_TOKEN, appToken: APP_TOKEN });
 
   const configFor = (env: Record<string, string> = {}) =>
     loadConfig({
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PAYMENT_API_URL: sandbox.url,
-      PAYMENT_API_KEY: sandbox.apiKey,
+      SLACK_API_URL: world.slack.apiUrl,
+      PAYMENT_API_URL: world.sandbox.url,
+      PAYMENT_API_KEY: world.sandbox.apiKey,
       PORT: '0',
       HOST: '127.0.0.1',
       WATCH_POLL_SECONDS: '1',
       ...env,
     });
 
-  /** The bot as main.ts assembles it, not started yet; on the shared store unless given its own. */
-  async function assembled(env: Record<string, string> = {}, own = store) {
+  /** The bot as main.ts assembles it, not started yet; on the shared world.store unless given its own. */
+  async function assembled(env: Record<string, string> = {}, own = world.store) {
     const config = configFor(env);
-    const logs = captureLogs([BOT_TOKEN, APP_TOKEN, SECRET, sandbox.apiKey]);
-    const bot = await assembledBot({ config, store: own, logger: logs.logger, dispatcher: pool });
+    const logs = captureLogs([BOT_TOKEN, APP_TOKEN, SECRET, world.sandbox.apiKey]);
+    const bot = await assembledBot({ config, store: own, logger: logs.logger, dispatcher: world.pool });
     return { bot, logs };
   }
 
-  async function started(env: Record<string, string> = {}, own = store) {
+  async function started(env: Record<string, string> = {}, own = world.store) {
     const { bot, logs } = await assembled(env, own);
-    bots.push(bot);
+    world.bots.push(bot);
     const { port } = await bot.start();
     return { bot, base: `http://127.0.0.1:${port}`, logs };
   }
@@ -93,19 +64,13 @@ describe('the assembled bot', () => {
       commandBody({
         command: '/invoice',
         text: `watch ${DEMO_INVOICE_IDS.open}`,
-        response_url: slack.responseUrl(),
+        response_url: world.slack.responseUrl(),
         channel_id: channel,
       }),
       SECRET,
     );
 
-  /** A store of the test's own, without the watches earlier tests left running. */
-  const ownStores: Store[] = [];
-  async function ownStore() {
-    const own = await openStore({ kind: 'sqlite', path: join(dir, `own-${ownStores.length}.sqlite`) });
-    ownStores.push(own);
-    return own;
-  }
+  const ownStore = world.ownStore;
 
   it('learns its workspace and ids from auth.test', async () => {
     const config = configFor();
@@ -135,7 +100,11 @@ describe('the assembled bot', () => {
     const { base } = await started();
     const answer = await postToBot(
       `${base}/slack/events`,
-      commandBody({ command: '/invoice', text: DEMO_INVOICE_IDS.paid, response_url: slack.responseUrl() }),
+      commandBody({
+        command: '/invoice',
+        text: DEMO_INVOICE_IDS.paid,
+        response_url: world.slack.responseUrl(),
+      }),
       SECRET,
     );
     expect(answer.status).toBe(200);
@@ -149,10 +118,10 @@ describe('the assembled bot', () => {
   it('posts as the bot through the Web API, counting the call: a watched invoice gets its card', async () => {
     const { base } = await started({ INVOICE_REPLY: 'ephemeral' });
     const channel = 'C0APPWATCH';
-    slack.conversations.set(channel, { id: channel });
+    world.slack.conversations.set(channel, { id: channel });
     const answer = await watchOpenInvoice(base, channel);
     expect(answer.status).toBe(200);
-    await expect.poll(() => slack.repliesIn(channel).length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => world.slack.repliesIn(channel).length, { timeout: 5000 }).toBe(1);
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/slackbot_slack_calls_total\{method="chat.postMessage",result="ok"\} 1/);
     expect(metrics).toMatch(/^slackbot_watches_active 1$/m);
@@ -160,9 +129,9 @@ describe('the assembled bot', () => {
 
     // The scheduler checks the watch, and the outbox says what changed in the card's thread.
     // Part of it paid: a change that leaves the watch going (a paid invoice would end it, with a second note).
-    sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { payStatus: 'partially_paid' });
-    const card = slack.repliesIn(channel)[0];
-    await expect.poll(() => slack.repliesIn(channel, card?.ts).length, { timeout: 8000 }).toBe(1);
+    world.sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { payStatus: 'partially_paid' });
+    const card = world.slack.repliesIn(channel)[0];
+    await expect.poll(() => world.slack.repliesIn(channel, card?.ts).length, { timeout: 8000 }).toBe(1);
     const after = await (await fetch(`${base}/metrics`)).text();
     const lag = /^slackbot_scheduler_lag_seconds_count\{job="watch_poll"\} (\d+)$/m.exec(after);
     expect(Number(lag?.[1])).toBeGreaterThan(0);
@@ -174,8 +143,8 @@ describe('the assembled bot', () => {
     const { base, logs } = await started({ BALANCE_ALLOWED_USERS: 'U0FINANCE' });
     const send = (body: string, contentType?: string) =>
       postToBot(`${base}/slack/events`, body, SECRET, contentType ? { contentType } : {});
-    const link = `${sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.open}`;
-    const calls = (method: string) => slack.calls.filter((c) => c.method === method).length;
+    const link = `${world.sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.open}`;
+    const calls = (method: string) => world.slack.calls.filter((c) => c.method === method).length;
     const before = {
       unfurl: calls('chat.unfurl'),
       post: calls('chat.postMessage'),
@@ -183,7 +152,7 @@ describe('the assembled bot', () => {
     };
 
     // A numbered Refresh button (the second card of a message) replaces its card.
-    const refreshed = slack.responseUrl();
+    const refreshed = world.slack.responseUrl();
     await send(
       blockActionsBody({
         actionId: 'refresh_invoice:1',
@@ -191,9 +160,9 @@ describe('the assembled bot', () => {
         responseUrl: refreshed,
       }),
     );
-    expect((await slack.waitForPost(refreshed)).body).toMatchObject({ replace_original: true });
+    expect((await world.slack.waitForPost(refreshed)).body).toMatchObject({ replace_original: true });
 
-    const checked = slack.responseUrl();
+    const checked = world.slack.responseUrl();
     await send(
       messageActionBody({
         callbackId: 'check_payment',
@@ -201,13 +170,13 @@ describe('the assembled bot', () => {
         message: { ts: '1.000001', text: link },
       }),
     );
-    expect(visibleText((await slack.waitForPost(checked)).body)).toContain('Order #1042');
+    expect(visibleText((await world.slack.waitForPost(checked)).body)).toContain('Order #1042');
 
     await send(
       blockActionsBody({
         actionId: 'share_invoice:0',
         value: `${DEMO_INVOICE_IDS.open} 1.000001`,
-        responseUrl: slack.responseUrl(),
+        responseUrl: world.slack.responseUrl(),
       }),
     );
     await send(linkSharedBody([link]), 'application/json');
@@ -228,7 +197,7 @@ describe('the assembled bot', () => {
     await expect.poll(() => calls('chat.postMessage') - before.post).toBe(1);
     await expect.poll(() => calls('chat.unfurl') - before.unfurl).toBe(1);
     await expect
-      .poll(() => slack.homeViews.filter((v) => v.userId === 'U0FINANCE').length)
+      .poll(() => world.slack.homeViews.filter((v) => v.userId === 'U0FINANCE').length)
       .toBeGreaterThan(0);
     await expect.poll(() => calls('functions.completeSuccess') - before.done).toBe(1);
     const metrics = await (await fetch(`${base}/metrics`)).text();
@@ -249,14 +218,14 @@ describe('the assembled bot', () => {
 
   it('refuses unsigned requests', async () => {
     const { base } = await started();
-    const body = commandBody({ command: '/balance', text: '', response_url: slack.responseUrl() });
+    const body = commandBody({ command: '/balance', text: '', response_url: world.slack.responseUrl() });
     const answer = await postToBot(`${base}/slack/events`, body, 'not-the-signing-secret');
     expect(answer.status).toBe(401);
   });
 
   it('connects over Socket Mode with the app-level token and has no Slack endpoint of its own', async () => {
     const { base, logs } = await started({ SLACK_APP_TOKEN: APP_TOKEN });
-    await slack.socket.connected();
+    await world.slack.socket.connected();
     expect(logs.lines.find((l) => l.msg === 'bot started')).toMatchObject({ mode: 'socket' });
     expect((await fetch(`${base}/slack/events`, { method: 'POST', body: '{}' })).status).toBe(404);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -264,7 +233,7 @@ describe('the assembled bot', () => {
 
   it('stops cleanly: no more requests taken, nothing left in flight', async () => {
     const { bot, base } = await started();
-    bots.splice(bots.indexOf(bot), 1);
+    world.bots.splice(world.bots.indexOf(bot), 1);
     expect(await bot.stop(1000)).toEqual({ drained: true });
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
   });
@@ -292,7 +261,7 @@ describe('the assembled bot', () => {
       { team_id: 'T0HOME', bot_id: 'B0BOT' },
       { user_id: 'U0BOT', bot_id: 'B0BOT' },
     ])('an auth.test answer without one of the ids it needs (%o)', async (ids) => {
-      slack.answerNext('auth.test', { ok: true, ...ids });
+      world.slack.answerNext('auth.test', { ok: true, ...ids });
       await expect(fetchIdentity(configFor(), captureLogs().logger)).rejects.toThrow(
         'auth.test did not say which workspace and bot the token belongs to',
       );
@@ -324,9 +293,9 @@ describe('the assembled bot', () => {
   it('counts the work in flight, and the reply it then posts to the response_url', async () => {
     const { base } = await started({}, await ownStore());
     const scrape = async () => (await fetch(`${base}/metrics`)).text();
-    sandbox.setLatency(1700); // past the 1.5 s fast path
-    onTestFinished(() => sandbox.setLatency(0));
-    const responseUrl = slack.responseUrl();
+    world.sandbox.setLatency(1700); // past the 1.5 s fast path
+    onTestFinished(() => world.sandbox.setLatency(0));
+    const responseUrl = world.slack.responseUrl();
     const answer = await postToBot(
       `${base}/slack/events`,
       commandBody({ command: '/invoice', text: DEMO_INVOICE_IDS.paid, response_url: responseUrl }),
@@ -334,7 +303,7 @@ describe('the assembled bot', () => {
     );
     expect(answer.status).toBe(200); // acked empty at the fast-path deadline; the reply follows
     expect(await scrape()).toMatch(/^slackbot_inflight 1$/m);
-    await slack.waitForPost(responseUrl, 5000);
+    await world.slack.waitForPost(responseUrl, 5000);
     await expect.poll(scrape).toMatch(/^slackbot_slack_calls_total\{method="response_url",result="ok"\} 1$/m);
     expect(await scrape()).toMatch(/^slackbot_inflight 0$/m);
   });
@@ -342,22 +311,22 @@ describe('the assembled bot', () => {
   it('posts without the SDK’s own retries: after a 429 or a 5xx the person hears at once to try again', async () => {
     const { base, logs } = await started({ INVOICE_REPLY: 'ephemeral' }, await ownStore());
     const channel = 'C0APPRETRY';
-    slack.conversations.set(channel, { id: channel });
-    const open = sandbox.invoices.find((i) => i.id === DEMO_INVOICE_IDS.open);
-    if (open) sandbox.updateInvoice(open.id, open); // as it was before an earlier test paid it
+    world.slack.conversations.set(channel, { id: channel });
+    const open = world.sandbox.invoices.find((i) => i.id === DEMO_INVOICE_IDS.open);
+    if (open) world.sandbox.updateInvoice(open.id, open); // as it was before an earlier test paid it
     const watch = async () => (await watchOpenInvoice(base, channel)).json();
     const busy = {
       response_type: 'ephemeral',
       text: 'Slack did not take the message. Slack asked the bot to slow down or did not answer, so nothing was posted. Try again in a minute.',
     };
 
-    slack.rateLimitNext('chat.postMessage', 1);
+    world.slack.rateLimitNext('chat.postMessage', 1);
     expect(await watch()).toMatchObject(busy);
-    slack.answerNext('chat.postMessage', { ok: false, error: 'internal_error' }, { status: 500 });
+    world.slack.answerNext('chat.postMessage', { ok: false, error: 'internal_error' }, { status: 500 });
     expect(await watch()).toMatchObject(busy);
-    expect(slack.repliesIn(channel)).toHaveLength(0);
+    expect(world.slack.repliesIn(channel)).toHaveLength(0);
     await watch();
-    expect(slack.repliesIn(channel)).toHaveLength(1);
+    expect(world.slack.repliesIn(channel)).toHaveLength(1);
 
     const metrics = await (await fetch(`${base}/metrics`)).text();
     for (const result of ['rate_limited', 'transient', 'ok'])
@@ -388,16 +357,16 @@ describe('the assembled bot', () => {
       { contentType: 'application/json' },
     );
     await expect
-      .poll(() => slack.homeViews.filter((v) => v.userId === 'U0KEYHOME').length, { timeout: 5000 })
+      .poll(() => world.slack.homeViews.filter((v) => v.userId === 'U0KEYHOME').length, { timeout: 5000 })
       .toBe(1);
-    const home = slack.homeViews.find((v) => v.userId === 'U0KEYHOME');
+    const home = world.slack.homeViews.find((v) => v.userId === 'U0KEYHOME');
     expect(visibleText(home?.view)).toContain('the service rejects the bot’s API key');
   });
 
   it('says what to fix when Slack answers auth.test with an HTTP error, after its retries', async () => {
-    slack.answerNext('auth.test', { ok: false }, { status: 503, times: 3 });
+    world.slack.answerNext('auth.test', { ok: false }, { status: 503, times: 3 });
     await expect(fetchIdentity(configFor(), captureLogs().logger)).rejects.toThrow(
-      `Slack answered HTTP 503 to auth.test at ${slack.apiUrl}`,
+      `Slack answered HTTP 503 to auth.test at ${world.slack.apiUrl}`,
     );
   });
 
@@ -405,10 +374,10 @@ describe('the assembled bot', () => {
     const { base } = await started({}, await ownStore());
     const send = (body: string, contentType?: string) =>
       postToBot(`${base}/slack/events`, body, SECRET, contentType ? { contentType } : {});
-    await send(commandBody({ command: '/balance', text: 'help', response_url: slack.responseUrl() }));
-    await send(linkSharedBody([`${sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.paid}`]), 'application/json');
+    await send(commandBody({ command: '/balance', text: 'help', response_url: world.slack.responseUrl() }));
+    await send(linkSharedBody([`${world.sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.paid}`]), 'application/json');
     const home = { type: 'app_home_opened', user: 'U0NAMES', channel: 'D0N', tab: 'home', event_ts: '1.4' };
-    slack.answerNext('views.publish', { ok: false, error: 'not_enabled' });
+    world.slack.answerNext('views.publish', { ok: false, error: 'not_enabled' });
     await send(eventBody(home), 'application/json');
     const names = async () =>
       [
