@@ -1,11 +1,10 @@
-import type { App, ReceiverEvent } from '@slack/bolt';
+import type { ReceiverEvent } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer, type HttpServer } from '../../src/http/server.js';
-import { SlackHttpReceiver } from '../../src/http/slack-receiver.js';
-import { boltLogger } from '../../src/logger.js';
+import type { HttpServer, Routes } from '../../src/http/server.js';
 import { captureLogs } from '../support/bolt.js';
 import { signatureHeaders } from '../support/slack-requests.js';
 import { head, type RawClient, rawClient } from './raw-client.js';
+import { receiverServer } from './receiver-server.js';
 
 /**
  * What anyone on the internet can make the bot's HTTP server hold (issue 28): requests refused
@@ -36,27 +35,23 @@ afterEach(async () => {
 
 /** The bot's server with Slack's endpoint, an install page and /healthz; resolves with its port. */
 async function serve(): Promise<number> {
-  const receiver = new SlackHttpReceiver({
-    signingSecret: SECRET,
+  const onEvent = async (event: ReceiverEvent) => {
+    events.push(event);
+    await event.ack();
+  };
+  const routes = {
+    'GET /slack/install': (_req, res) => void res.writeHead(200).end('<a>Add to Slack</a>'),
+    'GET /healthz': (_req, res) => void res.writeHead(200).end('{"ok":true}'),
+  } satisfies Routes;
+  const started = await receiverServer({
+    secret: SECRET,
+    nowSeconds: NOW,
     logger: logs.logger,
-    boltLogger: boltLogger(logs.logger),
-    nowSeconds: () => NOW,
+    onEvent,
+    routes,
   });
-  receiver.init({
-    processEvent: async (event: ReceiverEvent) => {
-      events.push(event);
-      await event.ack();
-    },
-  } as unknown as App);
-  server = createHttpServer(
-    {
-      'POST /slack/events': receiver.handle,
-      'GET /slack/install': (_req, res) => void res.writeHead(200).end('<a>Add to Slack</a>'),
-      'GET /healthz': (_req, res) => void res.writeHead(200).end('{"ok":true}'),
-    },
-    logs.logger,
-  );
-  return server.listen(0, '127.0.0.1');
+  server = started.server;
+  return started.port;
 }
 
 function client(port: number, ...parts: (string | Buffer)[]): RawClient {

@@ -1,12 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { App, ReceiverEvent } from '@slack/bolt';
+import type { ReceiverEvent } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer, type HttpServer } from '../../src/http/server.js';
-import { SlackHttpReceiver } from '../../src/http/slack-receiver.js';
-import { boltLogger } from '../../src/logger.js';
+import type { HttpServer } from '../../src/http/server.js';
 import { captureLogs } from '../support/bolt.js';
 import { commandBody, signatureHeaders } from '../support/slack-requests.js';
 import { head, type RawClient, rawClient } from './raw-client.js';
+import { receiverServer } from './receiver-server.js';
 
 const SECRET = 'receiver-edges-signing-secret';
 const NOW = 1_795_262_400;
@@ -30,20 +29,13 @@ afterEach(async () => {
 });
 
 async function serve(): Promise<number> {
-  const receiver = new SlackHttpReceiver({
-    signingSecret: SECRET,
-    logger: logs.logger,
-    boltLogger: boltLogger(logs.logger),
-    nowSeconds: () => NOW,
-  });
-  receiver.init({
-    processEvent: async (event: ReceiverEvent) => {
-      events.push(event);
-      await answer(event);
-    },
-  } as unknown as App);
-  server = createHttpServer({ 'POST /slack/events': receiver.handle }, logs.logger);
-  return server.listen(0, '127.0.0.1');
+  const onEvent = async (event: ReceiverEvent) => {
+    events.push(event);
+    await answer(event);
+  };
+  const started = await receiverServer({ secret: SECRET, nowSeconds: NOW, logger: logs.logger, onEvent });
+  server = started.server;
+  return started.port;
 }
 
 function client(port: number, ...parts: (string | Buffer)[]): RawClient {

@@ -5,6 +5,7 @@ import { SlackHttpReceiver, signatureProblem } from '../../src/http/slack-receiv
 import { boltLogger } from '../../src/logger.js';
 import { captureLogs } from '../support/bolt.js';
 import { commandBody, signatureHeaders } from '../support/slack-requests.js';
+import { receiverServer } from './receiver-server.js';
 
 const SECRET = 'receiver-test-signing-secret';
 const NOW = 1_795_262_400;
@@ -16,20 +17,13 @@ let answer: (event: ReceiverEvent) => Promise<void> = async (event) => event.ack
 const logs = captureLogs();
 
 beforeAll(async () => {
-  const receiver = new SlackHttpReceiver({
-    signingSecret: SECRET,
-    logger: logs.logger,
-    boltLogger: boltLogger(logs.logger),
-    nowSeconds: () => NOW,
-  });
-  receiver.init({
-    processEvent: async (event: ReceiverEvent) => {
-      events.push(event);
-      await answer(event);
-    },
-  } as unknown as App);
-  server = createHttpServer({ 'POST /slack/events': receiver.handle }, logs.logger);
-  url = `http://127.0.0.1:${await server.listen(0, '127.0.0.1')}/slack/events`;
+  const onEvent = async (event: ReceiverEvent) => {
+    events.push(event);
+    await answer(event);
+  };
+  const started = await receiverServer({ secret: SECRET, nowSeconds: NOW, logger: logs.logger, onEvent });
+  server = started.server;
+  url = `http://127.0.0.1:${started.port}/slack/events`;
 });
 afterAll(async () => {
   server.closeAll();
