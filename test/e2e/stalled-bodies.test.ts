@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { head, rawClient } from '../http/raw-client.js';
 import { commandBody } from '../support/slack-requests.js';
-import { askBot } from './harness.js';
+import { askBot, until } from './harness.js';
 import { useStack } from './use-stack.js';
 
 /**
@@ -47,8 +47,10 @@ it('refuses 60 half-sent unsigned 4 MiB bodies from their headers, holds no memo
   } finally {
     for (const c of clients) c.socket.destroy();
   }
-  const refusals = stack.bot.logs().filter((l) => l.reason === 'no_signature');
-  expect(refusals).toHaveLength(CLIENTS);
+  // The child's log lines arrive through its stdout pipe, a moment after the answers.
+  const refusals = () => stack.bot.logs().filter((l) => l.reason === 'no_signature');
+  await until(() => refusals().length >= CLIENTS, `${CLIENTS} refusals logged`, 5_000);
+  expect(refusals()).toHaveLength(CLIENTS);
 
   const { ack, reply } = await askBot(stack.bot, stack.slack, (response_url) =>
     commandBody({ command: '/balance', text: '', response_url }),
