@@ -354,12 +354,15 @@ describe('operations', () => {
     expect(ack.ms).toBeLessThan(1000);
     await sleep(100);
     expect(stack.slack.posts.filter((p) => p.url === responseUrl)).toEqual([]);
-    expect(
-      stack.bot
-        .logs()
-        .filter((l) => l.name === 'approve_refund_v0')
-        .map((l) => l.msg),
-    ).toEqual(['acknowledged a request this app has no listener for']);
+    // The bot's log lines come through its stdout pipe, a moment after the ack.
+    await expect
+      .poll(() =>
+        stack.bot
+          .logs()
+          .filter((l) => l.name === 'approve_refund_v0')
+          .map((l) => l.msg),
+      )
+      .toEqual(['acknowledged a request this app has no listener for']);
   });
 
   it('survives a request it cannot parse and keeps answering', async () => {
@@ -391,8 +394,9 @@ describe('operations', () => {
 
   it('logs one JSON line per request with who asked, what, the outcome and the latency', async () => {
     await command('/invoice', DEMO_INVOICE_IDS.open, { user_id: 'U0LOGME' });
-    await sleep(50);
-    const line = stack.bot.logs().find((l) => l.user === 'U0LOGME' && l.kind === 'command');
+    const logged = () => stack.bot.logs().find((l) => l.user === 'U0LOGME' && l.kind === 'command');
+    await expect.poll(logged).toBeDefined();
+    const line = logged();
     expect(line).toMatchObject({
       level: 'info',
       name: '/invoice',

@@ -120,11 +120,11 @@ describe('watches through an outage', () => {
         ),
       ]);
       expect(await scrape(bot.url)).toContain('slackbot_payment_breaker_state 0');
-      const log = bot.logs().map((l) => l.msg);
-      expect(log).toContain(
-        'the payment service is not answering: calls fail at once, watches and feeds pause',
-      );
-      expect(log).toContain('the payment service answers again: watches and feeds resume');
+      const log = () => bot.logs().map((l) => l.msg);
+      await expect
+        .poll(log)
+        .toContain('the payment service is not answering: calls fail at once, watches and feeds pause');
+      await expect.poll(log).toContain('the payment service answers again: watches and feeds resume');
     } finally {
       await stack.close();
     }
