@@ -12,17 +12,21 @@ const readings = (trx: Kysely<Tables>, installation: string) =>
  */
 export function historyQueries(installation: string) {
   return {
-    /** The last reading, or the last one taken at or before `atOrBefore`. */
+    /**
+     * The last reading stored, or the last one stored of those taken at or before `atOrBefore`.
+     * "Last" is the database's numbering, never `taken_at`: that is the clock of the instance
+     * that took it, and a clock stepped back, or an instance whose clock is ahead of another's,
+     * would make an older reading look newer and its payments announced again at every poll.
+     */
     latestReading: (trx: Kysely<Tables>, atOrBefore?: number) =>
       readings(trx, installation)
         .$if(atOrBefore !== undefined, (q) => q.where('taken_at', '<=', atOrBefore ?? 0))
-        .orderBy('taken_at', 'desc')
         .orderBy('id', 'desc')
         .limit(1)
         .executeTakeFirst(),
 
     oldestReading: (trx: Kysely<Tables>) =>
-      readings(trx, installation).orderBy('taken_at').orderBy('id').limit(1).executeTakeFirst(),
+      readings(trx, installation).orderBy('id').limit(1).executeTakeFirst(),
 
     async insertReading(trx: Kysely<Tables>, takenAt: number, balances: StoredBalance): Promise<void> {
       await trx
@@ -75,7 +79,6 @@ export function historyQueries(installation: string) {
             .selectFrom('balance_history as newest')
             .select('newest.id')
             .where('newest.installation_id', '=', installation)
-            .orderBy('newest.taken_at', 'desc')
             .orderBy('newest.id', 'desc')
             .limit(1),
         )
