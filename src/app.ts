@@ -40,7 +40,10 @@ interface BotDeps {
   metrics: Metrics;
   /** The payment service's circuit breaker, the one every payments client uses. */
   breaker: CircuitBreaker;
-  /** Milliseconds since the epoch; the tests move it. */
+  /**
+   * Milliseconds since the epoch, for leases, due times and what people are shown; the store's
+   * (on PostgreSQL the database server's, one clock for every instance) unless a test moves it.
+   */
   clock?: () => number;
 }
 
@@ -105,7 +108,7 @@ export function createBot(setup: BotSetup, deps: BotDeps): Bot {
   const clientOptions = { ...slackClientOptions(config), logger: slackLog };
   const life = lifecycle();
   const inflight = new Inflight();
-  const clock = deps.clock ?? Date.now;
+  const clock = deps.clock ?? store.now;
   const owner = instanceName();
   const common = createCommon({
     settings: config,

@@ -96,12 +96,13 @@ try {
     const metrics = createMetrics();
     // One breaker and one pool for the service's origin, whichever workspace's key asks.
     const breaker = new CircuitBreaker();
-    // Each installation's key has its budget in the store, whichever instance calls with it.
+    // Each installation's key has its budget in the store, whichever instance calls with it, paced
+    // on the store's clock (on PostgreSQL the server's, whatever this machine's says).
     const shared = store;
     const paymentsFor = paymentsClients(config, breaker, metrics, (installation) =>
       installation === undefined
         ? new Pacer(config.backgroundRps).take
-        : sharedPace(shared, installation, config.backgroundRps),
+        : sharedPace(shared, installation, config.backgroundRps, shared.now),
     );
     if (!stopping) {
       bot = createBot({ ...setup, sealer, paymentsFor }, { logger, store, metrics, breaker });

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { type DatabaseClock, databaseClock } from './clock.js';
 import { type DatabaseLocation, DEFAULT_POOL_SIZE } from './location.js';
 import { type FileLock, holdFile, LockHeldError } from './lock.js';
 import { migrationProvider } from './migrations.js';
@@ -13,6 +14,12 @@ import type { Dialect, Tables } from './schema.js';
 export interface Store {
   readonly db: Kysely<Tables>;
   readonly dialect: Dialect;
+  /**
+   * The time leases, due times and pacing are kept in (epoch ms): on PostgreSQL the database
+   * server's, the same for every instance whatever their own clocks say (src/store/clock.ts); on
+   * SQLite this process's, the only one that may open the file.
+   */
+  readonly now: () => number;
   /**
    * Runs `work` in one transaction. On SQLite it takes the write lock at once (`BEGIN
    * IMMEDIATE`), so a read-then-write transaction never fails halfway for a lock.
@@ -153,10 +160,12 @@ export async function openStore(location: DatabaseLocation, options: StoreOption
     throw cannotOpen(where, error);
   }
   const dialect: Dialect = location.kind;
+  let clock: DatabaseClock | undefined;
   try {
     const { error } = await new Migrator({ db, provider: migrationProvider(dialect) }).migrateToLatest();
     if (error) throw error;
     if (dialect === 'sqlite') await releaseLeases(db);
+    else clock = await databaseClock({ read: () => serverTime(db) });
   } catch (error) {
     await db.destroy().catch(() => undefined);
     lock?.release();
@@ -168,6 +177,7 @@ export async function openStore(location: DatabaseLocation, options: StoreOption
   return {
     db,
     dialect,
+    now: clock ? clock.now : Date.now,
     transaction(work) {
       if (dialect === 'postgres') return db.transaction().execute(work);
       return db.connection().execute(async (connection) => {
@@ -183,6 +193,7 @@ export async function openStore(location: DatabaseLocation, options: StoreOption
       });
     },
     async close() {
+      clock?.stop();
       try {
         await db.destroy();
       } finally {
@@ -190,6 +201,14 @@ export async function openStore(location: DatabaseLocation, options: StoreOption
       }
     },
   };
+}
+
+/** The PostgreSQL server's clock, in epoch milliseconds. */
+async function serverTime(db: Kysely<Tables>): Promise<number> {
+  const { rows } = await sql<{
+    ms: number;
+  }>`select (extract(epoch from clock_timestamp()) * 1000)::float8 as ms`.execute(db);
+  return Number(rows[0]?.ms);
 }
 
 function cannotOpen(where: string, error: unknown): StoreError {
