@@ -7,6 +7,7 @@ import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
 import { ONE_WORKSPACE } from './store/keys.js';
 import { claimOutbox } from './store/outbox-claim.js';
+import { stepBackGuard } from './store/schedules.js';
 import type { Tables } from './store/schema.js';
 import type { Message } from './views/blocks.js';
 
@@ -132,7 +133,11 @@ interface OutboxDeps {
 
 /** A message Slack keeps failing is tried again for at least this long after it was decided. */
 export const RETRY_FOR_MS = 24 * 3_600_000;
-/** The longest wait between two tries: how late a message may go out once Slack answers again. */
+/**
+ * The longest wait between two tries: how late a message may go out once Slack answers again.
+ * Slack's own Retry-After is kept to it too, so that a next try further ahead than this (and a
+ * minute) can only have been written by a clock since stepped back: it is pulled back to now.
+ */
 export const MAX_BACKOFF_MS = 5 * 60_000;
 /** Backoff after a transient failure: 2^attempts seconds, at most MAX_BACKOFF_MS. */
 const backoffMs = (attempts: number) => Math.min(MAX_BACKOFF_MS, 1000 * 2 ** attempts);
@@ -156,6 +161,13 @@ export const KEEP_DONE_MS = 24 * 3_600_000;
 export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
   const { store, logger, clock } = deps;
   const { db } = store;
+  // After a clock stepped back an hour, a message backed off for a minute (and every message of
+  // its channel behind it) would wait an hour and a minute.
+  const steppedBack = stepBackGuard(store, {
+    table: 'outbox',
+    column: 'next_attempt_at',
+    maxAheadMs: MAX_BACKOFF_MS + 60_000,
+  });
   /** Updates the row only while the lease it was claimed under (`row.lease_owner`) still holds it. */
   const fenced = async (row: OutboxRow, values: Partial<OutboxRow>) => {
     if (row.lease_owner === null) return false;
@@ -169,10 +181,10 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
   };
   const finish = (row: OutboxRow, result: string) =>
     fenced(row, { done_at: clock(), result, lease_owner: null, lease_until: null });
-  /** Tries again in `delayMs`; an attempt is counted unless nothing was attempted (`counted: false`). */
+  /** Tries again in `delayMs` (MAX_BACKOFF_MS at most); an attempt is counted unless nothing was attempted (`counted: false`). */
   const later = (row: OutboxRow, delayMs: number, counted = true) =>
     fenced(row, {
-      next_attempt_at: clock() + delayMs,
+      next_attempt_at: clock() + Math.min(delayMs, MAX_BACKOFF_MS),
       attempts: row.attempts + (counted ? 1 : 0),
       lease_owner: null,
       lease_until: null,
@@ -284,6 +296,7 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
         .deleteFrom('outbox')
         .where('done_at', '<', now - KEEP_DONE_MS)
         .execute();
+      await steppedBack(now);
       return claimOutbox(store, { owner: lease.owner, now, limit, leaseMs: lease.ms, busy });
     },
 

@@ -6,8 +6,8 @@ const LOOK_EVERY_MS = 60_000;
 
 /** A table's time of next work, and how far ahead of now its own schedule ever puts it. */
 interface Schedule {
-  table: 'watched_invoices' | 'singletons';
-  column: 'next_poll_at' | 'next_run_at';
+  table: 'watched_invoices' | 'singletons' | 'outbox';
+  column: 'next_poll_at' | 'next_run_at' | 'next_attempt_at';
   maxAheadMs: number;
 }
 
