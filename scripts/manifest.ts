@@ -222,8 +222,10 @@ function headerOf(options: ManifestOptions, base: string | undefined, placeholde
   lines.push(
     '',
     'The app is org-ready (org_deploy_enabled): a standalone workspace installs it as usual; in an',
-    'Enterprise Grid organisation an Org Admin can install it for the whole organisation (Install',
-    'to Organization, or Add to Slack) and then add it to its workspaces.',
+    'Enterprise Grid organisation an Org Admin can install it for the whole organisation',
+    options.mode === 'many'
+      ? '(through Add to Slack) and then add it to its workspaces.'
+      : '(Install to Organization in its settings) and then add it to its workspaces.',
   );
   if (options.workflow)
     lines.push(

@@ -62,7 +62,7 @@ const parameter = z.strictObject({
 
 /** v1: a flat map of parameter name → parameter, at most 50 (`app-manifests.v1.hermes.types`). */
 const parameters = z
-  .record(z.string().regex(/^[a-z][a-z0-9_]*$/), parameter)
+  .record(z.string().min(1), parameter)
   .refine((map) => Object.keys(map).length <= 50, 'at most 50 parameters');
 
 /** Both maps and the description are required in v1 (no length limit is documented for it). */
@@ -138,7 +138,7 @@ export const SLACK_MANIFEST_V1 = z
       token_rotation_enabled: z.boolean(),
     }),
     functions: z
-      .record(z.string().regex(/^[a-z][a-z0-9_]{0,99}$/), step)
+      .record(z.string().min(1).max(100), step)
       .refine((map) => Object.keys(map).length <= 50, 'at most 50 steps')
       .optional(),
   })
