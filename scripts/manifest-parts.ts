@@ -71,47 +71,49 @@ export const COMMAND_TEXT: Record<Command, { description: string; usage_hint: st
   },
 };
 
-/** The step's definition: its input is what the listener reads, its outputs what it completes with. */
+/**
+ * The step's definition, in the form a v1 manifest takes for a Bolt app (docs/slack.md#manifest):
+ * each parameter is a key of `input_parameters` / `output_parameters`, and an input the step
+ * cannot run without says `is_required: true` (v2's `{properties, required}` wrapper is refused
+ * under `major_version: 1`). Its input is what the listener reads, its outputs what it completes
+ * with (test/manifest-workflow.test.ts runs the listener to check both).
+ */
 export const GET_INVOICE_STEP = {
   title: 'Get invoice',
   description: 'Reads an invoice of the crypto payment service by its id or payment link',
   input_parameters: {
-    properties: {
-      invoice: {
-        type: 'string',
-        title: 'Invoice',
-        description: 'The invoice id or its payment link',
-        is_required: true,
-      },
+    invoice: {
+      type: 'string',
+      title: 'Invoice',
+      description: 'The invoice id or its payment link',
+      is_required: true,
+      hint: 'Paste the invoice id, or the payment link the customer got',
     },
-    required: ['invoice'],
   },
   output_parameters: {
-    properties: {
-      status: {
-        type: 'string',
-        title: 'Status',
-        description: "The invoice's status, as the service names it (open, …)",
-      },
-      pay_status: {
-        type: 'string',
-        title: 'Payment status',
-        description: 'The payment status, as the service names it (none, paid, …)',
-      },
-      amount: {
-        type: 'string',
-        title: 'Amount',
-        description: 'The amount, every digit as the service sent it',
-      },
-      currency: { type: 'string', title: 'Currency', description: 'The currency code of the amount' },
-      title: { type: 'string', title: 'Title', description: "The invoice's title" },
-      link: { type: 'string', title: 'Payment link', description: 'The link the customer pays through' },
-      expires_at: {
-        type: 'slack#/types/timestamp',
-        title: 'Expires at',
-        description: 'When the invoice expires',
-      },
-      shop: { type: 'string', title: 'Shop', description: 'The project (shop) the invoice belongs to' },
+    status: {
+      type: 'string',
+      title: 'Status',
+      description: "The invoice's status, as the service names it (open, …)",
     },
+    pay_status: {
+      type: 'string',
+      title: 'Payment status',
+      description: 'The payment status, as the service names it (none, paid, …)',
+    },
+    amount: {
+      type: 'string',
+      title: 'Amount',
+      description: 'The amount, every digit as the service sent it',
+    },
+    currency: { type: 'string', title: 'Currency', description: 'The currency code of the amount' },
+    title: { type: 'string', title: 'Title', description: "The invoice's title" },
+    link: { type: 'string', title: 'Payment link', description: 'The link the customer pays through' },
+    expires_at: {
+      type: 'slack#/types/timestamp',
+      title: 'Expires at',
+      description: 'When the invoice expires',
+    },
+    shop: { type: 'string', title: 'Shop', description: 'The project (shop) the invoice belongs to' },
   },
 };

@@ -8,10 +8,13 @@
  *   uninstall events and token rotation.
  *
  * `--workflow` adds the Workflow Builder step "Get invoice" (manifest.workflow.yml is
- * `--mode socket --workflow`); `--pay-url` names PAYMENT_PAY_URL, whose host becomes the unfurl
- * domain. One source for all of them: the commands, events, shortcut, step and scopes come from
- * the code's own lists, and test/manifest.test.ts checks each output against what src/ listens
- * to and calls, and keeps manifest.yml and manifest.workflow.yml equal to this output.
+ * `--mode socket --workflow`; refused with `many`, since Slack distributes no app with custom
+ * steps); `--pay-url` names PAYMENT_PAY_URL, whose host becomes the unfurl domain. Every mode is
+ * org-ready (`org_deploy_enabled`), so an organisation can install the app org-wide. One source
+ * for all of them: the commands, events, shortcut, step and scopes come from the code's own
+ * lists; test/manifest.test.ts checks each output against what src/ listens to and calls, and
+ * keeps manifest.yml and manifest.workflow.yml equal to this output; test/manifest-schema.test.ts
+ * checks every manifest against the shape Slack documents.
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -127,6 +130,10 @@ export function manifestOf(options: ManifestOptions): Record<string, unknown> {
     throw new UsageError('--mode socket takes no --url: Socket Mode needs no public address');
   if (mode !== 'socket' && options.url === undefined)
     throw new UsageError(`--mode ${mode} needs --url https://<the bot's public host>`);
+  if (mode === 'many' && workflow)
+    throw new UsageError(
+      '--mode many takes no --workflow: Slack does not distribute apps with custom steps to other workspaces (docs/slack.md#workflow-steps); print the step with --mode socket or --mode http for your own organisation',
+    );
   const base = options.url === undefined ? undefined : baseUrl(options.url);
   const requestUrl = base === undefined ? {} : { request_url: `${base}${EVENTS_PATH}` };
   const host = options.payUrl === undefined ? PLACEHOLDER_PAY_HOST : payHost(options.payUrl);
@@ -164,7 +171,9 @@ export function manifestOf(options: ManifestOptions): Record<string, unknown> {
     settings: {
       event_subscriptions: { ...requestUrl, bot_events: eventsOf({ mode, workflow }) },
       interactivity: { is_enabled: true, ...requestUrl },
-      org_deploy_enabled: workflow,
+      // Org-ready in every mode: an organisation-wide install needs it, and custom steps too; a
+      // standalone workspace installs the app as before (docs/slack.md#manifest).
+      org_deploy_enabled: true,
       ...(workflow ? { function_runtime: 'remote' } : {}),
       socket_mode_enabled: mode === 'socket',
       token_rotation_enabled: mode === 'many',
@@ -210,12 +219,21 @@ function headerOf(options: ManifestOptions, base: string | undefined, placeholde
       'SLACK_APP_TOKEN unset. Turn on Manage Distribution; people install the app from',
       `  ${base}${INSTALL_PATH}`,
     );
+  lines.push(
+    '',
+    'The app is org-ready (org_deploy_enabled): a standalone workspace installs it as usual; in an',
+    'Enterprise Grid organisation an Org Admin can install it for the whole organisation',
+    options.mode === 'many'
+      ? '(through Add to Slack) and then add it to its workspaces.'
+      : '(Install to Organization in its settings) and then add it to its workspaces.',
+  );
   if (options.workflow)
     lines.push(
       '',
       'With the Workflow Builder step "Get invoice": custom steps need a paid plan or a developer',
-      'sandbox, and the app installed at the organisation level (org_deploy_enabled). On a free',
-      'workspace, use the manifest without it (manifest.yml, or leave out --workflow).',
+      'sandbox; in an organisation, install the app at the organisation level for the step to show',
+      'in Workflow Builder. On a free workspace, use the manifest without it (manifest.yml, or leave',
+      'out --workflow).',
     );
   if (placeholderHost)
     lines.push(

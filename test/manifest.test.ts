@@ -1,17 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import {
   COMMAND_SCOPE,
   EVENT_SCOPES,
   EVENTS_PATH,
   MANY_WORKSPACES_EVENTS,
-  type ManifestOptions,
   METHOD_SCOPES,
-  type Mode,
   manifestOf,
   parseOptions,
   renderManifest,
@@ -20,29 +16,18 @@ import {
 } from '../scripts/manifest.js';
 import { COMMANDS } from '../src/domain/commands.js';
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
-import {
-  createGetInvoiceStep,
-  FUNCTION_GET_INVOICE,
-  type StepArgs,
-} from '../src/listeners/functions/get-invoice.js';
 import { EVENTS } from '../src/listeners/index.js';
 import { workspaceRoutes } from '../src/listeners/workspaces/routes.js';
-import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
-import { startSandbox } from '../src/sandbox/server.js';
-import { openStore } from '../src/store/database.js';
 import { ACTION_REFRESH } from '../src/views/invoice.js';
 import { SHORTCUT_CHECK_PAYMENT } from '../src/views/shortcut.js';
-import { listenerDeps } from './support/bolt.js';
-import { recordingPoster } from './support/fake-slack.js';
+import { ALL, type Manifest, nameOf, printed, ROOT, read, URL_BASE } from './support/manifests.js';
 
 /**
  * The manifests `npm run manifest` prints (scripts/manifest.ts), checked against what the code
  * listens to and calls: read from src/ itself, not from the generator's lists.
  */
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src');
-const URL_BASE = 'https://bot.example.com';
 
 interface SlashCommandEntry {
   command: string;
@@ -51,19 +36,6 @@ interface SlashCommandEntry {
   url?: string;
   should_escape?: boolean;
 }
-
-// biome-ignore lint/suspicious/noExplicitAny: a manifest is YAML read back, checked field by field.
-type Manifest = any;
-
-const read = (name: string) => readFileSync(join(ROOT, name), 'utf8');
-/** A manifest as Slack reads it: the YAML the command prints, parsed. */
-const printed = (options: ManifestOptions): Manifest => parse(renderManifest(options));
-const urlOf = (mode: Mode) => (mode === 'socket' ? {} : { url: URL_BASE });
-const ALL: ManifestOptions[] = (['socket', 'http', 'many'] as const).flatMap((mode) => [
-  { mode, ...urlOf(mode) },
-  { mode, ...urlOf(mode), workflow: true },
-]);
-const nameOf = (o: ManifestOptions) => `--mode ${o.mode}${o.workflow ? ' --workflow' : ''}`;
 
 /** The bot's own modules: not the demo's Slack nor the sandbox's payment service. */
 function sources(dir = SRC): { file: string; text: string }[] {
@@ -231,60 +203,6 @@ describe('each way of running it', () => {
     expect(common(printed({ mode: 'http', url: URL_BASE }))).toEqual(socket);
     expect(common(printed({ mode: 'many', url: URL_BASE }))).toEqual(socket);
   });
-
-  it('stays installable on a free workspace without --workflow: no org-level settings, no functions', () => {
-    for (const options of ALL.filter((o) => !o.workflow)) {
-      const m = printed(options);
-      expect(m.settings.org_deploy_enabled, nameOf(options)).toBe(false);
-      expect(m.functions, nameOf(options)).toBeUndefined();
-      expect(m.settings.function_runtime, nameOf(options)).toBeUndefined();
-    }
-  });
-
-  it('--workflow: the same app plus the Get invoice step and what a custom step needs, nothing else', () => {
-    for (const mode of ['socket', 'http', 'many'] as const) {
-      const { functions, settings, ...rest } = printed({ mode, ...urlOf(mode), workflow: true });
-      const { settings: baseSettings, ...baseRest } = printed({ mode, ...urlOf(mode) });
-      expect(rest).toEqual(baseRest);
-      const { function_runtime, org_deploy_enabled, event_subscriptions, ...otherSettings } = settings;
-      const { org_deploy_enabled: _free, event_subscriptions: baseEvents, ...baseOther } = baseSettings;
-      expect(otherSettings).toEqual(baseOther);
-      expect(function_runtime).toBe('remote');
-      expect(org_deploy_enabled).toBe(true);
-      expect(unique(event_subscriptions.bot_events)).toEqual(unique([...baseEvents.bot_events, STEP_EVENT]));
-      expect(Object.keys(functions)).toEqual([FUNCTION_GET_INVOICE]);
-    }
-  });
-
-  it('stays within the limits of Slack’s manifest schema, in every mode', () => {
-    for (const options of ALL) {
-      const m = printed(options);
-      const at = nameOf(options);
-      expect(m.display_information.name.length, at).toBeGreaterThan(0);
-      expect(m.display_information.name.length, at).toBeLessThanOrEqual(35);
-      expect(m.display_information.description.length, at).toBeLessThanOrEqual(140);
-      expect(m.display_information.background_color, at).toMatch(/^#[0-9a-fA-F]{6}$/);
-      expect(m.features.bot_user.display_name, at).toBeTruthy();
-      for (const s of m.features.shortcuts) {
-        expect(s.name.length, at).toBeLessThanOrEqual(24);
-        expect(s.description.length, at).toBeLessThanOrEqual(150);
-      }
-      for (const c of m.features.slash_commands as SlashCommandEntry[]) {
-        expect(c.command, at).toMatch(/^\/[a-z0-9_-]{1,31}$/);
-        expect(c.description, at).toBeTruthy();
-        expect(c.usage_hint, at).toBeTruthy();
-      }
-      const domains: string[] = m.features.unfurl_domains;
-      expect(domains.length, at).toBeGreaterThanOrEqual(1);
-      expect(domains.length, at).toBeLessThanOrEqual(5);
-      for (const d of domains) expect(d, at).toMatch(/^(?![.-])[-a-z0-9.]+[a-z0-9]$/);
-      expect(unique(m.oauth_config.scopes.bot), at).toHaveLength(m.oauth_config.scopes.bot.length);
-      const events: string[] = m.settings.event_subscriptions.bot_events;
-      expect(unique(events), at).toHaveLength(events.length);
-      const urls = JSON.stringify(m).match(/"(url|request_url)":"[^"]*"|"redirect_urls":\[[^\]]*\]/g) ?? [];
-      for (const url of urls) expect(url, at).toMatch(/"https:\/\//);
-    }
-  });
 });
 
 describe('against the code', () => {
@@ -364,44 +282,6 @@ describe('against the code', () => {
   it(`enables interactivity, which the ${ACTION_REFRESH} button and the shortcut need`, () => {
     for (const options of ALL)
       expect(printed(options).settings.interactivity.is_enabled, nameOf(options)).toBe(true);
-  });
-
-  it('declares the step’s input as the listener reads it, and exactly the outputs it completes with', async () => {
-    // The step, run as Slack runs it: which inputs it reads, and what it completes with.
-    const sandbox = await startSandbox();
-    const env = { read: new Set<string>(), outputs: [] as string[] };
-    try {
-      const store = await openStore({ kind: 'sqlite', path: ':memory:' });
-      const { deps, close } = listenerDeps(sandbox, store, recordingPoster());
-      const inputs = new Proxy(
-        { invoice: `${sandbox.payUrl}/pay/${DEMO_INVOICE_IDS.open}` } as Record<string, unknown>,
-        {
-          get(target, key: string) {
-            env.read.add(key);
-            return target[key];
-          },
-        },
-      );
-      await createGetInvoiceStep(deps)({
-        inputs,
-        complete: async ({ outputs }: { outputs: Record<string, unknown> }) =>
-          void env.outputs.push(...Object.keys(outputs)),
-        fail: async () => undefined,
-      } as unknown as StepArgs);
-      await close();
-      await store.close();
-    } finally {
-      await sandbox.close();
-    }
-    const inputNames = [...env.read].sort();
-    expect(env.outputs.length).toBeGreaterThan(0);
-
-    const step = printed({ mode: 'socket', workflow: true }).functions[FUNCTION_GET_INVOICE];
-    expect(step.title).toBe('Get invoice');
-    expect([...step.input_parameters.required].sort()).toEqual(inputNames);
-    expect(Object.keys(step.input_parameters.properties).sort()).toEqual(inputNames);
-    expect(Object.keys(step.output_parameters.properties).sort()).toEqual([...env.outputs].sort());
-    expect(step.output_parameters.properties.expires_at.type).toBe('slack#/types/timestamp');
   });
 
   it('names only paths the bot serves', () => {

@@ -111,7 +111,7 @@ body.starting .starting-note { display: inline; }
 .thread .msg { padding: 4px 0; }
 .thread .msg .shortcut { right: 0; }
 .composer { display: flex; gap: 8px; padding: 10px 16px 4px; }
-.composer input { flex: 1; padding: 10px 12px; border: 1px solid #bbb; border-radius: 8px; font: inherit; }
+.composer input { flex: 1; min-width: 0; padding: 10px 12px; border: 1px solid #bbb; border-radius: 8px; font: inherit; }
 .composer button { border: 0; background: #007a5a; color: #fff; border-radius: 8px; padding: 0 16px; }
 .chips { display: flex; gap: 6px; flex-wrap: wrap; padding: 4px 16px 12px; }
 .chip { border: 1px solid #ddd; background: #f8f8f8; border-radius: 12px; font-size: 12px; padding: 2px 10px; max-width: 300px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
@@ -149,6 +149,21 @@ body.starting .starting-note { display: inline; }
 .bk-pre { background: #f8f8f8; border: 1px solid #e3e3e3; border-radius: 4px; padding: 8px; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
 code { background: #f3f3f3; border: 1px solid #e3e3e3; border-radius: 3px; padding: 0 3px; color: #c01343; font: 12px Menlo, Consolas, monospace; }
 a { color: #1264a3; }
+/* A narrow window (a phone, half a laptop screen): one column. The sidebar becomes a bar on top,
+   the channel fills the screen under it with the message box at its foot, and the side panel
+   follows below instead of covering the channel (test/e2e/demo-browser.test.ts, at 480 pixels). */
+@media (max-width: 820px) {
+  body { display: block; }
+  .sidebar { flex-direction: row; align-items: center; flex-wrap: nowrap; overflow-x: auto; height: 44px; padding: 4px 8px; }
+  .workspace { padding: 4px 8px; font-size: 15px; white-space: nowrap; }
+  .sidebar-label, .sidebar-note { display: none; }
+  .nav { white-space: nowrap; }
+  .main { height: calc(100vh - 44px); height: calc(100dvh - 44px); }
+  .panel { height: auto; overflow-y: visible; border-left: 0; border-top: 1px solid #ddd; }
+  .pane-header { flex-wrap: wrap; }
+  .bk-fields { grid-template-columns: 1fr; }
+  .bk-image img, .bk-image-img { max-width: 100%; }
+}
 `;
 
 /**

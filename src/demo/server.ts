@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { num, type WireInvoice } from '../sandbox/data.js';
+import { coinOf } from '../sandbox/payment.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { PAGE_CSS, PAGE_SCRIPT, pageHtml, type Suggestion } from './page.js';
 import { escapeHtml, renderBlocks, renderMrkdwn } from './render.js';
@@ -44,13 +45,21 @@ const hostOf = (header: string | undefined) =>
 /** A balance as the service writes it: digits, with an optional fraction. */
 const DECIMAL = /^\d{1,30}(\.\d{1,30})?$/;
 
-/** How the person's changes on the sandbox look, as the real service would show them. */
-const INVOICE_CHANGES: Readonly<Record<string, (now: Date) => Partial<WireInvoice>>> = {
-  paid: () => ({ payStatus: 'paid', status: 'closed' }),
-  expired: (now) => ({ status: 'expired', timeout: now.toISOString() }),
-};
-
 class BadRequest extends Error {}
+
+/**
+ * The person's changes to an invoice, made on the sandbox as the real service would make them:
+ * paid, its amount arrives in the balance of the coin it was paid in (so the payments feed
+ * follows); expired, its expiry is now.
+ */
+const INVOICE_CHANGES: Readonly<Record<string, (sandbox: Sandbox, invoice: WireInvoice) => void>> = {
+  paid: (sandbox, invoice) => {
+    if (coinOf(invoice) === undefined) throw new BadRequest('this invoice cannot be paid now');
+    sandbox.payInvoice(invoice.id);
+  },
+  expired: (sandbox, invoice) =>
+    sandbox.updateInvoice(invoice.id, { status: 'expired', timeout: new Date().toISOString() }),
+};
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   // Only JSON: a page elsewhere cannot send it here without the browser asking first (CORS).
@@ -135,6 +144,14 @@ function feedHtml(messages: readonly DemoMessage[]): string {
     .join('');
 }
 
+/** Mark paid, when the customer can still pay it; its title says what arrives in the balance. */
+function payButton(invoice: WireInvoice): string {
+  const coin = coinOf(invoice);
+  if (coin === undefined) return '';
+  const arrives = `The customer pays: ${invoice.amount.toString()} ${coin} arrives in the balance`;
+  return `<button type="button" data-invoice="${escapeHtml(invoice.id)}" data-change="paid" title="${escapeHtml(arrives)}">Mark paid</button>`;
+}
+
 function panelHtml(sandbox: Sandbox): string {
   const invoices = sandbox.current
     .map(
@@ -145,7 +162,7 @@ function panelHtml(sandbox: Sandbox): string {
 <div class="row">
 <button type="button" data-fill="/invoice ${escapeHtml(i.id)}">Ask /invoice</button>
 <button type="button" data-fill="${escapeHtml(i.link)}">Paste its link</button>
-${i.payStatus === 'paid' ? '' : `<button type="button" data-invoice="${escapeHtml(i.id)}" data-change="paid">Mark paid</button>`}
+${payButton(i)}
 ${i.status === 'expired' ? '' : `<button type="button" data-invoice="${escapeHtml(i.id)}" data-change="expired">Mark expired</button>`}
 </div></div>`,
     )
@@ -160,7 +177,7 @@ ${i.status === 'expired' ? '' : `<button type="button" data-invoice="${escapeHtm
 </form>`,
     )
     .join('');
-  return `<h3>Invoices</h3>${invoices}<h3>Balance</h3><p class="muted">Set a balance as a payment or a withdrawal would; <code>/balance subscribe</code> posts each change here.</p>${balances}<h3>Start over</h3><button type="button" class="reset" data-reset>Reset the invoices and balances</button>`;
+  return `<h3>Invoices</h3>${invoices}<h3>Balance</h3><p class="muted">Mark paid adds the invoice's amount to its coin here; set a balance as a withdrawal would; <code>/balance subscribe</code> posts each change in the channel.</p>${balances}<h3>Start over</h3><button type="button" class="reset" data-reset>Reset the invoices and balances</button>`;
 }
 
 /**
@@ -230,9 +247,9 @@ function pageActions(
     '/demo/invoice': (body) => {
       const change = INVOICE_CHANGES[text(body, 'change')];
       const id = text(body, 'id');
-      if (!change || !sandbox.current.some((i) => i.id === id))
-        throw new BadRequest('no such invoice or change');
-      sandbox.updateInvoice(id, change(new Date()));
+      const invoice = sandbox.current.find((i) => i.id === id);
+      if (!change || !invoice) throw new BadRequest('no such invoice or change');
+      change(sandbox, invoice);
       bump();
     },
     '/demo/balance': (body) => {

@@ -10,6 +10,7 @@ import {
   type WireBalanceEntry,
   type WireInvoice,
 } from './data.js';
+import { coinOf, credited, PAID, type Payment } from './payment.js';
 
 /**
  * A local payment service that speaks the two documented calls and the two documented errors
@@ -62,8 +63,14 @@ export interface Sandbox {
   /** Make the next `times` API requests misbehave (queued after any already queued). */
   failNext(fault: Fault, times?: number): void;
   setLatency(ms: number): void;
-  /** Changes an invoice as the real service would when a customer pays (`payStatus`, `status`, …). */
+  /** Changes an invoice's fields as given (`payStatus`, `status`, …); the balance stays as it is. */
   updateInvoice(id: string, patch: Partial<WireInvoice>): void;
+  /**
+   * A customer pays the invoice, as the real service would record it: paid and closed, and its
+   * amount added to the balance of the coin it was paid in (src/sandbox/payment.ts). Throws, saying
+   * why, when the invoice cannot be paid.
+   */
+  payInvoice(id: string): Payment;
   /** Makes an invoice unknown, as if it had been deleted. */
   removeInvoice(id: string): void;
   /** The invoices as they stand now, after updates and removals. */
@@ -145,10 +152,24 @@ function updateInvoice(state: State, id: string, patch: Partial<WireInvoice>): b
   return found !== undefined;
 }
 
+/** Pays one of the main merchant's invoices (`Sandbox.payInvoice`); a string says why it cannot. */
+function payInvoice(state: State, id: string): Payment | string {
+  const found = state.invoices.get(id.toLowerCase());
+  if (!found) return `the sandbox has no invoice ${id}`;
+  const coin = coinOf(found);
+  if (coin === undefined)
+    return `invoice ${found.id} cannot be paid here: it is ${found.status}, payment ${found.payStatus}, priced in ${found.currency} with methods ${found.methods.join(', ') || 'none'}`;
+  const payment = { coin, amount: found.amount.toString() };
+  updateInvoice(state, id, PAID);
+  state.balances = credited(state.balances, payment);
+  return payment;
+}
+
 /**
- * Demo controls (not part of the service's API): `POST /sandbox/invoices/<id>` with a JSON
- * patch such as `{"payStatus":"paid"}`, and `POST /sandbox/balances` with the new balance
- * entries, so watches and the feed can be tried by hand.
+ * Demo controls (not part of the service's API): `POST /sandbox/invoices/<id>/pay` (the customer
+ * pays: the invoice is paid and its amount arrives in the balance), `POST /sandbox/invoices/<id>`
+ * with a JSON patch such as `{"status":"expired"}`, and `POST /sandbox/balances` with the new
+ * balance entries, so watches and the feed can be tried by hand.
  */
 async function admin(state: State, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   let raw = '';
@@ -158,6 +179,11 @@ async function admin(state: State, req: IncomingMessage, res: ServerResponse, pa
     body = parseJson(raw || '{}');
   } catch {
     return json(res, 400, { message: 'the body is not JSON' });
+  }
+  const paid = /^\/sandbox\/invoices\/([^/]+)\/pay$/.exec(path)?.[1];
+  if (paid) {
+    const payment = payInvoice(state, paid);
+    return typeof payment === 'string' ? json(res, 409, { message: payment }) : json(res, 200, payment);
   }
   const invoice = /^\/sandbox\/invoices\/([^/]+)$/.exec(path)?.[1];
   if (invoice && body && typeof body === 'object' && !Array.isArray(body)) {
@@ -170,7 +196,8 @@ async function admin(state: State, req: IncomingMessage, res: ServerResponse, pa
     return json(res, 200, { status: 'success', result: state.balances });
   }
   return json(res, 400, {
-    message: 'POST /sandbox/invoices/<id> {patch} or POST /sandbox/balances [entries]',
+    message:
+      'POST /sandbox/invoices/<id>/pay, POST /sandbox/invoices/<id> {patch} or POST /sandbox/balances [entries]',
   });
 }
 
@@ -273,6 +300,11 @@ function sandboxOf(
     },
     updateInvoice(id, patch) {
       if (!updateInvoice(state, id, patch)) throw new Error(`the sandbox has no invoice ${id}`);
+    },
+    payInvoice(id) {
+      const payment = payInvoice(state, id);
+      if (typeof payment === 'string') throw new Error(payment);
+      return payment;
     },
     removeInvoice(id) {
       state.invoices.delete(id.toLowerCase());

@@ -125,15 +125,22 @@ const hasExpired = (invoice: Pick<Invoice, 'timeout'>, now: Date) =>
   invoice.timeout.getTime() <= now.getTime();
 
 /**
- * The expiry, worded by state, in date tokens Slack renders for each reader whenever the message
- * is shown, so a message that stays in the channel never goes stale: awaiting payment, "tomorrow at
- * 10:00", and once past "yesterday at 10:00 (expired 6 hours ago)"; final, "Nov 22, 2026 at 10:00".
+ * An invoice's dates (created, expiry) in one form whatever its state, on every card: the date and
+ * time in each reader's own time zone ("Nov 22, 2026 at 10:00"), the exact UTC instant as the
+ * fallback. Never "tomorrow" or "yesterday", which change with the reader's day and, next to an
+ * absolute date on the same card, read as two kinds of fact; Slack renders the token whenever the
+ * message is shown, so it never goes stale.
+ */
+const onRecord = (date: Date): Mrkdwn => slackDate(date, 'fixed');
+
+/**
+ * The expiry: its date, and "(expired)" once it has passed while the invoice still awaits payment.
+ * A final invoice (`awaitsPayment`) is never called expired because its time passed.
  */
 function expiry(invoice: Pick<Invoice, 'timeout' | 'status' | 'payStatus'>, now: Date): Mrkdwn {
-  if (!awaitsPayment(invoice)) return slackDate(invoice.timeout, 'fixed');
-  return hasExpired(invoice, now)
-    ? md`${slackDate(invoice.timeout)} (expired ${slackDate(invoice.timeout, 'ago')})`
-    : slackDate(invoice.timeout);
+  return awaitsPayment(invoice) && hasExpired(invoice, now)
+    ? md`${onRecord(invoice.timeout)} (expired)`
+    : onRecord(invoice.timeout);
 }
 
 /** The expiry line of a compact card (unfurl, shortcut): none on a final invoice, nothing is left to count down. */
@@ -177,9 +184,9 @@ interface InvoiceViewOptions {
 }
 
 /**
- * Every field of an invoice: its title, the fields two columns wide, the accepted methods. The
- * expiry is worded by state in dates Slack renders (`expiry`), never as time left, which would go
- * stale while the card stays in the channel.
+ * Every field of an invoice: its title, the fields two columns wide, the accepted methods. Its
+ * dates are in one form (`onRecord`), never as time left, which would go stale while the card
+ * stays in the channel.
  */
 function invoiceBody(invoice: Invoice, now: Date): KnownBlock[] {
   const redirects = [
@@ -192,7 +199,7 @@ function invoiceBody(invoice: Invoice, now: Date): KnownBlock[] {
     md`*Payment*\n${stateLabel('payStatus', invoice.payStatus)}`,
     md`*Amount*\n${money(invoice.amount, invoice.currency)}`,
     md`*Fee*\n${money(invoice.fee, invoice.currency)} · paid by ${invoice.feeByClient ? 'the customer' : 'the merchant'}`,
-    md`*Created*\n${slackDate(invoice.createdAt)}`,
+    md`*Created*\n${onRecord(invoice.createdAt)}`,
     md`*Expiry*\n${expiry(invoice, now)}`,
     md`*Shop*\n${esc(invoice.shop.title, 200)}`,
     md`*Sent by e-mail*\n${invoice.sendToEmail ? 'Yes' : 'No'}`,
@@ -301,6 +308,6 @@ function summary(invoice: Invoice, now: Date): Mrkdwn {
   const title = md`Invoice "${esc(invoiceTitle(invoice), 300)}": ${headline(invoice, ', ')}`;
   if (!awaitsPayment(invoice)) return title;
   return hasExpired(invoice, now)
-    ? md`${title}, expired ${slackDate(invoice.timeout, 'ago')}`
-    : md`${title}, expires ${slackDate(invoice.timeout)}`;
+    ? md`${title}, expired ${onRecord(invoice.timeout)}`
+    : md`${title}, expires ${onRecord(invoice.timeout)}`;
 }

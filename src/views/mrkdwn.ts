@@ -83,7 +83,10 @@ export function join(pieces: readonly Mrkdwn[], separator: string): Mrkdwn {
 const DATE_FORMATS = {
   /** "today at 2:34 PM", "tomorrow at 10:00", "Nov 22, 2026 at 10:00": the day in words while near. */
   pretty: '{date_short_pretty} at {time}',
-  /** "Nov 22, 2026 at 10:00": a date on record, never "tomorrow", which reads as a deadline ahead. */
+  /**
+   * "Nov 22, 2026 at 10:00": a date on record, never "tomorrow": an invoice's dates, created and
+   * expiry, whatever its state, so one card never mixes two forms.
+   */
   fixed: '{date_short} at {time}',
   /** "3 hours ago", "2 days ago": only for instants already past, the only use Slack documents. */
   ago: '{ago}',
@@ -91,7 +94,10 @@ const DATE_FORMATS = {
 
 type DateFormat = keyof typeof DATE_FORMATS;
 
-/** A date every reader sees in their own time zone; the fallback is UTC ISO 8601. */
+/**
+ * A date every reader sees in their own time zone; the fallback (what a client that cannot render
+ * the token, a notification or a copy shows) is the exact instant in UTC, ISO 8601 to the second.
+ */
 export function slackDate(date: Date, format: DateFormat = 'pretty'): Mrkdwn {
   const seconds = Math.floor(date.getTime() / 1000);
   return trust(`<!date^${seconds}^${DATE_FORMATS[format]}|${date.toISOString().replace(/\.\d{3}Z$/, 'Z')}>`);

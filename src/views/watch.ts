@@ -21,7 +21,7 @@ function side(change: Change, value: string, invoice: Invoice): Mrkdwn {
     case 'amount':
       return money(value, invoice.currency);
     case 'timeout':
-      return Number.isNaN(Date.parse(value)) ? esc(value, 100) : slackDate(new Date(value));
+      return Number.isNaN(Date.parse(value)) ? esc(value, 100) : slackDate(new Date(value), 'fixed');
     case 'methods':
       return value === '' ? md`none` : esc(value, 900);
   }

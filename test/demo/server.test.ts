@@ -85,6 +85,10 @@ describe('the demo page’s server', () => {
       payStatus: 'paid',
       status: 'closed',
     });
+    // Its 149.99 USDT arrived as USDT-TRC20, as the real service's balance would grow.
+    expect(sandbox.balances.find((b) => b.id === 'USDT-TRC20')?.balance.toString()).toBe('1670.49');
+    // Paid once: the panel offers it no more, and the page refuses it again.
+    expect((await post('/demo/invoice', { id: DEMO_INVOICE_IDS.open, change: 'paid' })).status).toBe(400);
     expect((await post('/demo/invoice', { id: DEMO_INVOICE_IDS.open, change: 'expired' })).status).toBe(204);
     const expired = sandbox.current.find((i) => i.id === DEMO_INVOICE_IDS.open);
     expect(expired?.status).toBe('expired');

@@ -225,6 +225,44 @@ describe('the local demo in a browser', () => {
     await page.locator('.nav[data-tab="channel"]').click();
   });
 
+  it('is usable 480 pixels wide: the message box and Send in view and uncovered, the side panel below', async () => {
+    await page.setViewportSize({ width: 480, height: 800 });
+    try {
+      await page.evaluate('window.scrollTo(0, 0)');
+      for (const target of [page.locator('#message'), page.getByRole('button', { name: 'Send' })]) {
+        const box = await target.boundingBox();
+        if (!box) throw new Error('not shown');
+        // Whole, inside the window.
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.y).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(480);
+        expect(box.y + box.height).toBeLessThanOrEqual(800);
+        expect(box.width).toBeGreaterThan(30);
+        // Nothing on top of it: what is at its middle is the element itself.
+        const onTop = await target.evaluate((element) => {
+          const { x, y, width, height } = element.getBoundingClientRect();
+          const hit = element.ownerDocument.elementFromPoint(x + width / 2, y + height / 2);
+          return hit !== null && (hit === element || element.contains(hit));
+        });
+        expect(onTop).toBe(true);
+      }
+      // The page does not spill sideways, and the side panel is reached by scrolling down to it.
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(480);
+      const panel = await page.locator('.panel').boundingBox();
+      const composer = await page.locator('#composer').boundingBox();
+      expect(panel?.y ?? 0).toBeGreaterThanOrEqual((composer?.y ?? 0) + (composer?.height ?? 0));
+      // Typing and sending still work at this width: the message goes out and the bot answers.
+      const messages = await page.locator('#feed > .msg').count();
+      await page.locator('#message').fill('/invoice help');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect
+        .poll(() => page.locator('#feed > .msg').count(), { timeout: 10_000 })
+        .toBeGreaterThan(messages + 1);
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 1000 });
+    }
+  }, 60_000);
+
   it('loads nothing from anywhere but the demo itself', () => {
     const origin = new URL(demo.url).origin;
     expect(requested.length).toBeGreaterThan(0);

@@ -64,7 +64,7 @@ describe('the shortcut’s cards, worded by state', () => {
     expectValidMessage(message);
     const text = visibleText(message);
     expect(text).toContain(
-      '*Order #1042*\nOpen · Not paid · 149.99 USDT\nExpiry: <!date^1795341600^{date_short_pretty} at {time}|2026-11-22T10:00:00Z>\n',
+      '*Order #1042*\nOpen · Not paid · 149.99 USDT\nExpiry: <!date^1795341600^{date_short} at {time}|2026-11-22T10:00:00Z>\n',
     );
     expect(text).toContain('*Paid one*\nClosed · Paid · 149.99 USDT\nShare in thread\n');
     expect(text).toContain(`\nInvoice \`${INVOICE_ID}\` · as sent: status \`closed\`, payment \`paid\`\n`);

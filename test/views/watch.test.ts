@@ -24,7 +24,7 @@ describe('the live card', () => {
     expect(text).toContain(
       ':eyes: Watched since <!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z> for <@U0WATCHER>: changes are posted in the thread',
     );
-    expect(text).toContain('*Expiry*\n<!date^1795341600^{date_short_pretty} at {time}|2026-11-22T10:00:00Z>');
+    expect(text).toContain('*Expiry*\n<!date^1795341600^{date_short} at {time}|2026-11-22T10:00:00Z>');
     expect(text).not.toContain('expires in');
     expect(JSON.stringify(card.blocks)).toContain(
       '"action_id":"stop_watch","text":{"type":"plain_text","text":"Stop watching","emoji":true},"value":"w-1"',
@@ -60,10 +60,10 @@ describe('the change notice', () => {
     const message = transitionMessage(invoice(), changes, 'U0WATCHER', NOW);
     expectValidMessage(message);
     expect(visibleText(message)).toBe(
-      '<@U0WATCHER> *Order #1042* changed:\n• *Status*: Open → Closed\n• *Payment*: Not paid → Paid\n• *Amount*: 149.99 USDT → 150.00 USDT\n• *Expiry*: <!date^1795341600^{date_short_pretty} at {time}|2026-11-22T10:00:00Z> → not a date\n• *Accepted methods*: BTC → none\nInvoice `5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b` · as sent: status `open` → `closed`, payment `none` → `paid` · read <!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z>',
+      '<@U0WATCHER> *Order #1042* changed:\n• *Status*: Open → Closed\n• *Payment*: Not paid → Paid\n• *Amount*: 149.99 USDT → 150.00 USDT\n• *Expiry*: <!date^1795341600^{date_short} at {time}|2026-11-22T10:00:00Z> → not a date\n• *Accepted methods*: BTC → none\nInvoice `5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b` · as sent: status `open` → `closed`, payment `none` → `paid` · read <!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z>',
     );
     expect(message.text).toBe(
-      'Invoice "Order #1042" changed: *Status*: Open → Closed; *Payment*: Not paid → Paid; *Amount*: 149.99 USDT → 150.00 USDT; *Expiry*: <!date^1795341600^{date_short_pretty} at {time}|2026-11-22T10:00:00Z> → not a date; *Accepted methods*: BTC → none',
+      'Invoice "Order #1042" changed: *Status*: Open → Closed; *Payment*: Not paid → Paid; *Amount*: 149.99 USDT → 150.00 USDT; *Expiry*: <!date^1795341600^{date_short} at {time}|2026-11-22T10:00:00Z> → not a date; *Accepted methods*: BTC → none',
     );
   });
 
