@@ -40,30 +40,30 @@ export async function startPostgres(): Promise<PostgresServer> {
   const existing = process.env.TEST_DATABASE_URL;
   if (existing) return { url: existing, stop: async () => undefined };
 
+  const root = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'bot-pg-'));
   // As root the server runs as `postgres`, which must reach its data directory.
   chmodSync(dir, 0o755);
-  const data = join(dir, 'data');
   const port = await freePort();
   const log: string[] = [];
   // Random: a test that looks for the password in a log line finds only a real leak.
   const password = randomUUID();
   const server = new EmbeddedPostgres({
-    databaseDir: data,
+    databaseDir: join(dir, 'data'),
     port,
     user: 'postgres',
     password,
     authMethod: 'scram-sha-256',
     persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: root,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
     // TCP on loopback only, no Unix socket: nothing to collide with a server the machine runs.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='].concat([
-      '-c',
+    postgresFlags: [
+      'listen_addresses=127.0.0.1',
+      'unix_socket_directories=',
       'fsync=off',
-      '-c',
       'max_connections=200',
-    ]),
+    ].flatMap((setting) => ['-c', setting]),
     onLog: (line: unknown) => log.push(String(line)),
     onError: (error: unknown) => log.push(String(error)),
   });
@@ -73,12 +73,13 @@ export async function startPostgres(): Promise<PostgresServer> {
   } catch (error) {
     await server.stop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(
-      `the embedded PostgreSQL server did not start: ${String(error ?? 'it exited')}\n${log.join('')}`,
-      {
-        cause: error,
-      },
-    );
+    const hint = root
+      ? ' (as root it runs as the postgres user, who must be able to read node_modules/)'
+      : '';
+    const why = String(error ?? 'it exited');
+    throw new Error(`the embedded PostgreSQL server did not start${hint}: ${why}\n${log.join('')}`, {
+      cause: error,
+    });
   }
   let stopped: Promise<void> | undefined;
   return {
