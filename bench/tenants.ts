@@ -8,7 +8,7 @@
  * second against the background budget (PAYMENT_API_BACKGROUND_RPS, which each instance keeps
  * per key), and each instance's CPU and RSS.
  *
- * Not in the default scenarios: it starts PostgreSQL (test/support/postgres-server.ts; set
+ * Not in the default scenarios: it starts the embedded PostgreSQL (test/support/postgres-server.ts; set
  * TEST_DATABASE_URL to use a running server instead) and takes minutes.
  *
  * Options (environment): BENCH_TENANTS (small installations, default 1000), BENCH_TENANT_WATCHES
@@ -472,7 +472,7 @@ export async function tenantScenario(
     }
   } finally {
     await slack?.close();
-    postgres.stop();
+    await postgres.stop();
   }
 }
 

@@ -148,7 +148,7 @@ interface StoreOptions {
 
 export async function openStore(location: DatabaseLocation, options: StoreOptions = {}): Promise<Store> {
   const where = describeLocation(location);
-  const lock = location.kind === 'sqlite' ? await holdSqlite(resolve(location.path), where) : undefined;
+  const lock = location.kind === 'sqlite' ? await holdSqlite(location.path, where) : undefined;
   let db: Kysely<Tables>;
   try {
     db =

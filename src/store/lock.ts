@@ -1,5 +1,6 @@
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 
 /**
  * SQLite is for one process. The lock is SQLite's own: `<file>-lock`, a small database of its
@@ -12,6 +13,9 @@ import { hostname } from 'node:os';
  * Beside it, `<file>.lock` is a note naming the holder (pid, host, start time), so that a refusal
  * can say who holds the file. It is a note, not the lock: one left behind by a process that is
  * gone is simply written over by the next holder.
+ *
+ * An in-memory database (`:memory:`, or `''`: SQLite's private temporary one) is this process's
+ * alone: nothing to hold, and no file is made for it.
  */
 
 /** The file is held by another process: `holder` is what its note says, when there is one. */
@@ -33,9 +37,11 @@ export interface FileLock {
 
 /** Holds the SQLite file at `path` for this process, or throws `LockHeldError` at once. */
 export async function holdFile(path: string): Promise<FileLock> {
-  const notePath = `${path}.lock`;
+  if (path === ':memory:' || path === '') return { release: () => undefined };
+  const file = resolve(path);
+  const notePath = `${file}.lock`;
   const { default: Database } = await import('libsql');
-  const lock = new Database(`${path}-lock`);
+  const lock = new Database(`${file}-lock`);
   try {
     // Without waiting: another holder is not about to let go.
     lock.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA busy_timeout = 0; BEGIN EXCLUSIVE; COMMIT;');

@@ -11,7 +11,7 @@ import type { useSandbox } from '../support/use-sandbox.js';
 import { feedInstance, type InstanceOptions } from './feed-instance.js';
 
 export const FINANCE = 'G0FINANCE';
-export const MINUTE = 60_000;
+const MINUTE = 60_000;
 export const T0 = Date.parse('2026-11-21T08:00:00Z');
 
 /**

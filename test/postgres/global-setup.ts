@@ -9,12 +9,12 @@ declare module 'vitest' {
 
 let server: PostgresServer | undefined;
 
-/** One PostgreSQL server for the run (installed and started by the project itself; see test/support/postgres-server.ts). */
+/** One PostgreSQL server for the run: the embedded one unless TEST_DATABASE_URL is set (test/support/postgres-server.ts). */
 export async function setup(project: TestProject): Promise<void> {
   server = await startPostgres();
   project.provide('postgresUrl', server.url);
 }
 
-export function teardown(): void {
-  server?.stop();
+export async function teardown(): Promise<void> {
+  await server?.stop();
 }

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -82,4 +91,23 @@ describe('a lock file that is not a lock', () => {
     );
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
+});
+
+describe('an in-memory store', () => {
+  it.each([':memory:', ''])(
+    '%j holds no file and leaves none behind in the working directory',
+    async (path) => {
+      const here = mkdtempSync(join(dir, 'cwd-'));
+      const cwd = process.cwd();
+      process.chdir(here);
+      try {
+        const store = await openStore({ kind: 'sqlite', path });
+        const other = await openStore({ kind: 'sqlite', path });
+        await Promise.all([store.close(), other.close()]);
+      } finally {
+        process.chdir(cwd);
+      }
+      expect(readdirSync(here)).toEqual([]);
+    },
+  );
 });

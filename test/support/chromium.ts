@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
  * No browser is downloaded from anywhere else; playwright-core drives this one.
  */
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
 /** Flags for a quiet, headless run that reaches nothing outside the machine. */
 export const CHROMIUM_ARGS = [

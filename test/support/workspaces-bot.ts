@@ -42,7 +42,7 @@ export const OAUTH = {
   clientSecret: 'unit-client-secret-8d7c6b',
   stateSecret: 'unit-state-secret-5a4b3c',
 };
-export const SIGNING_SECRET = 'unit-signing-secret-0f9e8d7c';
+const SIGNING_SECRET = 'unit-signing-secret-0f9e8d7c';
 
 /** A workspace that installs the app: its team, who installs it, the token Slack gives it, its OAuth code. */
 export interface Workspace extends TeamOf {
@@ -123,7 +123,7 @@ async function until<T>(check: () => T | undefined, what: string, ms = 5000): Pr
 }
 
 /** The environment of a many-workspaces deployment, as README → Offer it to many workspaces lists it. */
-export function manyWorkspacesEnv(opts: {
+function manyWorkspacesEnv(opts: {
   slackApiUrl: string;
   paymentApiUrl: string;
   payUrl: string;
@@ -150,9 +150,7 @@ export function manyWorkspacesEnv(opts: {
 }
 
 /** Starts the many-workspaces bot with its own sandbox, Slack stand-in and SQLite file; `env` adds to its environment. */
-export async function startWorkspacesBot(
-  opts: { env?: Record<string, string> } = {},
-): Promise<WorkspacesBot> {
+async function startWorkspacesBot(opts: { env?: Record<string, string> } = {}): Promise<WorkspacesBot> {
   const sandbox = await startSandbox();
   const slack = await startSlackStandIn({
     teamId: 'T0NOBODY',
