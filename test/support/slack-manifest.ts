@@ -26,7 +26,7 @@ const httpsUrl = z
   .max(3000);
 
 /** The parameter types of a v1 step (manifest.schema.1.0.0.json, `slack-functions.parameter`). */
-export const PARAMETER_TYPES = [
+const PARAMETER_TYPES = [
   'integer',
   'number',
   'boolean',
@@ -88,7 +88,7 @@ const shortcut = z.strictObject({
   description: text(1, 150),
 });
 
-export const SLACK_MANIFEST_V1 = z
+const SLACK_MANIFEST_V1 = z
   .strictObject({
     _metadata: z.strictObject({ major_version: z.literal(1), minor_version: z.number().int() }),
     display_information: z.strictObject({
