@@ -202,9 +202,10 @@ function backgroundWork(
       }),
       lease,
       clock,
+      logger,
     ),
-    leased(feed.poll, lease, clock),
-    leased(feed.digest, lease, clock),
+    leased(feed.poll, lease, clock, logger),
+    leased(feed.digest, lease, clock, logger),
     leased(
       outboxJob({
         store,
@@ -217,6 +218,7 @@ function backgroundWork(
       }),
       lease,
       clock,
+      logger,
     ),
   ];
   return createScheduler(

@@ -1,11 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from './logger.js';
 import type { Tracked } from './pipeline/tracked.js';
-import type { Task } from './scheduler.js';
+import type { HeldLease, Task } from './scheduler.js';
 import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
 import { ONE_WORKSPACE } from './store/keys.js';
+import { renewing } from './store/lease.js';
 import { claimOutbox } from './store/outbox-claim.js';
 import type { Tables } from './store/schema.js';
 import type { Message } from './views/blocks.js';
@@ -206,7 +207,7 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     }
   }
 
-  async function send(row: OutboxRow, poster: SlackPoster): Promise<Tracked> {
+  async function send(row: OutboxRow, poster: SlackPoster, lease: HeldLease): Promise<Tracked> {
     if (deps.mayDeliver && !(await deps.mayDeliver(row))) {
       if (await finish(row, 'dropped: not allowed here any more')) deps.onDropped?.('not_allowed');
       return { outcome: 'dropped' };
@@ -214,6 +215,8 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     const message = JSON.parse(row.message) as Message;
     const messageId = `outbox-${row.id}`;
     const target = { channel: row.channel, threadTs: row.thread_ts ?? undefined, ...message, messageId };
+    // Known lost (a renewal found another claim holding it): nothing goes out, whatever the store would say.
+    if (lease.lost) return { outcome: 'lease_lost' };
     if (row.ts !== null) {
       await poster.update({ ...target, ts: row.ts });
       await finish(row, 'sent');
@@ -223,7 +226,7 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
       await finish(row, 'found');
       return { outcome: 'found' };
     }
-    if (!(await fenced(row, { attempted_at: clock() }))) return { outcome: 'lease_lost' };
+    if (lease.lost || !(await fenced(row, { attempted_at: clock() }))) return { outcome: 'lease_lost' };
     try {
       await poster.post(target);
     } catch (error) {
@@ -286,14 +289,15 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
         .execute();
       return claimOutbox(store, { owner: lease.owner, now, limit, leaseMs: lease.ms, busy });
     },
+    renew: renewing(db, 'outbox'),
 
     serve: (installation) => deps.posterOf(installation),
     // Nothing was attempted: no attempt is counted.
     postpone: async (row, until) => void (await later(row, until - clock(), false)),
 
-    async run(row, poster) {
+    async run(row, poster, lease) {
       try {
-        return await send(row, poster);
+        return await send(row, poster, lease);
       } catch (error) {
         return await failed(row, error);
       }
