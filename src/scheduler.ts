@@ -118,7 +118,7 @@ interface Holding {
 /**
  * The leases of a task's running items, each claim's renewed every third of the lease while any
  * of its items runs (one statement a tick for all of them), so work that outlives its lease keeps
- * it, and no second attempt starts while the first may still land.
+ * it, and no second attempt starts while the first still runs.
  */
 function holdings<T>(
   task: Pick<Task<T, unknown>, 'name' | 'renew'>,
