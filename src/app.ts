@@ -205,9 +205,10 @@ function backgroundWork(
       }),
       lease,
       clock,
+      logger,
     ),
-    leased(feed.poll, lease, clock),
-    leased(feed.digest, lease, clock),
+    leased(feed.poll, lease, clock, logger),
+    leased(feed.digest, lease, clock, logger),
     leased(
       outboxJob({
         store,
@@ -220,6 +221,7 @@ function backgroundWork(
       }),
       lease,
       clock,
+      logger,
     ),
   ];
   return createScheduler(

@@ -1,11 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from './logger.js';
 import type { Tracked } from './pipeline/tracked.js';
-import type { Task } from './scheduler.js';
+import type { HeldLease, Task } from './scheduler.js';
 import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
 import { ONE_WORKSPACE } from './store/keys.js';
+import { renewing } from './store/lease.js';
 import { claimOutbox } from './store/outbox-claim.js';
 import { stepBackGuard } from './store/schedules.js';
 import type { Tables } from './store/schema.js';
@@ -14,13 +15,14 @@ import type { Message } from './views/blocks.js';
 /**
  * Messages the bot sends on its own, delivered from the store: the decision to send a message
  * and the message itself are written in one transaction (`enqueue`), and a job delivers them, one
- * at a time per channel, in order, its slots shared between installations (src/store/outbox-claim.ts):
- * one workspace's backlog does not hold back another's messages.
+ * at a time per lane (a watch's messages, a channel's feed: `laneOf`), in order, its slots shared
+ * between installations (src/store/outbox-claim.ts): one workspace's backlog does not hold back
+ * another's messages, nor one kind of message another kind.
  *
  * Slack failing or asking to wait (a 5xx, a time-out, a 429, an outage of hours, any code Slack
  * documents as temporary: src/slack/error-codes.ts) only delays a message: it is tried again,
- * backing off up to five minutes, for at least RETRY_FOR_MS. Only a refusal no retry can change
- * drops it (the channel archived, deleted or closed to the bot, the token revoked, the message or
+ * backing off up to five minutes, for RETRY_FOR_MS, then dropped as `gave_up`. Before that only
+ * a refusal no retry can change drops it (the channel archived, deleted or closed to the bot, the token revoked, the message or
  * its thread deleted, a message Slack finds invalid), logged and counted.
  *
  * A post is marked as attempted before it goes out. If its answer is lost (a time-out, a crash,
@@ -80,6 +82,23 @@ export async function outboxBacklog(store: Store, installation?: string): Promis
   return { pending: Number(row.pending), oldestAt: row.oldest === null ? undefined : Number(row.oldest) };
 }
 
+/**
+ * The lane a message is delivered in, in order, one at a time: what must be ordered shares one,
+ * and nothing else does, so one message's trouble holds back only what must follow it. A watch's
+ * card edits and thread replies are one lane; a channel's feed messages another; anything else
+ * sent to the channel (a notice) a third. A channel shared by two installations is two of each:
+ * each delivers with its own token.
+ */
+function laneOf(
+  installation: string,
+  e: Pick<OutgoingEntry, 'channel' | 'watchId' | 'subscriptionId'>,
+): string {
+  const channel = installation === ONE_WORKSPACE ? e.channel : `${installation}/${e.channel}`;
+  if (e.watchId !== undefined) return `${channel}/watch/${e.watchId}`;
+  if (e.subscriptionId !== undefined) return `${channel}/feed`;
+  return channel;
+}
+
 /** Writes messages to send, inside the caller's transaction. */
 export async function enqueue(
   trx: Kysely<Tables>,
@@ -94,8 +113,7 @@ export async function enqueue(
     .values(
       entries.map((e) => ({
         installation_id: installation,
-        // A channel shared by two installations is two lanes: each delivers with its own token.
-        lane: installation === ONE_WORKSPACE ? e.channel : `${installation}/${e.channel}`,
+        lane: laneOf(installation, e),
         method: e.ts === undefined ? 'chat.postMessage' : 'chat.update',
         channel: e.channel,
         thread_ts: e.threadTs ?? null,
@@ -218,7 +236,7 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     }
   }
 
-  async function send(row: OutboxRow, poster: SlackPoster): Promise<Tracked> {
+  async function send(row: OutboxRow, poster: SlackPoster, lease: HeldLease): Promise<Tracked> {
     if (deps.mayDeliver && !(await deps.mayDeliver(row))) {
       if (await finish(row, 'dropped: not allowed here any more')) deps.onDropped?.('not_allowed');
       return { outcome: 'dropped' };
@@ -226,6 +244,8 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     const message = JSON.parse(row.message) as Message;
     const messageId = `outbox-${row.id}`;
     const target = { channel: row.channel, threadTs: row.thread_ts ?? undefined, ...message, messageId };
+    // Known lost (a renewal found another claim holding it): nothing goes out, whatever the store would say.
+    if (lease.lost) return { outcome: 'lease_lost' };
     if (row.ts !== null) {
       await poster.update({ ...target, ts: row.ts });
       await finish(row, 'sent');
@@ -235,7 +255,7 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
       await finish(row, 'found');
       return { outcome: 'found' };
     }
-    if (!(await fenced(row, { attempted_at: clock() }))) return { outcome: 'lease_lost' };
+    if (lease.lost || !(await fenced(row, { attempted_at: clock() }))) return { outcome: 'lease_lost' };
     try {
       await poster.post(target);
     } catch (error) {
@@ -265,16 +285,21 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     return { outcome: 'dropped' };
   }
 
-  /** After a Slack failure: tried again later, or dropped when no retry can help. A bug goes through. */
+  /**
+   * After a Slack failure: tried again later, or dropped when no retry can help. Every message
+   * has the same bounded life: whatever keeps it waiting (an outage, 429s, a paused feed's
+   * refused token), it is dropped as `gave_up` once RETRY_FOR_MS have passed. A bug goes through.
+   */
   async function failed(row: OutboxRow, error: unknown): Promise<Tracked> {
     if (!(error instanceof SlackPostError)) throw error;
+    const retryable = error.failure === 'rate_limited' || error.failure === 'transient';
+    if (retryable && clock() - row.created_at >= RETRY_FOR_MS) return drop(row, error, 'gave_up');
     switch (error.failure) {
       case 'rate_limited':
         // Slack's own wait, else (chat.postMessage's `rate_limited` names none) the backoff.
         await later(row, error.retryAfterMs ?? backoffMs(row.attempts + 1));
         return { outcome: 'retry_later' };
       case 'transient':
-        if (clock() - row.created_at >= RETRY_FOR_MS) return drop(row, error, 'gave_up');
         await later(row, backoffMs(row.attempts + 1));
         return { outcome: 'retry_later' };
       default:
@@ -299,14 +324,15 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
       await steppedBack(now);
       return claimOutbox(store, { owner: lease.owner, now, limit, leaseMs: lease.ms, busy });
     },
+    renew: renewing(db, 'outbox'),
 
     serve: (installation) => deps.posterOf(installation),
     // Nothing was attempted: no attempt is counted.
     postpone: async (row, until) => void (await later(row, until - clock(), false)),
 
-    async run(row, poster) {
+    async run(row, poster, lease) {
       try {
-        return await send(row, poster);
+        return await send(row, poster, lease);
       } catch (error) {
         return await failed(row, error);
       }

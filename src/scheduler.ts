@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from './logger.js';
 import type { PaymentsClient } from './payments/index.js';
 import { type Tracked, type TrackingDeps, tracked, type Who } from './pipeline/tracked.js';
@@ -24,10 +25,21 @@ export interface BackgroundDeps {
   wakeOutbox?: () => void;
 }
 
-/** A claim's lease: whose it is, and for how long the item is that instance's alone. */
+/**
+ * A lease: its token, and for how long an item is its holder's alone. The instance's own
+ * (`leased`'s argument) names the instance; each claim's is a fresh token of its own, written
+ * to the rows it takes, so a second claim of the same item, even by the same instance, never
+ * passes the fence of the first.
+ */
 export interface Lease {
   readonly owner: string;
   readonly ms: number;
+}
+
+/** The lease a claimed item runs under: its claim's token, and whether it has been lost since. */
+export interface HeldLease extends Lease {
+  /** True once a renewal found the item's rows no longer held by the token: its work may write and send nothing more. */
+  readonly lost: boolean;
 }
 
 /** How long a claimed item is an instance's alone, unless a job says otherwise. */
@@ -54,10 +66,16 @@ export interface Task<T, P> {
   /** How long to wait before looking again when nothing was due. */
   readonly idleMs: number;
   /**
-   * Takes up to `limit` due items, leased by `lease`; `busy` says how many of each
-   * installation's items this instance runs now, for claims shared fairly between them.
+   * Takes up to `limit` due items, leased by `lease` (its token written to them); `busy` says
+   * how many of each installation's items this instance runs now, for claims shared fairly
+   * between them.
    */
   claim(now: number, limit: number, lease: Lease, busy: ReadonlyMap<string, number>): Promise<T[]>;
+  /**
+   * Leases every row still held by one of `tokens` until `now + leaseMs` (`renewing` in
+   * store/lease.ts); resolves with the tokens that still hold a row.
+   */
+  renew(tokens: readonly string[], now: number, leaseMs: number): Promise<ReadonlySet<string>>;
   /** When the next item falls due, if the job can tell: the loop then sleeps until then, not a whole idle tick. */
   nextDueAt?(now: number): Promise<number | undefined>;
   /** When the item was due, for the scheduler's lag. */
@@ -72,8 +90,8 @@ export interface Task<T, P> {
   serve(installation: string): Promise<P | undefined>;
   /** Gives a claimed item back unworked, due again at `until`, only while `lease` still holds it. */
   postpone(item: T, until: number, lease: Lease): Promise<void>;
-  /** The work on a claimed item, with what its installation lent. */
-  run(item: T, part: P): Promise<Tracked>;
+  /** The work on a claimed item, with what its installation lent, under its claim's lease. */
+  run(item: T, part: P, lease: HeldLease): Promise<Tracked>;
 }
 
 export interface Job<T> {
@@ -90,14 +108,89 @@ export interface Job<T> {
   run(item: T): Promise<Tracked>;
 }
 
+/** A claim's lease as its items run: `lost` set by a renewal that finds it gone. */
+interface Holding {
+  lease: { owner: string; ms: number; lost: boolean };
+  /** Its items still running. */
+  running: number;
+}
+
 /**
- * A task run under this instance's lease: its claims leased to `lease.owner`, each
- * installation's items counted while they run (so claims share slots between installations),
- * and an item whose installation cannot be served now given back for UNSERVED_RETRY_MS, without
- * a call, whatever the job.
+ * The leases of a task's running items, each claim's renewed every third of the lease while any
+ * of its items runs (one statement a tick for all of them), so work that outlives its lease keeps
+ * it, and no second attempt starts while the first still runs.
  */
-export function leased<T, P>(task: Task<T, P>, lease: Lease, clock: () => number): Job<T> {
+function holdings<T>(
+  task: Pick<Task<T, unknown>, 'name' | 'renew'>,
+  lease: Lease,
+  clock: () => number,
+  logger: Pick<Logger, 'warn'> | undefined,
+) {
+  const byToken = new Map<string, Holding>();
+  const byItem = new Map<T, Holding>();
+  let timer: NodeJS.Timeout | undefined;
+  let renewing = false;
+  async function renew(): Promise<void> {
+    if (renewing) return;
+    renewing = true;
+    const tokens = [...byToken.keys()];
+    try {
+      const kept = await task.renew(tokens, clock(), lease.ms);
+      for (const token of tokens) {
+        const holding = byToken.get(token);
+        if (holding && !kept.has(token)) holding.lease.lost = true;
+      }
+    } catch (error) {
+      // The rows' fence still holds: a lease that ran out meanwhile refuses the work's writes.
+      logger?.warn({ err: error, job: task.name }, 'could not renew the leases of running work');
+    } finally {
+      renewing = false;
+    }
+  }
+  return {
+    /** A fresh lease for one claim: this instance's name and a token no other claim has. */
+    fresh: (): Lease => ({ owner: `${lease.owner}/${randomUUID()}`, ms: lease.ms }),
+    /** An item claimed under `claimed` runs from now on: its lease is renewed until it is let go. */
+    hold(item: T, claimed: Lease): void {
+      const holding = byToken.get(claimed.owner) ?? { lease: { ...claimed, lost: false }, running: 0 };
+      holding.running += 1;
+      byToken.set(claimed.owner, holding);
+      byItem.set(item, holding);
+      timer ??= setInterval(() => void renew(), lease.ms / 3).unref();
+    },
+    of(item: T): HeldLease {
+      const holding = byItem.get(item);
+      if (!holding) throw new Error(`${task.name}: an item run without being claimed`);
+      return holding.lease;
+    },
+    letGo(item: T): void {
+      const holding = byItem.get(item);
+      byItem.delete(item);
+      if (!holding) return;
+      holding.running -= 1;
+      if (holding.running === 0) byToken.delete(holding.lease.owner);
+      if (byToken.size === 0 && timer) {
+        clearInterval(timer);
+        timer = undefined;
+      }
+    },
+  };
+}
+
+/**
+ * A task run under this instance's lease: each claim under a token of its own (this instance's
+ * name and a random part), renewed while its items run; each installation's items counted while
+ * they run (so claims share slots between installations), and an item whose installation cannot
+ * be served now given back for UNSERVED_RETRY_MS, without a call, whatever the job.
+ */
+export function leased<T, P>(
+  task: Task<T, P>,
+  lease: Lease,
+  clock: () => number,
+  logger?: Pick<Logger, 'warn'>,
+): Job<T> {
   const busy = new Map<string, number>();
+  const held = holdings(task, lease, clock, logger);
   const { nextDueAt } = task;
   const release = (installation: string) => {
     const left = (busy.get(installation) ?? 1) - 1;
@@ -117,22 +210,26 @@ export function leased<T, P>(task: Task<T, P>, lease: Lease, clock: () => number
       return { ...(installation === ONE_WORKSPACE ? {} : { installation }), ...task.describe?.(item) };
     },
     async claim(now, limit) {
-      const items = await task.claim(now, limit, lease, busy);
+      const claimed = held.fresh();
+      const items = await task.claim(now, limit, claimed, busy);
       for (const item of items) {
         const installation = task.installationOf(item);
         busy.set(installation, (busy.get(installation) ?? 0) + 1);
+        held.hold(item, claimed);
       }
       return items;
     },
     async run(item) {
       const installation = task.installationOf(item);
       try {
+        const itsLease = held.of(item);
         const part = await task.serve(installation);
-        if (part !== undefined) return await task.run(item, part);
-        await task.postpone(item, clock() + UNSERVED_RETRY_MS, lease);
+        if (part !== undefined) return await task.run(item, part, itsLease);
+        await task.postpone(item, clock() + UNSERVED_RETRY_MS, itsLease);
         return { outcome: 'paused', ...task.about?.(item) };
       } finally {
         release(installation);
+        held.letGo(item);
       }
     },
   };

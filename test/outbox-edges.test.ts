@@ -31,6 +31,46 @@ describe('the outbox, at the edges', () => {
     expect((await rows())[0]?.result).toBe('dropped: internal_error');
   });
 
+  it('gives up a day after it was decided on a message Slack keeps asking to wait, like any other', async () => {
+    const { outbox, dropped } = job();
+    await put([{ channel: 'C1', message }]);
+    world.poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 60_000));
+    expect(await runOnce(outbox)).toEqual({ outcome: 'retry_later' });
+    world.clock.now = T0 + RETRY_FOR_MS;
+    world.poster.failNext(new SlackPostError('rate_limited', 'ratelimited', 60_000));
+    expect(await runOnce(outbox)).toEqual({ outcome: 'dropped' });
+    expect(dropped).toEqual(['gave_up']);
+  });
+
+  it('keeps a watch’s messages, a feed’s and a channel’s notices in lanes of their own, each in order', async () => {
+    const { outbox } = job();
+    const entries = [
+      { channel: 'C1', message: { ...message, text: 'feed 1' }, subscriptionId: 's-1' },
+      { channel: 'C1', message: { ...message, text: 'card edit' }, ts: '1.000001', watchId: 'w-1' },
+      { channel: 'C1', message: { ...message, text: 'notice' } },
+      { channel: 'C1', message: { ...message, text: 'feed 2' }, subscriptionId: 's-1' },
+      { channel: 'C1', message: { ...message, text: 'reply' }, threadTs: '1.000001', watchId: 'w-1' },
+      { channel: 'C1', message: { ...message, text: 'other watch' }, threadTs: '1.000009', watchId: 'w-2' },
+    ];
+    await put(entries);
+    expect((await rows()).map((r) => r.lane)).toEqual([
+      'C1/feed',
+      'C1/watch/w-1',
+      'C1',
+      'C1/feed',
+      'C1/watch/w-1',
+      'C1/watch/w-2',
+    ]);
+    // The head of each lane only: the second of a feed or of a watch waits for the first.
+    const heads = await outbox.claim(world.clock.now, 10);
+    expect(heads.map((r) => JSON.parse(r.message).text).sort()).toEqual([
+      'card edit',
+      'feed 1',
+      'notice',
+      'other watch',
+    ]);
+  });
+
   it('records why a message it may no longer deliver was dropped', async () => {
     const { outbox, dropped } = job({ mayDeliver: async () => false });
     await put([{ channel: 'C1', message }]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Inflight } from '../src/inflight.js';
-import { createScheduler, type Job, leased, type Task, UNSERVED_RETRY_MS } from '../src/scheduler.js';
+import { createScheduler, type Job } from '../src/scheduler.js';
 import { captureLogs } from './support/bolt.js';
 
 interface Item {
@@ -38,13 +38,8 @@ function listJob(items: Item[], opts: { concurrency?: number; runMs?: number; fa
   return { job, ran, most: () => most };
 }
 
-const until = async (check: () => boolean, ms = 2000) => {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+const until = (check: () => boolean, ms = 2000) =>
+  expect.poll(check, { timeout: ms, interval: 5 }).toBe(true);
 
 describe('scheduler', () => {
   it('runs every due item, no more at once than the job’s concurrency, and logs each', async () => {
@@ -398,107 +393,5 @@ describe('scheduler: no busy loop', () => {
     scheduler.wake();
     await until(() => a.claims === 3 && b.claims === 2);
     await scheduler.stop();
-  });
-});
-
-describe('a task under the lease (leased)', () => {
-  interface Item {
-    id: string;
-    installation: string;
-  }
-  const LEASE = { owner: 'instance-1', ms: 30_000 };
-  function task(serveable: ReadonlySet<string>) {
-    const claims: { lease: unknown; busy: Record<string, number> }[] = [];
-    const postponed: string[] = [];
-    const ran: string[] = [];
-    const due: Item[] = [
-      { id: 'a1', installation: 'A' },
-      { id: 'a2', installation: 'A' },
-      { id: 'b1', installation: 'B' },
-      { id: 'w1', installation: '' },
-    ];
-    const t: Task<Item, string> = {
-      name: 'test_job',
-      concurrency: 4,
-      idleMs: 1000,
-      async claim(_now, limit, lease, busy) {
-        claims.push({ lease, busy: Object.fromEntries(busy) });
-        return due.splice(0, limit);
-      },
-      dueAt: () => 0,
-      installationOf: (item) => item.installation,
-      describe: (item) => ({ channel: item.id }),
-      about: (item) => ({ invoiceId: item.id }),
-      serve: async (installation) => (serveable.has(installation) ? `part of ${installation}` : undefined),
-      async postpone(item, until, lease) {
-        postponed.push(`${item.id} until ${until} by ${lease.owner}`);
-      },
-      async run(item, part) {
-        ran.push(`${item.id} with ${part}`);
-        return { outcome: 'sent' };
-      },
-    };
-    return { t, claims, postponed, ran };
-  }
-
-  it('runs each item with what its installation lends, and gives back for a minute, uncalled, those of one that cannot be served', async () => {
-    const { t, postponed, ran } = task(new Set(['A', '']));
-    const job = leased(t, LEASE, () => 1_000);
-    const items = await job.claim(0, 10);
-    const outcomes = await Promise.all(items.map((item) => job.run(item)));
-    expect(ran).toEqual(['a1 with part of A', 'a2 with part of A', 'w1 with part of ']);
-    expect(postponed).toEqual([`b1 until ${1_000 + UNSERVED_RETRY_MS} by instance-1`]);
-    expect(outcomes).toEqual([
-      { outcome: 'sent' },
-      { outcome: 'sent' },
-      { outcome: 'paused', invoiceId: 'b1' },
-      { outcome: 'sent' },
-    ]);
-    expect(UNSERVED_RETRY_MS).toBe(60_000);
-  });
-
-  it('claims under its lease, telling the claim how many items of each installation still run here', async () => {
-    const { t, claims } = task(new Set(['A']));
-    const job = leased(t, LEASE, () => 0);
-    const [a1, a2, b1] = await job.claim(0, 3);
-    await job.run(a1 as Item);
-    await job.claim(0, 1);
-    await job.run(a2 as Item);
-    await job.run(b1 as Item);
-    await job.claim(0, 1);
-    expect(claims).toEqual([
-      { lease: LEASE, busy: {} },
-      { lease: LEASE, busy: { A: 1, B: 1 } },
-      { lease: LEASE, busy: { '': 1 } },
-    ]);
-  });
-
-  it('names the installation in the log line, but not the one workspace', async () => {
-    const job = leased(task(new Set()).t, LEASE, () => 0);
-    expect(job.describe?.({ id: 'b1', installation: 'B' })).toEqual({ installation: 'B', channel: 'b1' });
-    expect(job.describe?.({ id: 'w1', installation: '' })).toEqual({ channel: 'w1' });
-    expect([job.name, job.concurrency, job.idleMs]).toEqual(['test_job', 4, 1000]);
-    // Neither a claim batch nor a next due time where the task has none: the loop's defaults hold.
-    expect(Object.keys(job)).not.toContain('claimBatch');
-    expect(Object.keys(job)).not.toContain('nextDueAt');
-    const batched = leased(
-      { ...task(new Set()).t, claimBatch: 2, nextDueAt: async (now) => now + 5 },
-      LEASE,
-      () => 0,
-    );
-    expect(batched.claimBatch).toBe(2);
-    expect(await batched.nextDueAt?.(10)).toBe(15);
-  });
-
-  it('releases an installation’s slot even when its work throws', async () => {
-    const { t, claims } = task(new Set(['A']));
-    t.run = async () => {
-      throw new Error('a bug');
-    };
-    const job = leased(t, LEASE, () => 0);
-    const [a1] = await job.claim(0, 1);
-    await expect(job.run(a1 as Item)).rejects.toThrow('a bug');
-    await job.claim(0, 1);
-    expect(claims.at(-1)?.busy).toEqual({});
   });
 });

@@ -24,7 +24,10 @@ const PASSING: ReadonlySet<string | undefined> = new Set(['org_login_required', 
 /**
  * How long a feed message waits before it is tried again while Slack refuses the bot's token
  * (`token_expired`, `invalid_auth`, `token_revoked`, `missing_scope`, …): until someone fixes
- * the token, the feed is paused, never ended, and its messages go out once it works.
+ * the token, the feed is paused, never ended, and its messages go out once it works, each within
+ * the life every message has (the outbox's RETRY_FOR_MS; older ones are dropped as `gave_up`).
+ * A paused feed message holds back only the feed's later messages: other messages to the channel
+ * (a watch's "Paid") go in lanes of their own.
  */
 export const TOKEN_PAUSE_MS = 5 * 60_000;
 
@@ -47,7 +50,8 @@ export async function channelProblem(
 /**
  * What a failed channel check is to the outbox: Slack busy (a 429, a time-out, a 5xx, a
  * migration) is tried again as usual; any other refusal (the token's) pauses the message: it is
- * tried again every TOKEN_PAUSE_MS, as after a 429, and never given up. `paused` is true then.
+ * tried again every TOKEN_PAUSE_MS, as after a 429, until its life ends (RETRY_FOR_MS, as for any
+ * message). `paused` is true then.
  */
 export function undecided(error: unknown): { error: unknown; paused: boolean } {
   if (!(error instanceof SlackPostError) || error.failure === 'rate_limited' || error.failure === 'transient')

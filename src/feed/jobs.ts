@@ -2,6 +2,7 @@ import type { Tracked } from '../pipeline/tracked.js';
 import { type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
+import { renewing } from '../store/lease.js';
 import { stepBackGuard } from '../store/schedules.js';
 import { feedQueries, type PollRow, type SubscriptionRow } from './queries.js';
 
@@ -52,6 +53,7 @@ export function feedJobs(deps: FeedJobsDeps): {
           queries.claimPolls(lease.owner, now, allowed, lease.ms),
         );
       },
+      renew: renewing(deps.store.db, 'singletons'),
       installationOf: ofInstallation,
       serve: deps.feedOf,
       postpone: (row, until, lease) => queries.postponePoll(lease.owner, row, until),
@@ -64,6 +66,7 @@ export function feedJobs(deps: FeedJobsDeps): {
       dueAt: (sub) => sub.next_digest_at,
       nextDueAt: (now) => queries.nextDigestDueAt(now),
       claim: (now, limit, lease) => queries.claimDigests(lease.owner, now, limit, lease.ms),
+      renew: renewing(deps.store.db, 'feed_subscriptions'),
       installationOf: ofInstallation,
       serve: deps.digestsOf,
       postpone: (sub, until, lease) => queries.holdDigest(lease.owner, sub, until),

@@ -2,6 +2,7 @@ import type { Tracked } from '../pipeline/tracked.js';
 import { type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import type { ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
+import { renewing } from '../store/lease.js';
 import { paceInterval } from '../store/pace.js';
 import { stepBackGuard } from '../store/schedules.js';
 import { CEILING_MS } from './cadence.js';
@@ -66,6 +67,7 @@ export function watchPollJob(deps: WatchPollDeps): Task<WatchedInvoiceRow, Watch
         queries.claimDue(lease.owner, now, allowed, lease.ms, busy, paceMs),
       );
     },
+    renew: renewing(deps.store.db, 'watched_invoices'),
     installationOf: (row) => row.installation_id,
     about: (row) => ({ invoiceId: row.invoice_id }),
     serve: deps.watchesOf,

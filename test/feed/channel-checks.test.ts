@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TOKEN_PAUSE_MS } from '../../src/feed/channel.js';
 import { DEFAULT_DIGEST } from '../../src/feed/schedule.js';
-import { RETRY_FOR_MS } from '../../src/outbox.js';
+import { createMetrics } from '../../src/metrics.js';
+import { enqueue, RETRY_FOR_MS } from '../../src/outbox.js';
 import { num } from '../../src/sandbox/data.js';
 import { SlackPostError } from '../../src/slack/calls.js';
 import { failureOfCode } from '../../src/slack/error-codes.js';
@@ -10,7 +11,7 @@ import { HOME_TEAM } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
 import { useSandbox } from '../support/use-sandbox.js';
-import { feedInstance } from './feed-instance.js';
+import { feedInstance, type InstanceOptions } from './feed-instance.js';
 
 /**
  * What `conversations.info` says just before a feed message goes out: only a channel gone,
@@ -47,8 +48,8 @@ beforeEach(async () => {
   env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('0.0012') }]);
 });
 
-async function subscribed() {
-  const bot = feedInstance(env, 'a', poster, clock);
+async function subscribed(opts: InstanceOptions = {}) {
+  const bot = feedInstance(env, 'a', poster, clock, {}, opts);
   await bot.feed.subscribe({
     teamId: HOME_TEAM,
     channelId: FINANCE,
@@ -97,12 +98,13 @@ describe('a refusal of conversations.info that says nothing about the channel', 
     expect(feedPosts()).toEqual(['Received: +1 BTC']);
   });
 
-  it('pauses on token trouble for as long as it lasts, then posts every payment in order', async () => {
+  it('pauses on token trouble for up to a message’s life: what is younger goes out once Slack answers, in order', async () => {
     const { feed, tick, logs } = await subscribed();
     refusal = 'token_expired';
     await payment(tick);
-    clock.now += RETRY_FOR_MS; // longer than the outbox tries a message Slack keeps failing
+    clock.now += RETRY_FOR_MS - MINUTE;
     await payment(tick, '3.0012');
+    await payment(tick, '6.0012');
     expect(feedPosts()).toEqual([]);
     expect(logs.lines.map((l) => l.msg)).toContain(
       'payments feed paused: Slack refuses the bot’s token; its messages wait',
@@ -110,8 +112,45 @@ describe('a refusal of conversations.info that says nothing about the channel', 
     refusal = undefined;
     clock.now += TOKEN_PAUSE_MS;
     await tick();
-    expect(feedPosts()).toEqual(['Received: +1 BTC', 'Received: +2 BTC']);
+    expect(feedPosts()).toEqual(['Received: +2 BTC', 'Received: +3 BTC']);
     expect(await feed.list(HOME_TEAM)).toHaveLength(1);
+  });
+
+  it('holds no watch’s "Paid" behind a paused feed message, and drops that one after RETRY_FOR_MS, counted', async () => {
+    const metrics = createMetrics();
+    const { tick } = await subscribed({ onDropped: (reason) => metrics.outboxDropped(reason) });
+    refusal = 'missing_scope';
+    await payment(tick);
+    // A watch in the same channel is told its invoice was paid, after the feed message paused.
+    const section = (text: string) => [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }];
+    const card = await poster.post({ channel: FINANCE, text: 'Watched', blocks: section('Watched') });
+    const paid = { text: 'Paid', blocks: section('Paid') };
+    await env.store.transaction((trx) =>
+      enqueue(trx, [{ channel: FINANCE, threadTs: card, message: paid, watchId: 'w-1' }], clock.now),
+    );
+    await tick();
+    expect(poster.repliesIn(FINANCE, card).map((m) => m.text)).toEqual(['Paid']);
+    // 25 hours on, Slack still refusing the token: the feed message is dropped, not kept for ever.
+    for (let hour = 1; hour <= 25; hour += 1) {
+      clock.now += 60 * MINUTE;
+      await tick();
+    }
+    expect(feedPosts()).toEqual(['Watched']); // the card only: the payment was never posted
+    const results = await env.store.db
+      .selectFrom('outbox')
+      .select(['message', 'result'])
+      .where('subscription_id', 'is not', null)
+      .orderBy('id')
+      .execute();
+    // The payment and yesterday's digest dropped a day after they were decided; today's digest waits.
+    expect(results.map((r) => [JSON.parse(r.message).text.slice(0, 20), r.result])).toEqual([
+      ['Received: +1 BTC', 'dropped: missing_scope'],
+      ['Daily balance digest', 'dropped: missing_scope'],
+      ['Daily balance digest', null],
+    ]);
+    expect(await metrics.registry.getSingleMetricAsString('slackbot_outbox_dropped_total')).toContain(
+      'slackbot_outbox_dropped_total{reason="gave_up"} 2',
+    );
   });
 });
 

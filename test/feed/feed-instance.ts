@@ -1,5 +1,6 @@
 import type { AccessPolicy } from '../../src/access.js';
 import { createFeed, type FeedDeps } from '../../src/feed/service.js';
+import type { DropReason } from '../../src/outbox.js';
 import type { PaymentsClient } from '../../src/payments/index.js';
 import { serviceState } from '../../src/service-state.js';
 import { captureLogs } from '../support/bolt.js';
@@ -12,6 +13,8 @@ export interface InstanceOptions {
   payments?: PaymentsClient;
   wakeOutbox?: () => void;
   leaseMs?: number;
+  /** Told of each message the outbox drops, as the metrics are. */
+  onDropped?: (reason: DropReason) => void;
 }
 
 /**
@@ -49,6 +52,7 @@ export function feedInstance(
     clock: () => clock.now,
     owner: name,
     mayDeliver: (row) => feed.mayDeliver(row),
+    ...(opts.onDropped ? { onDropped: opts.onDropped } : {}),
   });
   const { poll, digest } = feedJobsOf(deps, feed);
   const jobs = [poll, digest];

@@ -194,7 +194,7 @@ describe('the feed’s queries', () => {
     expect(
       await store.db.selectFrom('outbox').select(['installation_id', 'lane']).orderBy('id').execute(),
     ).toEqual([
-      { installation_id: 'T1', lane: 'T1/G1' },
+      { installation_id: 'T1', lane: 'T1/G1/feed' },
       { installation_id: 'T2', lane: 'T2/G1' },
     ]);
     await store.transaction((trx) => two.clearKeyNotices(trx));

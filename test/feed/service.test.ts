@@ -435,8 +435,9 @@ describe('the poll, in detail', () => {
     const { feed, deps } = instance('a', poster, clock, {}, { payments });
     await instance('b', poster, clock).feed.subscribe(request());
     clock.now += MINUTE;
-    const [row] = await feedJobsOf(deps, feed).poll.claim(clock.now, 1);
-    await expect(row && feedJobsOf(deps, feed).poll.run(row)).rejects.toThrow('a bug');
+    const { poll } = feedJobsOf(deps, feed);
+    const [row] = await poll.claim(clock.now, 1);
+    await expect(row && poll.run(row)).rejects.toThrow('a bug');
   });
 
   it('lets an instance whose lease ran out post nothing: the one that took over does', async () => {
@@ -445,11 +446,12 @@ describe('the poll, in detail', () => {
     await a.feed.subscribe(request());
     env.sandbox.setBalances([{ id: 'BTC', title: 'Bitcoin', balance: num('3') }]);
     clock.now += MINUTE;
-    const [stale] = await feedJobsOf(a.deps, a.feed).poll.claim(clock.now, 1);
+    const [aPoll, bPoll] = [feedJobsOf(a.deps, a.feed).poll, feedJobsOf(b.deps, b.feed).poll];
+    const [stale] = await aPoll.claim(clock.now, 1);
     clock.now += 2000;
-    const [fresh] = await feedJobsOf(b.deps, b.feed).poll.claim(clock.now, 1);
-    expect(fresh && (await feedJobsOf(b.deps, b.feed).poll.run(fresh))).toMatchObject({ outcome: 'changed' });
-    expect(stale && (await feedJobsOf(a.deps, a.feed).poll.run(stale))).toEqual({ outcome: 'lease_lost' });
+    const [fresh] = await bPoll.claim(clock.now, 1);
+    expect(fresh && (await bPoll.run(fresh))).toMatchObject({ outcome: 'changed' });
+    expect(stale && (await aPoll.run(stale))).toEqual({ outcome: 'lease_lost' });
     await b.tick();
     expect(feedPosts()).toHaveLength(1);
   });
@@ -542,11 +544,12 @@ describe('the digest, in detail', () => {
     const b = instance('b', poster, clock, {}, { leaseMs: 1000 });
     await a.feed.subscribe(request());
     const nine = Date.parse('2026-11-21T09:00:00Z');
-    const [stale] = await feedJobsOf(a.deps, a.feed).digest.claim(nine, 1);
+    const [aDigest, bDigest] = [feedJobsOf(a.deps, a.feed).digest, feedJobsOf(b.deps, b.feed).digest];
+    const [stale] = await aDigest.claim(nine, 1);
     clock.now = nine + 2000;
-    const [fresh] = await feedJobsOf(b.deps, b.feed).digest.claim(clock.now, 1);
-    expect(fresh && (await feedJobsOf(b.deps, b.feed).digest.run(fresh))).toEqual({ outcome: 'sent' });
-    expect(stale && (await feedJobsOf(a.deps, a.feed).digest.run(stale))).toEqual({ outcome: 'lease_lost' });
+    const [fresh] = await bDigest.claim(clock.now, 1);
+    expect(fresh && (await bDigest.run(fresh))).toEqual({ outcome: 'sent' });
+    expect(stale && (await aDigest.run(stale))).toEqual({ outcome: 'lease_lost' });
     await b.tick();
     expect(digestsIn()).toHaveLength(1);
   });
@@ -651,8 +654,9 @@ describe('the feed, at its edges', () => {
     await feed.subscribe(request());
     env.sandbox.failNext({ kind: 'status', status: 503 }, 10);
     clock.now += MINUTE;
-    const [row] = await feedJobsOf(deps, feed).poll.claim(clock.now, 1);
-    if (row) await feedJobsOf(deps, feed).poll.run(row);
+    const { poll } = feedJobsOf(deps, feed);
+    const [row] = await poll.claim(clock.now, 1);
+    if (row) await poll.run(row);
     expect(await state.keyRejectedSince()).toBeUndefined();
   });
 

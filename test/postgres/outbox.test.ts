@@ -4,6 +4,7 @@ import { openStore } from '../../src/store/database.js';
 import { captureLogs } from '../support/bolt.js';
 import { recordingPoster } from '../support/fake-slack.js';
 import { outboxOf } from '../support/jobs.js';
+import { leaseRenewalContract } from '../support/lease-renewal-contract.js';
 import { freshDatabase } from '../support/postgres-server.js';
 
 /**
@@ -81,3 +82,7 @@ describe('the outbox on PostgreSQL', () => {
       ]);
   });
 });
+
+leaseRenewalContract('PostgreSQL', async () =>
+  openStore({ kind: 'postgres', url: await freshDatabase(inject('postgresUrl')) }),
+);

@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/database.js';
 import { LeaseLost, leaseOf } from '../../src/store/lease.js';
+import { leaseRenewalContract } from '../support/lease-renewal-contract.js';
 
 describe('the lease a claimed row was taken under', () => {
   it('is what its work fences its writes with', () => {
@@ -10,3 +15,7 @@ describe('the lease a claimed row was taken under', () => {
     expect(() => leaseOf({ lease_owner: null })).toThrow(LeaseLost);
   });
 });
+
+const dir = mkdtempSync(join(tmpdir(), 'bot-lease-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+leaseRenewalContract('SQLite', () => openStore({ kind: 'sqlite', path: join(dir, 'bot.sqlite') }));
