@@ -51,30 +51,70 @@ export function tokenRotation(deps: AuthorizationDeps) {
   const sleep = deps.sleep ?? pause;
 
   /**
+   * Refreshed tokens the store could not keep, by installation: Slack revoked the refresh token
+   * the store still holds when it handed these out, so they are served from here, and written
+   * again at each authorization of the installation, until the write holds.
+   */
+  const unwritten = new Map<string, Unwritten>();
+
+  const notKept = (id: string) =>
+    logger.warn(
+      { installation: id },
+      'a refreshed bot token was not kept: the installation changed meanwhile (another refresh, a revocation or an uninstall)',
+    );
+
+  /**
    * The installation as the refresh reads and writes it: the new token is kept only over the one
-   * it replaces (same expiry, not revoked, not uninstalled meanwhile), never inserted.
+   * it replaces (same expiry, not revoked, not uninstalled meanwhile), never inserted. A token
+   * not yet written is the one read (its refresh token is the one Slack knows); one the store
+   * fails to write is kept in `unwritten`.
    */
   function refreshStore(id: string): InstallationStore {
-    let expiresAt: number | undefined;
+    let storedExpiresAt: number | undefined;
     return {
       async fetchInstallation(query) {
+        const kept = unwritten.get(id);
+        if (kept) {
+          storedExpiresAt = kept.storedExpiresAt;
+          return kept.installation;
+        }
         const installation = await installations.fetchInstallation(query);
-        expiresAt = installation.bot?.expiresAt;
+        storedExpiresAt = installation.bot?.expiresAt;
         return installation;
       },
       async storeInstallation(installation) {
-        if (!(await installations.storeRefreshed(installation, expiresAt)))
-          logger.warn(
-            { installation: id },
-            'a refreshed bot token was not kept: the installation changed meanwhile (another refresh, a revocation or an uninstall)',
-          );
+        unwritten.set(id, { installation, storedExpiresAt });
+        await writeUnwritten(id);
       },
     };
   }
+
+  /** Writes a token the store has not kept yet; forgets it once written or once the row changed. */
+  async function writeUnwritten(id: string): Promise<void> {
+    const kept = unwritten.get(id);
+    if (!kept) return;
+    try {
+      if (!(await installations.storeRefreshed(kept.installation, kept.storedExpiresAt))) notKept(id);
+      unwritten.delete(id);
+      await releaseRefresh(store, id, owner);
+    } catch (error) {
+      logger.warn(
+        { err: error, installation: id },
+        'a refreshed bot token could not be stored: it is used from memory and written again at the next request',
+      );
+    }
+  }
   const refreshes = new Map<string, Promise<void>>();
 
-  const expiresWithin = (installation: InstallationSummary, ms: number) =>
-    installation.tokenExpiresAt !== undefined && installation.tokenExpiresAt - clock() < ms;
+  /** When the token in use expires: the one not yet written, else the store's. */
+  const tokenExpiresAt = (installation: InstallationSummary) => {
+    const kept = unwritten.get(installation.id)?.installation.bot?.expiresAt;
+    return kept === undefined ? installation.tokenExpiresAt : kept * 1000;
+  };
+  const expiresWithin = (installation: InstallationSummary, ms: number) => {
+    const expiresAt = tokenExpiresAt(installation);
+    return expiresAt !== undefined && expiresAt - clock() < ms;
+  };
 
   /** Waits while another instance refreshes a token about to expire, until the store holds a new one. */
   async function waitForAnother(installation: InstallationSummary): Promise<void> {
@@ -97,7 +137,9 @@ export function tokenRotation(deps: AuthorizationDeps) {
       // The token it has stays good until it expires: the next request tries again.
       logger.warn({ err: error, installation: id }, 'could not refresh the installation’s bot token');
     } finally {
-      await releaseRefresh(store, id, owner);
+      // While the new token is not written, the lease stays until it runs out: no other instance
+      // refreshes with the refresh token Slack has replaced meanwhile (see docs/many-workspaces.md).
+      if (!unwritten.has(id)) await releaseRefresh(store, id, owner);
     }
   }
 
@@ -115,9 +157,17 @@ export function tokenRotation(deps: AuthorizationDeps) {
     installation: InstallationSummary,
     source: AuthorizeSource,
   ): Promise<AuthorizeResult> {
+    await writeUnwritten(installation.id);
     if (expiresWithin(installation, ROTATION_WINDOW_MS)) await refreshOnce(installation, source);
-    return resultOf(await installations.fetchInstallation(source), source);
+    const kept = unwritten.get(installation.id)?.installation;
+    return resultOf(kept ?? (await installations.fetchInstallation(source)), source);
   };
+}
+
+/** A refreshed installation the store has not kept yet, and the expiry (seconds) of the token it replaces there. */
+interface Unwritten {
+  installation: Installation;
+  storedExpiresAt: number | undefined;
 }
 
 /** What `@slack/oauth`'s `authorize` answers for a stored installation, without refreshing anything. */
