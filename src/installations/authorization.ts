@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/database.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
 import { claimRefresh, releaseRefresh } from '../store/refresh-lease.js';
+import { unwrittenTokens } from './unwritten-tokens.js';
 
 /** What Bolt asks `authorize` about: the request's workspace, organisation, and whether the install is organisation-wide. */
 type AuthorizeSource = Parameters<Authorize<boolean>>[0];
@@ -50,69 +51,12 @@ export function tokenRotation(deps: AuthorizationDeps) {
   const { store, installations, owner, clock, logger } = deps;
   const sleep = deps.sleep ?? pause;
 
-  /**
-   * Refreshed tokens the store could not keep, by installation: Slack revoked the refresh token
-   * the store still holds when it handed these out, so they are served from here, and written
-   * again at each authorization of the installation, until the write holds.
-   */
-  const unwritten = new Map<string, Unwritten>();
-
-  const notKept = (id: string) =>
-    logger.warn(
-      { installation: id },
-      'a refreshed bot token was not kept: the installation changed meanwhile (another refresh, a revocation or an uninstall)',
-    );
-
-  /**
-   * The installation as the refresh reads and writes it: the new token is kept only over the one
-   * it replaces (same expiry, not revoked, not uninstalled meanwhile), never inserted. A token
-   * not yet written is the one read (its refresh token is the one Slack knows); one the store
-   * fails to write is kept in `unwritten`.
-   */
-  function refreshStore(id: string): InstallationStore {
-    let storedExpiresAt: number | undefined;
-    return {
-      async fetchInstallation(query) {
-        const kept = unwritten.get(id);
-        if (kept) {
-          storedExpiresAt = kept.storedExpiresAt;
-          return kept.installation;
-        }
-        const installation = await installations.fetchInstallation(query);
-        storedExpiresAt = installation.bot?.expiresAt;
-        return installation;
-      },
-      async storeInstallation(installation) {
-        unwritten.set(id, { installation, storedExpiresAt });
-        await writeUnwritten(id);
-      },
-    };
-  }
-
-  /** Writes a token the store has not kept yet; forgets it once written or once the row changed. */
-  async function writeUnwritten(id: string): Promise<void> {
-    const kept = unwritten.get(id);
-    if (!kept) return;
-    try {
-      if (!(await installations.storeRefreshed(kept.installation, kept.storedExpiresAt))) notKept(id);
-      unwritten.delete(id);
-      await releaseRefresh(store, id, owner);
-    } catch (error) {
-      logger.warn(
-        { err: error, installation: id },
-        'a refreshed bot token could not be stored: it is used from memory and written again at the next request',
-      );
-    }
-  }
+  const unwritten = unwrittenTokens({ store, installations, owner, logger });
   const refreshes = new Map<string, Promise<void>>();
 
-  /** When the token in use expires: the one not yet written, else the store's. */
-  const tokenExpiresAt = (installation: InstallationSummary) => {
-    const kept = unwritten.get(installation.id)?.installation.bot?.expiresAt;
-    return kept === undefined ? installation.tokenExpiresAt : kept * 1000;
-  };
+  /** Whether the token in use (one not yet written, else the store's) expires within `ms`. */
   const expiresWithin = (installation: InstallationSummary, ms: number) => {
-    const expiresAt = tokenExpiresAt(installation);
+    const expiresAt = unwritten.expiresAt(installation.id) ?? installation.tokenExpiresAt;
     return expiresAt !== undefined && expiresAt - clock() < ms;
   };
 
@@ -132,7 +76,7 @@ export function tokenRotation(deps: AuthorizationDeps) {
       return waitForAnother(installation);
     try {
       // Reads the installation again, and refreshes only if nobody did meanwhile; stores the new token.
-      await deps.refresher(refreshStore(id)).authorize(source);
+      await deps.refresher(unwritten.refreshStore(id)).authorize(source);
     } catch (error) {
       // The token it has stays good until it expires: the next request tries again.
       logger.warn({ err: error, installation: id }, 'could not refresh the installation’s bot token');
@@ -157,17 +101,11 @@ export function tokenRotation(deps: AuthorizationDeps) {
     installation: InstallationSummary,
     source: AuthorizeSource,
   ): Promise<AuthorizeResult> {
-    await writeUnwritten(installation.id);
+    await unwritten.write(installation.id);
     if (expiresWithin(installation, ROTATION_WINDOW_MS)) await refreshOnce(installation, source);
-    const kept = unwritten.get(installation.id)?.installation;
+    const kept = unwritten.installationOf(installation.id);
     return resultOf(kept ?? (await installations.fetchInstallation(source)), source);
   };
-}
-
-/** A refreshed installation the store has not kept yet, and the expiry (seconds) of the token it replaces there. */
-interface Unwritten {
-  installation: Installation;
-  storedExpiresAt: number | undefined;
 }
 
 /** What `@slack/oauth`'s `authorize` answers for a stored installation, without refreshing anything. */
