@@ -7,6 +7,9 @@
  *   people of the organisation the bot is installed in: its workspace, or every workspace of its
  *   Enterprise Grid organisation (an organisation-wide install, or a workspace inside one). Never
  *   a guest of another organisation in a Slack Connect channel.
+ * - **Guests**: a single- or multi-channel guest of the organisation itself (Slack's
+ *   `is_ultra_restricted`, `is_restricted`) sees no amount and changes nothing, on any surface:
+ *   every action with a person asks Slack's directory, kept an hour per person.
  * - **BALANCE_ALLOWED_USERS** and **BALANCE_ALLOWED_CHANNELS**, when set, narrow the balance
  *   and the payments feed further.
  * - **The feed's channel**: private (or listed), never a DM, never shared with another
@@ -33,6 +36,8 @@ export type Action =
 interface Rule {
   /** Only people of the bot's organisation. */
   organisation: boolean;
+  /** Only full members: never a guest, even of the organisation itself. */
+  members: boolean;
   /** Only the people in BALANCE_ALLOWED_USERS, when it is set. */
   users: boolean;
   /** Only in the channels in BALANCE_ALLOWED_CHANNELS, when it is set (the App Home is none of them). */
@@ -41,16 +46,17 @@ interface Rule {
 
 /**
  * Each action's rules. An invoice id is what the payment page itself is reached by: whoever holds
- * one may read that invoice, so reading asks nothing; changing what a channel is told does.
+ * one may read that invoice, so reading asks no organisation; changing what a channel is told
+ * does. A guest of the merchant's own workspace reads nothing and changes nothing (issue 37).
  */
 export const RULES: Readonly<Record<Action, Rule>> = {
-  read_balance: { organisation: true, users: true, channels: true },
-  start_feed: { organisation: true, users: true, channels: true },
-  read_feeds: { organisation: true, users: true, channels: false },
-  stop_feed: { organisation: true, users: true, channels: false },
-  change_watch: { organisation: true, users: false, channels: false },
-  change_card: { organisation: true, users: false, channels: false },
-  read_invoice: { organisation: false, users: false, channels: false },
+  read_balance: { organisation: true, members: true, users: true, channels: true },
+  start_feed: { organisation: true, members: true, users: true, channels: true },
+  read_feeds: { organisation: true, members: true, users: true, channels: false },
+  stop_feed: { organisation: true, members: true, users: true, channels: false },
+  change_watch: { organisation: true, members: true, users: false, channels: false },
+  change_card: { organisation: true, members: true, users: false, channels: false },
+  read_invoice: { organisation: false, members: true, users: false, channels: false },
 };
 
 /** The workspace and organisation the bot is installed in (`auth.test`, docs/slack.md#install). */
@@ -97,6 +103,8 @@ export interface Membership {
   enterpriseId: string | undefined;
   /** Their own time zone as set in Slack (`user.tz`, `Europe/Kyiv`), when Slack says. */
   timeZone?: string | undefined;
+  /** A single- or multi-channel guest (`is_ultra_restricted`, `is_restricted`). */
+  guest?: boolean | undefined;
 }
 
 /** Looks a person up; `undefined` when Slack does not know them. */
@@ -104,6 +112,7 @@ export type Directory = (userId: string) => Promise<Membership | undefined>;
 
 export type Refusal =
   | 'other_workspace'
+  | 'guest'
   | 'user_not_allowed'
   | 'channel_not_allowed'
   // The payments feed posts for a channel to read, so it asks more of the channel.
@@ -160,14 +169,23 @@ export function mayManageAccount(
   return standing.teamId === home.teamId && standing.workspaceAdmin;
 }
 
-/** Why the rules refuse `what`, given whether the person is of the organisation; `undefined` when they allow it. */
+/** What the rules need to know of the person who asks. */
+export interface AskerStanding {
+  /** Of the bot's organisation. */
+  ofOrganisation: boolean;
+  /** A guest (of any workspace), as Slack's directory says. */
+  guest: boolean;
+}
+
+/** Why the rules refuse `what`, given who the person is; `undefined` when they allow it. */
 export function refusalFor(
   policy: AccessPolicy,
   question: Question,
-  ofOrganisation: boolean,
+  person: AskerStanding,
 ): Refusal | undefined {
   const rule = RULES[question.what];
-  if (rule.organisation && !ofOrganisation) return 'other_workspace';
+  if (rule.organisation && !person.ofOrganisation) return 'other_workspace';
+  if (rule.members && person.guest) return 'guest';
   const { userId } = question.who;
   if (rule.users && policy.allowedUsers && (userId === undefined || !policy.allowedUsers.includes(userId)))
     return 'user_not_allowed';
@@ -204,18 +222,26 @@ export interface Access {
 export function createAccess(policy: AccessPolicy, directory: Directory): Access {
   const { home } = policy;
 
-  async function ofOrganisation(who: Asker): Promise<boolean> {
-    if (who.teamId === home.teamId) return true;
-    // Nobody to look up, or another team while the bot's workspace belongs to no organisation.
-    if (who.userId === undefined || (who.teamId !== undefined && home.enterpriseId === undefined))
-      return false;
-    const person = await directory(who.userId);
-    return person !== undefined && sameOrganisation(home, person);
-  }
-
+  /**
+   * Why `question` is refused. Whether the person is a guest is asked of Slack's directory (a
+   * request never says it); whether they are of the organisation is answered by the request when
+   * it names the bot's own team, or names another while the bot's workspace belongs to no
+   * organisation (then the directory is not asked at all when the action needs the organisation).
+   * Nobody (a workflow step) is no guest and is of the organisation only by the request's team.
+   */
   async function refusal(question: Question): Promise<Refusal | undefined> {
-    const needsOrganisation = RULES[question.what].organisation;
-    return refusalFor(policy, question, needsOrganisation && (await ofOrganisation(question.who)));
+    const { who } = question;
+    const fromRequest =
+      who.teamId === home.teamId
+        ? true
+        : who.userId === undefined || (who.teamId !== undefined && home.enterpriseId === undefined)
+          ? false
+          : undefined;
+    if (who.userId === undefined || (fromRequest === false && RULES[question.what].organisation))
+      return refusalFor(policy, question, { ofOrganisation: fromRequest === true, guest: false });
+    const person = await directory(who.userId);
+    const ofOrganisation = fromRequest ?? (person !== undefined && sameOrganisation(home, person));
+    return refusalFor(policy, question, { ofOrganisation, guest: person?.guest === true });
   }
 
   return {

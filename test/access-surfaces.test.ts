@@ -13,6 +13,17 @@ import { Pacer } from '../src/payments/pacer.js';
 import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/server.js';
 import { openStore, type Store } from '../src/store/database.js';
+import {
+  ALLOWED_USERS,
+  type Answers,
+  BALANCE,
+  CHANGE,
+  NOBODY,
+  PEOPLE,
+  type Person,
+  READ,
+  SHAPES,
+} from './support/access-people.js';
 import { visibleText } from './support/block-kit.js';
 import { captureLogs } from './support/bolt.js';
 import {
@@ -28,47 +39,13 @@ import { type SlackStandIn, startSlackStandIn } from './support/slack-stand-in.j
 /**
  * Issue 22 §1–§4: one access decision, asked by every surface. The bot as main.ts assembles it,
  * signed requests over HTTP, Slack's directory (users.info) answered by the stand-in, and the
- * same four people on every surface: the answers must agree everywhere, whichever way Slack
- * describes the install in auth.test.
+ * same people on every surface (test/support/access-people.ts; issue 37 added the guests of the
+ * workspace itself): the answers must agree everywhere, whichever way Slack describes the
+ * install in auth.test.
  */
 const BOT_TOKEN = 'xoxb-access-test-token';
 const SECRET = 'access-test-signing-secret';
 const { open: OPEN, paid: PAID } = DEMO_INVOICE_IDS;
-
-const PEOPLE = {
-  allowed: { user: 'U0ALLOWED', team: 'T0HOME', enterprise: 'E0ORG' },
-  unlisted: { user: 'U0UNLISTED', team: 'T0HOME', enterprise: 'E0ORG' },
-  sister: { user: 'W0SISTER', team: 'T0SISTER', enterprise: 'E0ORG' },
-  guest: { user: 'U0GUEST', team: 'T0GUEST', enterprise: 'E0OTHER' },
-} as const;
-type Person = (typeof PEOPLE)[keyof typeof PEOPLE];
-type Answers = Record<keyof typeof PEOPLE, string>;
-// Everyone but the unlisted member is in BALANCE_ALLOWED_USERS: the guest is refused all the same.
-const ALLOWED_USERS = [PEOPLE.allowed.user, PEOPLE.sister.user, PEOPLE.guest.user].join(',');
-
-/** What each kind of action answers the four. */
-const BALANCE: Answers = {
-  allowed: 'ok',
-  unlisted: 'user_not_allowed',
-  sister: 'ok',
-  guest: 'other_workspace',
-};
-const CHANGE: Answers = { allowed: 'ok', unlisted: 'ok', sister: 'ok', guest: 'other_workspace' };
-const READ: Answers = { allowed: 'ok', unlisted: 'ok', sister: 'ok', guest: 'ok' };
-
-/** auth.test of a workspace inside an organisation, and of an organisation-wide token (docs/slack.md#install). */
-const SHAPES = [
-  ['a workspace of an Enterprise Grid organisation', { team_id: 'T0HOME', enterprise_id: 'E0ORG' }],
-  [
-    'an organisation-wide install',
-    {
-      team_id: 'E0ORG',
-      enterprise_id: 'E0ORG',
-      is_enterprise_install: true,
-      url: 'https://org.enterprise.slack.test/',
-    },
-  ],
-] as const;
 
 let sandbox: Sandbox;
 let pool: Pool;
@@ -87,7 +64,11 @@ afterAll(async () => {
 async function standIn(authTest: Record<string, unknown>) {
   const slack = await startSlackStandIn({ teamId: 'T0HOME', botToken: BOT_TOKEN, authTest });
   for (const p of Object.values(PEOPLE))
-    slack.people.set(p.user, { team_id: p.team, enterprise_user: { enterprise_id: p.enterprise } });
+    slack.people.set(p.user, {
+      team_id: p.team,
+      enterprise_user: { enterprise_id: p.enterprise },
+      ...p.flags,
+    });
   return slack;
 }
 
@@ -147,7 +128,7 @@ describe('auth.test, in both shapes', () => {
   });
 });
 
-describe.each(SHAPES)('four people on every surface, installed as %s', (_label, authTest) => {
+describe.each(SHAPES)('the same people on every surface, installed as %s', (_label, authTest) => {
   let slack: SlackStandIn;
   let store: Store;
   let bot: Bot;
@@ -268,6 +249,7 @@ describe.each(SHAPES)('four people on every surface, installed as %s', (_label, 
     const text = visibleText(slack.homeViews.filter((v) => v.userId === p.user).at(-1)?.view);
     if (text.includes('0.0123456 BTC')) return 'ok';
     if (text.includes('`BALANCE_ALLOWED_USERS`')) return 'user_not_allowed';
+    if (text.includes('not its guests')) return 'guest';
     if (text.includes('only for members of this workspace')) return 'other_workspace';
     return `unexpected: ${text.slice(0, 200)}`;
   }
@@ -367,7 +349,7 @@ describe.each(SHAPES)('four people on every surface, installed as %s', (_label, 
         ),
     ],
     ['App Home: the balance', BALANCE, (p) => home(p)],
-    ['Get invoice workflow step (no person)', READ, (_p, n) => step(n)],
+    ['Get invoice workflow step (no person)', NOBODY, (_p, n) => step(n)],
   ];
 
   it('gives each of them the same answer on every surface', async () => {

@@ -36,6 +36,8 @@ const PEOPLE: Record<string, Membership> = {
   W0SISTER: { teamId: 'T0SISTER', enterpriseId: 'E0ORG' },
   U0GUEST: { teamId: 'T0GUEST', enterpriseId: 'E0OTHER' },
   U0LONER: { teamId: 'T0GUEST', enterpriseId: undefined },
+  U0SINGLE: { teamId: 'T0HOME', enterpriseId: 'E0ORG', guest: true },
+  U0MULTI: { teamId: 'T0HOME', enterpriseId: 'E0ORG', guest: true },
 };
 
 describe('the organisation', () => {
@@ -79,7 +81,7 @@ describe('the rules', () => {
     userId: string | undefined,
     channelId: string | undefined,
     ofOrganisation = true,
-  ) => refusalFor(policy, { who: { userId }, where: { channelId }, what }, ofOrganisation);
+  ) => refusalFor(policy, { who: { userId }, where: { channelId }, what }, { ofOrganisation, guest: false });
 
   it('refuses in order: the organisation, then the people listed, then the channels listed', () => {
     expect(ask('read_balance', 'U0FINANCE', 'C0FINANCE', false)).toBe('other_workspace');
@@ -94,7 +96,7 @@ describe('the rules', () => {
       refusalFor(
         { home: WORKSPACE },
         { who: { userId: 'U0ANYONE' }, where: { channelId: undefined }, what: 'read_balance' },
-        true,
+        { ofOrganisation: true, guest: false },
       ),
     ).toBeUndefined();
   });
@@ -120,16 +122,32 @@ describe('the rules', () => {
 
   it('asks the organisation of every action but reading an invoice', () => {
     expect(Object.entries(RULES).filter(([, rule]) => !rule.organisation)).toEqual([
-      ['read_invoice', { organisation: false, users: false, channels: false }],
+      ['read_invoice', { organisation: false, members: true, users: false, channels: false }],
     ]);
   });
 
-  it('answers a member of the bot’s own team from the request alone', async () => {
+  it('refuses every action to a guest of the organisation itself, listed or not (issue 37)', async () => {
+    const access = createAccess(
+      { home: GRID, allowedUsers: ['U0SINGLE', 'U0MULTI'] },
+      directory(PEOPLE).lookUp,
+    );
+    for (const userId of ['U0SINGLE', 'U0MULTI'])
+      for (const what of Object.keys(RULES) as Action[]) {
+        const who = { userId, teamId: 'T0HOME' };
+        expect([what, await access.refusal({ who, where: { channelId: 'C1' }, what })]).toEqual([
+          what,
+          'guest',
+        ]);
+      }
+    expect(Object.values(RULES).every((rule) => rule.members)).toBe(true);
+  });
+
+  it('asks the directory whether a member of the bot’s own team is a guest, and nothing more', async () => {
     const dir = directory(PEOPLE);
     const access = createAccess({ home: GRID }, dir.lookUp);
     const who = { userId: 'U0MEMBER', teamId: 'T0HOME' };
     expect(await access.refusal({ who, where: { channelId: 'C1' }, what: 'change_watch' })).toBeUndefined();
-    expect(dir.asked).toEqual([]);
+    expect(dir.asked).toEqual(['U0MEMBER']);
   });
 
   it('refuses another team without a look-up when the bot belongs to no organisation', async () => {
@@ -163,11 +181,12 @@ describe('the rules', () => {
     );
   });
 
-  it('asks nothing of the directory to read an invoice', async () => {
-    const dir = directory(PEOPLE);
-    const access = createAccess({ home: GRID }, dir.lookUp);
-    await access.demand({ who: { userId: 'U0GUEST' }, where: { channelId: 'C1' }, what: 'read_invoice' });
-    expect(dir.asked).toEqual([]);
+  it('lets someone of another organisation read an invoice, but not a guest of this one', async () => {
+    const access = createAccess({ home: GRID }, directory(PEOPLE).lookUp);
+    const read = (userId: string, teamId: string) =>
+      access.refusal({ who: { userId, teamId }, where: { channelId: 'C1' }, what: 'read_invoice' });
+    expect(await read('U0GUEST', 'T0GUEST')).toBeUndefined();
+    expect(await read('U0SINGLE', 'T0HOME')).toBe('guest');
   });
 
   it('throws a refusal that says what was asked and where the balance may be read', async () => {
@@ -242,7 +261,7 @@ describe('the directory (users.info)', () => {
     const results: string[] = [];
     const lookUp = createDirectory(client, { ttlMs: 1000, clock: () => now, onCall: (r) => results.push(r) });
     const [a, b] = await Promise.all([lookUp('U1'), lookUp('U1')]);
-    expect(a).toEqual({ teamId: 'TU1', enterpriseId: 'E0ORG' });
+    expect(a).toEqual({ teamId: 'TU1', enterpriseId: 'E0ORG', guest: false });
     expect(b).toBe(a);
     now = 999;
     await lookUp('U1');
@@ -251,6 +270,19 @@ describe('the directory (users.info)', () => {
     await lookUp('U1');
     expect(calls).toEqual(['U1', 'U1']);
     expect(results).toEqual(['ok', 'ok']);
+  });
+
+  it('tells a single-channel (`is_ultra_restricted`) or multi-channel (`is_restricted`) guest', async () => {
+    const flags: Record<string, Record<string, boolean>> = {
+      U0SINGLE: { is_ultra_restricted: true, is_restricted: true },
+      U0MULTI: { is_restricted: true },
+      U0MEMBER: { is_restricted: false },
+    };
+    const lookUp = createDirectory({
+      users: { info: async ({ user }) => ({ user: { team_id: 'T0HOME', ...flags[user] } }) },
+    });
+    const guests = await Promise.all(Object.keys(flags).map(async (id) => (await lookUp(id))?.guest));
+    expect(guests).toEqual([true, true, false]);
   });
 
   it('keeps at most `max` people, forgetting the oldest first', async () => {
@@ -275,7 +307,7 @@ describe('the directory (users.info)', () => {
     const lookUp = createDirectory(client, { onCall: (r) => results.push(r) });
     await expect(lookUp('U1')).rejects.toThrow('socket hang up');
     delete (failures as Partial<typeof failures>).U1;
-    expect(await lookUp('U1')).toEqual({ teamId: 'TU1', enterpriseId: 'E0ORG' });
+    expect(await lookUp('U1')).toEqual({ teamId: 'TU1', enterpriseId: 'E0ORG', guest: false });
     expect(calls).toEqual(['U1', 'U1']);
     expect(results).toEqual(['error', 'ok']);
   });

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
+import { guardConnections } from './connections.js';
 
 // Limits of every connection, on every route (Slack's, the install pages, /healthz, /metrics), so
 // that nobody can hold the bot's memory or its connections for long (docs/slack.md#request-limits).
@@ -13,10 +14,16 @@ const REQUEST_TIMEOUT_MS = 5_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** How often Node looks for requests past those times; its default (30 s) would let them live that much longer. */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
-/** Open connections at most, all routes together; one more is closed at once. Slack, probes and a scrape need far fewer. */
+/**
+ * Open connections at most, all routes together; one more makes room by closing the one that has
+ * waited longest without a request being answered (src/http/connections.ts). Slack, probes and a
+ * scrape need far fewer.
+ */
 const MAX_CONNECTIONS = 256;
-/** Connections closed for being over MAX_CONNECTIONS are logged at most this often, with their count. */
-const DROP_LOG_INTERVAL_MS = 10_000;
+/** A connection that has sent nothing this long is the first to give way when one more arrives. */
+const SILENT_GRACE_MS = 1_000;
+/** Connections closed to keep within MAX_CONNECTIONS are logged once per this window, with their counts. */
+const DROP_LOG_WINDOW_MS = 10_000;
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
@@ -39,8 +46,8 @@ export interface HttpServer {
  * The bot's one HTTP server, in both modes: Slack's requests in HTTP mode, and the operator's
  * routes (/healthz, /metrics), which are not signature-checked. A handler that throws answers
  * 500 and is logged; it never takes the process down. A request whose headers or whole self do
- * not arrive in time is answered 408 and its connection closed (by Node), and connections over
- * MAX_CONNECTIONS are closed as they come.
+ * not arrive in time is answered 408 and its connection closed (by Node), and a connection over
+ * MAX_CONNECTIONS makes room by closing an idle or unfinished one.
  */
 /** The bot's servers: the public one, and with METRICS_PORT one of the operator's for `/metrics`. */
 interface HttpServers {
@@ -92,16 +99,15 @@ export function createHttpServer(routes: Routes, logger: Logger): HttpServer {
         res.end();
       });
   });
-  server.maxConnections = MAX_CONNECTIONS;
-  let dropped = 0;
-  let loggedAt = Number.NEGATIVE_INFINITY;
-  server.on('drop', () => {
-    dropped += 1;
-    if (performance.now() - loggedAt < DROP_LOG_INTERVAL_MS) return;
-    logger.warn({ dropped, maxConnections: MAX_CONNECTIONS }, 'connections over the limit were closed');
-    dropped = 0;
-    loggedAt = performance.now();
-  });
+  const guard = guardConnections(
+    server,
+    {
+      max: MAX_CONNECTIONS,
+      silentGraceMs: SILENT_GRACE_MS,
+      logWindowMs: DROP_LOG_WINDOW_MS,
+    },
+    logger,
+  );
 
   return {
     async listen(port, host) {
@@ -110,6 +116,7 @@ export function createHttpServer(routes: Routes, logger: Logger): HttpServer {
       return (server.address() as AddressInfo).port;
     },
     close() {
+      guard.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       return closed;

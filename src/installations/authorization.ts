@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/database.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
 import { claimRefresh, releaseRefresh } from '../store/refresh-lease.js';
+import { unwrittenTokens } from './unwritten-tokens.js';
 
 /** What Bolt asks `authorize` about: the request's workspace, organisation, and whether the install is organisation-wide. */
 type AuthorizeSource = Parameters<Authorize<boolean>>[0];
@@ -50,31 +51,14 @@ export function tokenRotation(deps: AuthorizationDeps) {
   const { store, installations, owner, clock, logger } = deps;
   const sleep = deps.sleep ?? pause;
 
-  /**
-   * The installation as the refresh reads and writes it: the new token is kept only over the one
-   * it replaces (same expiry, not revoked, not uninstalled meanwhile), never inserted.
-   */
-  function refreshStore(id: string): InstallationStore {
-    let expiresAt: number | undefined;
-    return {
-      async fetchInstallation(query) {
-        const installation = await installations.fetchInstallation(query);
-        expiresAt = installation.bot?.expiresAt;
-        return installation;
-      },
-      async storeInstallation(installation) {
-        if (!(await installations.storeRefreshed(installation, expiresAt)))
-          logger.warn(
-            { installation: id },
-            'a refreshed bot token was not kept: the installation changed meanwhile (another refresh, a revocation or an uninstall)',
-          );
-      },
-    };
-  }
+  const unwritten = unwrittenTokens({ store, installations, owner, logger });
   const refreshes = new Map<string, Promise<void>>();
 
-  const expiresWithin = (installation: InstallationSummary, ms: number) =>
-    installation.tokenExpiresAt !== undefined && installation.tokenExpiresAt - clock() < ms;
+  /** Whether the token in use (one not yet written, else the store's) expires within `ms`. */
+  const expiresWithin = (installation: InstallationSummary, ms: number) => {
+    const expiresAt = unwritten.expiresAt(installation.id) ?? installation.tokenExpiresAt;
+    return expiresAt !== undefined && expiresAt - clock() < ms;
+  };
 
   /** Waits while another instance refreshes a token about to expire, until the store holds a new one. */
   async function waitForAnother(installation: InstallationSummary): Promise<void> {
@@ -92,12 +76,14 @@ export function tokenRotation(deps: AuthorizationDeps) {
       return waitForAnother(installation);
     try {
       // Reads the installation again, and refreshes only if nobody did meanwhile; stores the new token.
-      await deps.refresher(refreshStore(id)).authorize(source);
+      await deps.refresher(unwritten.refreshStore(id)).authorize(source);
     } catch (error) {
       // The token it has stays good until it expires: the next request tries again.
       logger.warn({ err: error, installation: id }, 'could not refresh the installation’s bot token');
     } finally {
-      await releaseRefresh(store, id, owner);
+      // While the new token is not written, the lease stays until it runs out: no other instance
+      // refreshes with the refresh token Slack has replaced meanwhile (see docs/many-workspaces.md).
+      if (!unwritten.has(id)) await releaseRefresh(store, id, owner);
     }
   }
 
@@ -115,8 +101,10 @@ export function tokenRotation(deps: AuthorizationDeps) {
     installation: InstallationSummary,
     source: AuthorizeSource,
   ): Promise<AuthorizeResult> {
+    await unwritten.write(installation.id);
     if (expiresWithin(installation, ROTATION_WINDOW_MS)) await refreshOnce(installation, source);
-    return resultOf(await installations.fetchInstallation(source), source);
+    const kept = unwritten.installationOf(installation.id);
+    return resultOf(kept ?? (await installations.fetchInstallation(source)), source);
   };
 }
 

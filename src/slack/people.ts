@@ -5,13 +5,19 @@ import type { Directory, Membership } from '../access.js';
 export interface UsersClient {
   users: {
     info(args: { user: string }): Promise<{
-      user?: { team_id?: string; enterprise_user?: { enterprise_id?: string }; tz?: string };
+      user?: {
+        team_id?: string;
+        enterprise_user?: { enterprise_id?: string };
+        tz?: string;
+        is_restricted?: boolean;
+        is_ultra_restricted?: boolean;
+      };
     }>;
   };
 }
 
 interface DirectoryOptions {
-  /** How long an answer is kept; a person's team does not change, a guest's access may. */
+  /** How long an answer is kept; a person's team does not change, whether they are a guest may. */
   ttlMs?: number;
   /** The most people kept; the oldest answer goes first. */
   max?: number;
@@ -25,7 +31,7 @@ const HOUR_MS = 3_600_000;
 /**
  * Slack's directory, through `users.info`: a person's own team (`user.team_id`), on Enterprise
  * Grid their organisation (`user.enterprise_user.enterprise_id`), and their time zone
- * (`user.tz`). Answers, and concurrent asks, are shared per person for `ttlMs`, at most `max`
+ * (`user.tz`), and whether they are a guest (`is_restricted`, `is_ultra_restricted`). Answers, and concurrent asks, are shared per person for `ttlMs`, at most `max`
  * people at once. A person Slack does not know (`user_not_found`) is `undefined`; any other
  * failure is thrown and not kept.
  */
@@ -41,6 +47,7 @@ export function createDirectory(client: UsersClient, opts: DirectoryOptions = {}
         teamId: user?.team_id,
         enterpriseId: user?.enterprise_user?.enterprise_id,
         timeZone: user?.tz,
+        guest: user?.is_restricted === true || user?.is_ultra_restricted === true,
       };
     } catch (error) {
       onCall?.('error');

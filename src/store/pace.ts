@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Store } from './database.js';
+import { whileInstalled } from './installed.js';
 
 /**
  * How far ahead a key's next free call may be for its checks to be claimed: a claimed check
@@ -34,7 +35,8 @@ export const paceInterval = (perSecond: number): number => Math.ceil((1000 + PAC
 /**
  * Reserves an installation's next background call, all instances together: its key's next free
  * slot is `max(next, now)` and the one after it `intervalMs` later, in one statement (an upsert
- * the database serializes per row). Resolves with the reserved slot's time.
+ * the database serializes per row), only while the installation is stored. Resolves with the
+ * reserved slot's time (`now` for an installation no longer stored).
  */
 export async function reserveSlot(
   store: Store,
@@ -42,9 +44,11 @@ export async function reserveSlot(
   now: number,
   intervalMs: number,
 ): Promise<number> {
-  const { next_slot_at } = await store.db
+  const reserved = await store.db
     .insertInto('background_pace')
-    .values({ installation_id: installation, next_slot_at: now + intervalMs })
+    .columns(['installation_id', 'next_slot_at'])
+    // Only while the installation is there: a call in flight during an uninstall re-creates nothing.
+    .expression(whileInstalled(store.db, installation, installation, now + intervalMs))
     .onConflict((oc) =>
       oc.column('installation_id').doUpdateSet((eb) => {
         const next = eb.ref('background_pace.next_slot_at');
@@ -60,8 +64,9 @@ export async function reserveSlot(
       }),
     )
     .returning('next_slot_at')
-    .executeTakeFirstOrThrow();
-  return Number(next_slot_at) - intervalMs;
+    .executeTakeFirst();
+  // Uninstalled meanwhile: nothing to pace, the call goes at once (and finds nothing to act on).
+  return reserved ? Number(reserved.next_slot_at) - intervalMs : now;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Store } from './database.js';
+import { whileInstalled } from './installed.js';
 import { leaseFree } from './lease.js';
 
 /** The `singletons` row that says which instance is refreshing an installation's bot token. */
@@ -10,7 +11,7 @@ const TOKEN_REFRESH = 'token_refresh';
  * (node-slack-sdk #2504). A lease row, not a lock held on a connection: nothing holds a pooled
  * connection or a transaction while Slack is asked, so any number of installations refreshing
  * at once never wait on each other for a connection. True when `owner` holds it until
- * `now + leaseMs`; false while another instance does.
+ * `now + leaseMs`; false while another instance does, or once the installation is uninstalled.
  */
 export async function claimRefresh(
   store: Store,
@@ -22,7 +23,20 @@ export async function claimRefresh(
   const lease = { lease_owner: owner, lease_until: now + leaseMs, next_run_at: now };
   const claimed = await store.db
     .insertInto('singletons')
-    .values({ installation_id: installation, name: TOKEN_REFRESH, last_success_at: null, ...lease })
+    .columns(['installation_id', 'name', 'last_success_at', 'lease_owner', 'lease_until', 'next_run_at'])
+    // Only while the installation is there: a refresh in flight during an uninstall re-creates nothing.
+    .expression(
+      whileInstalled(
+        store.db,
+        installation,
+        installation,
+        TOKEN_REFRESH,
+        { null: 'bigint' },
+        owner,
+        lease.lease_until,
+        now,
+      ),
+    )
     .onConflict((oc) =>
       oc
         .columns(['installation_id', 'name'])

@@ -115,6 +115,11 @@ function explainRefusal(error: AccessDeniedError): Explanation {
       };
     case 'other_workspace':
       return otherOrganisation(error.what);
+    case 'guest':
+      return {
+        title: 'This is only for full members of this workspace',
+        body: md`Guests of the workspace do not see the merchant’s payments and do not change what the bot tells a channel. Ask a full member of the workspace.`,
+      };
     case 'user_not_allowed':
       return {
         title: 'You are not allowed to see the balance',

@@ -45,6 +45,8 @@ function refusedBalance(refusal: Refusal, allowedChannels: readonly string[]): M
       return md`The balance is read only in the channels the bot’s admin set for it: \`/balance\` in ${join(allowedChannels.slice(0, 20).map(channelMention), ', ')}.`;
     case 'user_not_allowed':
       return md`The balance is shown only to the people the bot’s admin allows (\`BALANCE_ALLOWED_USERS\`). Ask them if you need it.`;
+    case 'guest':
+      return md`The balance is only for full members of this workspace, not its guests.`;
     default:
       return md`The balance is only for members of this workspace.`;
   }

@@ -108,6 +108,8 @@ const manyEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
 
 /** What oauth.v2.access answers for the workspace's code; `extra` adds token rotation or makes it organisation-wide. */
 function offerCode(w: Workspace, extra: Record<string, unknown> = {}): void {
+  // Slack's directory knows the installer as a member of their own workspace (every request asks it whether they are a guest).
+  if (!slack.people.has(w.installer)) slack.people.set(w.installer, { team_id: w.team });
   slack.oauthCodes.set(w.code, {
     access_token: w.token,
     scope: 'commands,chat:write,users:read',

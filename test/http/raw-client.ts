@@ -67,3 +67,50 @@ export function rawClient(port: number, ...parts: (string | Buffer)[]): RawClien
   for (const part of parts) socket.write(part);
   return { socket, closed, answered };
 }
+
+export interface HeldConnections {
+  /** How many of them the server closed without an answer (each was opened again at once). */
+  readonly closedUnanswered: () => number;
+  /** Opens no more, lets closures under way arrive (100 ms), then closes the rest. */
+  stop(): Promise<void>;
+}
+
+/**
+ * What an attacker does to take the connections: `count` connections to `port`, each sending
+ * `parts` (none: an idle one) and then nothing; one the server closes is opened again at once.
+ * Resolves once each of the first `count` has connected or been closed.
+ */
+export async function holdConnections(
+  port: number,
+  count: number,
+  ...parts: (string | Buffer)[]
+): Promise<HeldConnections> {
+  const open = new Set<RawClient>();
+  let stopped = false;
+  let closedUnanswered = 0;
+  let closing = false;
+  const hold = (): RawClient => {
+    const c = rawClient(port, ...parts);
+    open.add(c);
+    void c.closed.then((answer) => {
+      open.delete(c);
+      if (answer.status === undefined && !closing) closedUnanswered += 1;
+      if (!stopped) hold();
+    });
+    return c;
+  };
+  const first = Array.from({ length: count }, hold);
+  // Connected, or already closed by the server (then reopened).
+  await Promise.all(
+    first.map((c) => Promise.race([new Promise((ok) => c.socket.once('connect', ok)), c.closed])),
+  );
+  return {
+    closedUnanswered: () => closedUnanswered,
+    async stop() {
+      stopped = true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      closing = true;
+      for (const c of open) c.socket.destroy();
+    },
+  };
+}

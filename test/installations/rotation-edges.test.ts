@@ -135,28 +135,48 @@ describe('waiting for another instance’s refresh', () => {
 });
 
 describe('a refresh that fails or is not kept', () => {
-  it('serves the token it has when the new one cannot be stored, warns naming the installation, and lets the next request try', async () => {
+  it('keeps a refreshed token the store could not write: serves it, never sends the replaced refresh token, and writes it at a later request', async () => {
     const logs = captureLogs();
+    let failures = 2;
     const bot = instance({
       logger: logs.logger,
       installations: (real) => ({
         ...real,
-        storeRefreshed: async () => {
-          throw new Error('the database is unreachable');
+        storeRefreshed: async (...args) => {
+          if (failures-- > 0) throw new Error('the database is unreachable');
+          return real.storeRefreshed(...args);
         },
       }),
     });
     await installRotating(slack, bot.installations, 'T0NOSTORE', { expiresIn: 60 });
     const installation = await summary(bot.installations, 'T0NOSTORE');
+    const refreshCalls = () => slack.calls.filter((c) => c.args.grant_type === 'refresh_token').length;
+    const refreshesBefore = refreshCalls();
+    const stored = async () =>
+      (await bot.installations.fetchInstallation(teamSource('T0NOSTORE'))).bot?.token;
 
-    expect((await bot.authorizationOf(installation, teamSource('T0NOSTORE'))).botToken).toBe(
-      'xoxe.xoxb-T0NOSTORE-first-token',
+    // The refresh's write fails, then the second request's: both are served the new token.
+    const first = await bot.authorizationOf(installation, teamSource('T0NOSTORE'));
+    expect(first.botToken).toMatch(/^xoxe\.xoxb-rotated-/);
+    const second = await bot.authorizationOf(installation, teamSource('T0NOSTORE'));
+    expect(second.botToken).toBe(first.botToken);
+    expect(await stored()).toBe('xoxe.xoxb-T0NOSTORE-first-token');
+    // No other instance refreshes with the replaced refresh token meanwhile: the lease is held.
+    expect(await claimRefresh(store, 'T0NOSTORE', 'instance-2', Date.now(), 30_000)).toBe(false);
+    const warnings = logs.lines.filter((l) =>
+      String(l.msg).startsWith('a refreshed bot token could not be stored'),
     );
-    const warning = logs.lines.find((l) => l.msg === 'could not refresh the installation’s bot token');
-    expect(warning).toMatchObject({ level: 'warn', installation: 'T0NOSTORE' });
-    expect(JSON.stringify(warning?.err)).toContain('the database is unreachable');
-    // The lease is free again: another instance may take it at once.
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatchObject({ level: 'warn', installation: 'T0NOSTORE' });
+    expect(JSON.stringify(warnings)).not.toContain(first.botToken);
+
+    // The third request's write holds: the store has the new token, and the lease is free again.
+    expect((await bot.authorizationOf(installation, teamSource('T0NOSTORE'))).botToken).toBe(first.botToken);
+    expect(await stored()).toBe(first.botToken);
     expect(await claimRefresh(store, 'T0NOSTORE', 'instance-2', Date.now(), 30_000)).toBe(true);
+    // One refresh in all, with the refresh token Slack had handed out.
+    expect(refreshCalls() - refreshesBefore).toBe(1);
+    expect(refreshesByToken(slack).get('xoxe-1-T0NOSTORE-first-refresh')).toBe(1);
   });
 
   it('warns naming the installation whose refreshed token was not kept over a revocation', async () => {

@@ -34,7 +34,7 @@ import {
 } from '../support/bolt.js';
 import { install, KEY } from '../support/installations-contract.js';
 import { runDue } from '../support/jobs.js';
-import { startSlackStandIn } from '../support/slack-stand-in.js';
+import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
 
 const OTHER_KEY = 'merchant-other-unit-key-1f2e3d';
 const OTHER = { id: 'XMR', title: 'Monero', balance: num('77.7777') };
@@ -42,7 +42,10 @@ const OTHER = { id: 'XMR', title: 'Monero', balance: num('77.7777') };
 let sandbox: Sandbox;
 let pool: Pool;
 let store: Store;
+/** Where the installations' Web API calls go unless a test says: users.info answers everyone a member. */
+let anySlack: SlackStandIn;
 beforeAll(async () => {
+  anySlack = await startSlackStandIn({ teamId: 'T0ANY', botToken: 'xoxb-any' });
   store = await openStore({
     kind: 'sqlite',
     path: join(mkdtempSync(join(tmpdir(), 'tenants-')), 'bot.sqlite'),
@@ -52,6 +55,7 @@ beforeAll(async () => {
   pool = new Pool(sandbox.url);
 });
 afterAll(async () => {
+  await anySlack.close();
   await store.close();
   await pool.close();
   await sandbox.close();
@@ -76,7 +80,7 @@ function tenants(
     /** The token background work gets; `xoxb-<id>` by default. */
     tokenFor?: TenantsDeps['tokenFor'];
     clock?: () => number;
-    /** Where the installations' Web API calls go; nowhere by default. */
+    /** Where the installations' Web API calls go; `anySlack` by default. */
     slackApiUrl?: string;
     /** The installations the store holds, instead of `keys` and `summaries`. */
     installations?: Installations;
@@ -155,7 +159,7 @@ function tenants(
     clock,
     owner: 'test',
     clientOptions: {
-      slackApiUrl: opts.slackApiUrl ?? 'http://127.0.0.1:9/api/',
+      slackApiUrl: opts.slackApiUrl ?? anySlack.apiUrl,
       retryConfig: { retries: 0 },
     },
     wakeOutbox: () => undefined,

@@ -24,13 +24,23 @@ describe('the directory, when Slack says little', () => {
   it('knows nothing of a person when users.info names no user, and counts the call as ok', async () => {
     const results: string[] = [];
     const lookUp = createDirectory(answering({}), { onCall: (r) => results.push(r) });
-    expect(await lookUp('U1')).toEqual({ teamId: undefined, enterpriseId: undefined, timeZone: undefined });
+    expect(await lookUp('U1')).toEqual({
+      teamId: undefined,
+      enterpriseId: undefined,
+      timeZone: undefined,
+      guest: false,
+    });
     expect(results).toEqual(['ok']);
   });
 
   it('reads a person of no organisation, with their time zone', async () => {
     const lookUp = createDirectory(answering({ user: { team_id: 'T1', tz: 'Europe/Kyiv' } }));
-    expect(await lookUp('U1')).toEqual({ teamId: 'T1', enterpriseId: undefined, timeZone: 'Europe/Kyiv' });
+    expect(await lookUp('U1')).toEqual({
+      teamId: 'T1',
+      enterpriseId: undefined,
+      timeZone: 'Europe/Kyiv',
+      guest: false,
+    });
   });
 
   it('throws a failure that is no Slack platform error as it is', async () => {
@@ -77,7 +87,12 @@ describe('the directory, when an old ask fails late', () => {
     calls[0]?.reject(new Error('socket hang up'));
     await expect(old).rejects.toThrow('socket hang up');
     await new Promise((r) => setImmediate(r));
-    expect(await lookUp('U1')).toEqual({ teamId: 'T1', enterpriseId: undefined, timeZone: undefined });
+    expect(await lookUp('U1')).toEqual({
+      teamId: 'T1',
+      enterpriseId: undefined,
+      timeZone: undefined,
+      guest: false,
+    });
     expect(calls).toHaveLength(2);
   });
 

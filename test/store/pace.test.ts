@@ -11,11 +11,14 @@ import {
   reserveSlot,
   sharedPace,
 } from '../../src/store/pace.js';
+import { installed } from '../support/installations-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-pace-'));
 let store: Store;
 beforeAll(async () => {
   store = await openStore({ kind: 'sqlite', path: join(dir, 'bot.sqlite') });
+  // A key's pace is kept only while its installation is stored.
+  await installed(store, 'T1', 'T2', 'T3', 'T4', 'T5');
 });
 afterAll(async () => {
   await store.close();

@@ -224,8 +224,12 @@ export interface DepsOptions {
   policy?: Partial<AccessPolicy>;
   /** What Slack's directory (users.info) says of these people; anyone else is a member of HOME_TEAM. */
   people?: Readonly<Record<string, Membership | undefined>>;
-  /** users.info fails for everyone (Slack down, or the users:read scope missing before a reinstall). */
-  directoryFails?: boolean;
+  /**
+   * users.info fails for everyone (Slack down, or the users:read scope missing before a
+   * reinstall); `after_first`: it answers the first ask about a person (the access check) and
+   * fails the later ones (a time-zone read).
+   */
+  directoryFails?: boolean | 'after_first';
   logger?: Logger;
   settings?: Partial<WatchSettings>;
   /** Milliseconds since the epoch; NOW by default. */
@@ -268,8 +272,11 @@ export function listenerDeps(
     breaker,
   });
   const people = opts.people ?? {};
+  const answered = new Set<string>();
   const directory: Directory = async (userId) => {
-    if (opts.directoryFails) throw new Error('An API error occurred: missing_scope');
+    const fails = opts.directoryFails === 'after_first' ? answered.has(userId) : opts.directoryFails;
+    if (fails) throw new Error('An API error occurred: missing_scope');
+    answered.add(userId);
     return Object.hasOwn(people, userId) ? people[userId] : { teamId: HOME_TEAM, enterpriseId: undefined };
   };
   const base = {

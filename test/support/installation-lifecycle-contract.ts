@@ -9,7 +9,7 @@ import { eventKey } from '../../src/store/keys.js';
 import { reserveSlot } from '../../src/store/pace.js';
 import { claimRefresh, releaseRefresh } from '../../src/store/refresh-lease.js';
 import { createSealer } from '../../src/store/sealing.js';
-import { install, KEY, NOW } from './installations-contract.js';
+import { install, installed, KEY, NOW } from './installations-contract.js';
 
 /**
  * What installing again, connecting a key and uninstalling do to what the store holds of an
@@ -194,8 +194,25 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       await store.close();
     });
 
+    it('lets a call in flight during an uninstall re-create neither the pace of its key nor its refresh lease (issue 37)', async () => {
+      const store = await fresh();
+      await installed(store, 'T0GONE');
+      // Both taken before the uninstall, as a check or a refresh under way holds them.
+      await reserveSlot(store, 'T0GONE', NOW, 220);
+      expect(await claimRefresh(store, 'T0GONE', 'instance-1', NOW, 10_000)).toBe(true);
+      await createInstallations(store, createSealer({ current: KEY }), () => NOW).uninstall('T0GONE', NOW);
+      // What the calls still under way then write, one statement each.
+      expect(await reserveSlot(store, 'T0GONE', NOW + 1, 220)).toBe(NOW + 1);
+      expect(await claimRefresh(store, 'T0GONE', 'instance-2', NOW + 20_000, 10_000)).toBe(false);
+      await releaseRefresh(store, 'T0GONE', 'instance-1');
+      const left = await everything(store);
+      for (const [table, rows] of Object.entries(left)) expect(rows, table).not.toContain('T0GONE');
+      await store.close();
+    });
+
     it('lets one instance at a time refresh an installation’s token, until it lets go or its lease runs out', async () => {
       const store = await fresh();
+      await installed(store, 'T0ONE', 'T0TWO');
       expect(await claimRefresh(store, 'T0ONE', 'instance-1', NOW, 10_000)).toBe(true);
       expect(await claimRefresh(store, 'T0ONE', 'instance-2', NOW + 1, 10_000)).toBe(false);
       expect(await claimRefresh(store, 'T0TWO', 'instance-2', NOW + 1, 10_000)).toBe(true);

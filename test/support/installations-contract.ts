@@ -27,6 +27,12 @@ export const install = (teamId: string, token: string, extra: Partial<Installati
   ...extra,
 });
 
+/** Installs each of `ids` with a token of its own: the store's pace and leases are kept only for an installation. */
+export async function installed(store: Store, ...ids: string[]): Promise<void> {
+  const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+  for (const id of ids) await installations.storeInstallation(install(id, `xoxb-${id}-token`));
+}
+
 export function installationsContract(name: string, fresh: () => Promise<Store>): void {
   describe(`installations on ${name}`, () => {
     it('stores each workspace by its team id and gives back only its own token', async () => {

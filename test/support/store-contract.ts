@@ -9,6 +9,7 @@ import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
 import { captureLogs } from './bolt.js';
 import { emptyWork } from './empty-store.js';
 import { recordingPoster } from './fake-slack.js';
+import { installed } from './installations-contract.js';
 import { outboxOf } from './jobs.js';
 
 /**
@@ -201,6 +202,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     it('spaces one key’s background calls by its pace, whichever of two instances reserves them', async () => {
       // Two instances: on PostgreSQL two stores (two pools); SQLite is one process's, so one.
       const other = store.dialect === 'postgres' ? await open() : store;
+      await installed(store, 'T0PACE', 'T0OTHER');
       try {
         const rps = 5;
         const at = 1_795_262_400_000;
@@ -235,6 +237,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         }
       });
       const at = 1_000_000;
+      await installed(store, 'T0BUSY');
       // T0BUSY's key has its calls reserved 1.5 s ahead; T0IDLE's none.
       for (let i = 0; i < 8; i += 1) await reserveSlot(store, 'T0BUSY', at, 200);
       const first = await idle.claimDue('a', at, 20, 100_000, new Map(), 200);

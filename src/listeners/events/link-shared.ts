@@ -25,11 +25,13 @@ export function createLinkSharedEvent(deps: ListenerDeps) {
   }: SlackEventMiddlewareArgs<'link_shared'> & { client: UnfurlClient }): Promise<Tracked> => {
     // Slack retries an event it thinks went unanswered; one unfurl per event, whichever instance gets it.
     if (!(await deps.firstSight(`event:${body.event_id}`))) return { outcome: 'duplicate' };
-    await deps.access.demand({
+    // A link a guest of the workspace pasted is not unfurled: the refusal is the outcome, nothing is shown.
+    const refused = await deps.access.refusal({
       who: { userId: event.user },
       where: { channelId: event.channel },
       what: 'read_invoice',
     });
+    if (refused) return { outcome: refused };
     const wanted = event.links
       .flatMap(({ url }) => {
         const id = parsePaymentLink(url, deps.payUrl);

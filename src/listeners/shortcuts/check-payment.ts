@@ -1,7 +1,9 @@
 import type { MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
+import { AccessDeniedError } from '../../access.js';
 import { acknowledge, deliver } from '../../pipeline/delivery.js';
 import { reportFailure } from '../../pipeline/error-policy.js';
 import type { Tracked } from '../../pipeline/tracked.js';
+import { errorMessage } from '../../views/errors.js';
 import { type Lookup, nothingFoundMessage, paymentCheckMessage } from '../../views/shortcut.js';
 import type { ListenerDeps } from '../deps.js';
 import { findInvoiceRefs } from '../invoice-input.js';
@@ -14,12 +16,6 @@ import { findInvoiceRefs } from '../invoice-input.js';
 export function createCheckPaymentShortcut(deps: ListenerDeps) {
   return async ({ ack, shortcut }: SlackShortcutMiddlewareArgs<MessageShortcut>): Promise<Tracked> => {
     await acknowledge(ack, deps.logger);
-    await deps.access.demand({
-      who: { userId: shortcut.user.id, teamId: shortcut.user.team_id },
-      where: { channelId: shortcut.channel.id },
-      what: 'read_invoice',
-    });
-    const { ids, more } = findInvoiceRefs(shortcut.message, deps.payUrl);
     const respond = (message: { text: string; blocks: unknown[] }) =>
       deliver(
         deps.responseUrls,
@@ -27,6 +23,18 @@ export function createCheckPaymentShortcut(deps: ListenerDeps) {
         { response_type: 'ephemeral', ...message } as never,
         deps.logger,
       );
+    try {
+      await deps.access.demand({
+        who: { userId: shortcut.user.id, teamId: shortcut.user.team_id },
+        where: { channelId: shortcut.channel.id },
+        what: 'read_invoice',
+      });
+    } catch (error) {
+      // A guest of the workspace is told why, privately, as on every other surface.
+      if (!(error instanceof AccessDeniedError)) throw error;
+      return { outcome: error.code, delivery: await respond(errorMessage(error)) };
+    }
+    const { ids, more } = findInvoiceRefs(shortcut.message, deps.payUrl);
     if (ids.length === 0) return { outcome: 'no_invoice', delivery: await respond(nothingFoundMessage()) };
 
     const lookups: Lookup[] = await Promise.all(

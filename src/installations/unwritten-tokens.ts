@@ -1,0 +1,89 @@
+import type { Installation } from '@slack/bolt';
+import type { InstallationStore } from '@slack/oauth';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/database.js';
+import type { Installations } from '../store/installations.js';
+import { releaseRefresh } from '../store/refresh-lease.js';
+
+/** A refreshed installation the store has not kept yet, and the expiry (seconds) of the token it replaces there. */
+interface Unwritten {
+  installation: Installation;
+  storedExpiresAt: number | undefined;
+}
+
+interface UnwrittenDeps {
+  store: Store;
+  installations: Installations;
+  /** This instance, as leases name it: it keeps the refresh lease while a token is unwritten. */
+  owner: string;
+  logger: Logger;
+}
+
+/**
+ * Refreshed tokens the store could not keep, by installation (issue 37). Slack revoked the
+ * refresh token the store still holds when it handed the new one out, so the new one is served
+ * from here, refreshed from (never the replaced one), and written again at each authorization of
+ * the installation until the write holds; then the refresh lease, kept meanwhile so that no other
+ * instance refreshes with the replaced token, is let go.
+ */
+export function unwrittenTokens(deps: UnwrittenDeps) {
+  const { installations, logger } = deps;
+  const unwritten = new Map<string, Unwritten>();
+
+  /** Writes the token the store has not kept yet; forgets it once written or once the row changed. */
+  async function write(id: string): Promise<void> {
+    const kept = unwritten.get(id);
+    if (!kept) return;
+    try {
+      if (!(await installations.storeRefreshed(kept.installation, kept.storedExpiresAt)))
+        logger.warn(
+          { installation: id },
+          'a refreshed bot token was not kept: the installation changed meanwhile (another refresh, a revocation or an uninstall)',
+        );
+      unwritten.delete(id);
+      await releaseRefresh(deps.store, id, deps.owner);
+    } catch (error) {
+      logger.warn(
+        { err: error, installation: id },
+        'a refreshed bot token could not be stored: it is used from memory and written again at the next request',
+      );
+    }
+  }
+
+  return {
+    write,
+    /** Whether a refreshed token of the installation is still to be written. */
+    has: (id: string) => unwritten.has(id),
+    /** The refreshed installation not written yet, if any. */
+    installationOf: (id: string) => unwritten.get(id)?.installation,
+    /** When the token not written yet expires (milliseconds since the epoch), if there is one. */
+    expiresAt(id: string): number | undefined {
+      const seconds = unwritten.get(id)?.installation.bot?.expiresAt;
+      return seconds === undefined ? undefined : seconds * 1000;
+    },
+    /**
+     * The installation as one refresh reads and writes it: the new token is kept only over the
+     * one it replaces (same expiry, not revoked, not uninstalled meanwhile), never inserted. A
+     * token not written yet is the one read (its refresh token is the one Slack knows).
+     */
+    refreshStore(id: string): InstallationStore {
+      let storedExpiresAt: number | undefined;
+      return {
+        async fetchInstallation(query) {
+          const kept = unwritten.get(id);
+          if (kept) {
+            storedExpiresAt = kept.storedExpiresAt;
+            return kept.installation;
+          }
+          const installation = await installations.fetchInstallation(query);
+          storedExpiresAt = installation.bot?.expiresAt;
+          return installation;
+        },
+        async storeInstallation(installation) {
+          unwritten.set(id, { installation, storedExpiresAt });
+          await write(id);
+        },
+      };
+    },
+  };
+}
