@@ -166,7 +166,10 @@ export function createBot(setup: BotSetup, deps: BotDeps): Bot {
           { cause: error },
         );
       }),
-    started: (port) => logger.info({ ...tenancy.started, port }, 'bot started'),
+    started: (port) => {
+      logger.info({ ...tenancy.started, port }, 'bot started');
+      tenancy.afterStart?.();
+    },
   });
 }
 
