@@ -1,7 +1,7 @@
 import { type App, SocketModeReceiver, webApi } from '@slack/bolt';
-import { startFailure } from '../installations/one.js';
 import { boltLogger, type Logger } from '../logger.js';
 import { refusesToken, watchingConnectionsOpen } from '../slack/socket-open.js';
+import { startFailure } from '../slack/start-failure.js';
 
 /** What to do about an app-level token Slack refuses. */
 const FIX = 'generate an app-level token with connections:write under Basic Information';

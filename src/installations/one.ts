@@ -12,6 +12,7 @@ import {
   ServiceUnavailableError,
 } from '../payments/index.js';
 import { serviceState } from '../service-state.js';
+import { startFailure } from '../slack/start-failure.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
 import type { Tenancy } from './tenancy.js';
 import { buildTenant, type Common, slackClientOptions } from './tenant.js';
@@ -30,25 +31,6 @@ export interface SlackIdentity {
   enterpriseInstall: boolean;
   botUserId: string;
   botId: string;
-}
-
-/** Why a call Slack answers at start failed, in words that tell the admin what to fix. */
-export function startFailure(
-  error: unknown,
-  call: string,
-  variable: string,
-  fix: string,
-  apiUrl: string,
-): string {
-  if (error instanceof webApi.WebAPIPlatformError) {
-    return `Slack rejected ${variable} (${error.data.error}); ${fix}`;
-  }
-  if (error instanceof webApi.WebAPIRequestError) {
-    return `could not reach Slack at ${apiUrl} (${error.original.message}); check the network or SLACK_API_URL`;
-  }
-  if (error instanceof webApi.WebAPIHTTPError)
-    return `Slack answered HTTP ${error.statusCode} to ${call} at ${apiUrl}`;
-  return `${call} failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** `auth.test`: checks the bot token and tells which workspace, or organisation, it belongs to. */
