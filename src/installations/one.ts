@@ -122,15 +122,15 @@ export async function checkPaymentKey(
   apiUrl: string,
   logger: Logger,
 ): Promise<void> {
-  const service = new URL(apiUrl).origin;
+  const paymentApiUrl = new URL(apiUrl).origin;
   try {
     await payments.getBalance();
-    logger.info({ service }, 'the payment service accepts PAYMENT_API_KEY');
+    logger.info({ paymentApiUrl }, 'the payment service accepts PAYMENT_API_KEY');
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     if (error instanceof InvalidApiKeyError)
       logger.warn(
-        { service, setting: 'PAYMENT_API_KEY' },
+        { paymentApiUrl, setting: 'PAYMENT_API_KEY' },
         'the payment service rejected PAYMENT_API_KEY: /balance, /invoice, watches and feeds fail until it is fixed; set the API key of an active project (README → Configuration)',
       );
     else if (
@@ -139,12 +139,12 @@ export async function checkPaymentKey(
       error instanceof CircuitOpenError
     )
       logger.warn(
-        { service, setting: 'PAYMENT_API_URL' },
+        { paymentApiUrl, setting: 'PAYMENT_API_URL' },
         `could not reach the payment service at PAYMENT_API_URL (${why}): check PAYMENT_API_URL and the network; the bot runs on and uses the service once it answers`,
       );
     else
       logger.warn(
-        { service, setting: 'PAYMENT_API_URL' },
+        { paymentApiUrl, setting: 'PAYMENT_API_URL' },
         `the payment service at PAYMENT_API_URL answered its balance unexpectedly (${why}): check that PAYMENT_API_URL is the service's base address`,
       );
   }
