@@ -82,7 +82,7 @@ export interface ManyWorkspacesConfig extends Omit<Config, 'slack' | 'payments' 
 }
 
 /** A setting that is set but that the mode in use does not read: named at start, never silently ignored. */
-export interface Unread {
+interface Unread {
   setting: SettingName;
   message: string;
 }

@@ -4,6 +4,7 @@ import { createBot } from './app.js';
 import { type Config, ConfigError, loadSetup, type Setup } from './config.js';
 import { wantsDemo } from './demo/wanted.js';
 import { ListenError } from './http/server.js';
+import { TokenRefusedError } from './http/socket-receiver.js';
 import { prepareMany } from './installations/many.js';
 import { prepareOne } from './installations/one.js';
 import type { PaymentsFor } from './installations/tenants.js';
@@ -112,8 +113,10 @@ try {
 } catch (error) {
   if (!stopping) {
     const message = error instanceof Error ? error.message : String(error);
-    // A port taken or refused is the operator's to fix, named in the message: no stack to read.
-    logger.fatal(error instanceof ListenError ? {} : { err: error }, `could not start: ${message}`);
+    // A port it cannot have, an app-level token Slack refuses: the operator's to fix, named in
+    // the message, with nothing to read in a stack.
+    const saidInFull = error instanceof ListenError || error instanceof TokenRefusedError;
+    logger.fatal(saidInFull ? {} : { err: error }, `could not start: ${message}`);
     await pools.destroy();
     await store?.close().catch(() => undefined);
     process.exit(1);

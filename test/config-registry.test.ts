@@ -149,6 +149,12 @@ describe('what each mode makes of each setting', () => {
     ]);
   });
 
+  it('refuses a /balance allow-list with many workspaces: it would narrow nothing', () => {
+    expect(refusal({ ...BASE.many, BALANCE_ALLOWED_CHANNELS: 'C0FINANCE' })).toEqual([
+      'BALANCE_ALLOWED_CHANNELS: is one workspace’s allow-list and is not read with many workspaces, so it would narrow nothing: unset it',
+    ]);
+  });
+
   it('refuses METRICS_PORT equal to PORT, the default one included', () => {
     const problem =
       'METRICS_PORT: must not be PORT: the two are servers of their own. Choose another port, or unset METRICS_PORT to serve /metrics on PORT';

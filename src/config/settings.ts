@@ -29,7 +29,7 @@ import {
  */
 export type Mode = 'http' | 'socket' | 'many' | 'demo';
 
-export interface Setting<S extends z.ZodType = z.ZodType> {
+interface Setting<S extends z.ZodType = z.ZodType> {
   /** What a value must be, from the environment's text (blank counts as unset, everywhere). */
   readonly value: S;
   /** What an unset setting is; none: it stays undefined (or is required). */
@@ -55,15 +55,17 @@ export interface Setting<S extends z.ZodType = z.ZodType> {
 const ONE: readonly Mode[] = ['http', 'socket'];
 const ALL: readonly Mode[] = ['http', 'socket', 'many'];
 const PORT_RANGE = whole(0, 65535, 'a port number');
-const NOT_WITH_MANY =
+const KEY_NOT_WITH_MANY =
   'is not read with many workspaces (each workspace connects its own payment account on the app’s Home tab): unset it';
+const ALLOW_LIST_NOT_WITH_MANY =
+  'is one workspace’s allow-list and is not read with many workspaces, so it would narrow nothing: unset it';
 
 /** A setting, its value's type kept, and whether it has a default. */
 const setting = <S extends z.ZodType, const D extends z.output<S> | undefined = undefined>(
   spec: Setting<S> & { default?: D },
 ) => spec as Setting<S> & { default: D };
 
-export const SETTINGS = {
+const SETTINGS = {
   SLACK_BOT_TOKEN: setting({
     value: token('SLACK_BOT_TOKEN', 'xoxb-', 'a bot token'),
     reads: ONE,
@@ -121,7 +123,7 @@ export const SETTINGS = {
     value: secret('PAYMENT_API_KEY'),
     reads: ONE,
     required: true,
-    refused: { many: NOT_WITH_MANY },
+    refused: { many: KEY_NOT_WITH_MANY },
     secret: true,
     doc: 'The API key of any active project (at least 8 characters). Refused with many workspaces: each connects its own.',
   }),
@@ -180,14 +182,14 @@ export const SETTINGS = {
     value: idList(USER_ID, 'Slack user ids (U…)'),
     shown: 'everyone',
     reads: ONE,
-    refused: { many: NOT_WITH_MANY },
+    refused: { many: ALLOW_LIST_NOT_WITH_MANY },
     doc: 'Comma-separated user ids (`U…`) allowed to run `/balance`. One workspace only.',
   }),
   BALANCE_ALLOWED_CHANNELS: setting({
     value: idList(CHANNEL_ID, 'Slack channel ids (C…, G…, D…)'),
     shown: 'any',
     reads: ONE,
-    refused: { many: NOT_WITH_MANY },
+    refused: { many: ALLOW_LIST_NOT_WITH_MANY },
     doc: 'Comma-separated channel ids (`C…`) where `/balance` may run. One workspace only.',
   }),
   INVOICE_REPLY: setting({

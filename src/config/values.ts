@@ -16,7 +16,7 @@ export const PLACEHOLDERS: Readonly<Record<string, string>> = {
 };
 
 /** Secrets shorter than this are refused: a one-character key would redact every log line to shreds. */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

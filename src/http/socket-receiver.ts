@@ -10,7 +10,7 @@ const FIRST_RETRY_MS = 1_000;
 const LAST_RETRY_MS = 30_000;
 
 /** Slack refused the app-level token itself: the start stops, naming SLACK_APP_TOKEN. */
-class TokenRefusedError extends Error {
+export class TokenRefusedError extends Error {
   override readonly name = 'TokenRefusedError';
 }
 

@@ -117,11 +117,7 @@ export async function prepareOne(
  * to fix, when the service refuses PAYMENT_API_KEY or cannot be reached at PAYMENT_API_URL. The
  * bot runs on either way: the service may come back, and /healthz tells liveness, not this.
  */
-export async function checkPaymentKey(
-  payments: PaymentsClient,
-  apiUrl: string,
-  logger: Logger,
-): Promise<void> {
+async function checkPaymentKey(payments: PaymentsClient, apiUrl: string, logger: Logger): Promise<void> {
   const paymentApiUrl = new URL(apiUrl).origin;
   try {
     await payments.getBalance();

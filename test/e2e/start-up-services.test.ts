@@ -76,9 +76,11 @@ describe('Socket Mode’s connection at start', () => {
     try {
       const bot = await startBot(botEnv(sandbox, slack.apiUrl, { socketMode: true }), { expectExit: true });
       expect(await bot.exited).toBe(1);
-      expect(bot.logs().find((l) => l.level === 'fatal')?.msg).toBe(
+      const fatal = bot.logs().find((l) => l.level === 'fatal');
+      expect(fatal?.msg).toBe(
         'could not start: Slack rejected SLACK_APP_TOKEN (token_revoked); generate an app-level token with connections:write under Basic Information',
       );
+      expect(fatal).not.toHaveProperty('err');
       expect(bot.output.join('\n')).not.toContain(SECRETS.appToken);
     } finally {
       await slack.close();
