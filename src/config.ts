@@ -175,6 +175,13 @@ function readSettings(env: NodeJS.ProcessEnv, mode: Exclude<Mode, 'demo'>) {
       'METRICS_PORT: must not be PORT: the two are servers of their own. Choose another port, or unset METRICS_PORT to serve /metrics on PORT',
     );
   if (problems.length > 0) throw new ConfigError(problems);
+  const { DATABASE_URL: database } = values as Values;
+  if (database.kind === 'sqlite' && given(env, 'DATABASE_POOL_SIZE') !== undefined)
+    unread.push({
+      setting: 'DATABASE_POOL_SIZE',
+      message:
+        'DATABASE_POOL_SIZE is set, but a SQLite store does not read it (it sizes PostgreSQL’s pool): unset it',
+    });
   return { values: values as Values, secrets, unread };
 }
 

@@ -143,6 +143,16 @@ describe('what each mode makes of each setting', () => {
     ]);
   });
 
+  it('names DATABASE_POOL_SIZE with a SQLite store, which has no pool', () => {
+    expect(loadSetup({ ...BASE.http, DATABASE_POOL_SIZE: '40' }).unread).toEqual([
+      {
+        setting: 'DATABASE_POOL_SIZE',
+        message:
+          'DATABASE_POOL_SIZE is set, but a SQLite store does not read it (it sizes PostgreSQL’s pool): unset it',
+      },
+    ]);
+  });
+
   it('refuses a payment key with many workspaces: each workspace connects its own', () => {
     expect(refusal({ ...BASE.many, PAYMENT_API_KEY: 'api-key-value-123' })).toEqual([
       'PAYMENT_API_KEY: is not read with many workspaces (each workspace connects its own payment account on the app’s Home tab): unset it',
