@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { App, ErrorCode, SocketModeReceiver } from '@slack/bolt';
+import { App, ErrorCode } from '@slack/bolt';
 import type { Config, ManyWorkspacesConfig } from './config.js';
 import { feedJobs } from './feed/jobs.js';
 import { createHttpServers } from './http/server.js';
 import { SlackHttpReceiver } from './http/slack-receiver.js';
+import { socketMode } from './http/socket-receiver.js';
 import { Inflight } from './inflight.js';
 import { backgroundParts } from './installations/background.js';
 import { manyWorkspaces } from './installations/many.js';
-import { type OneWorkspaceDeps, oneWorkspace, startFailure } from './installations/one.js';
+import { type OneWorkspaceDeps, oneWorkspace } from './installations/one.js';
 import type { Tenancy } from './installations/tenancy.js';
 import { type Common, createCommon, slackClientOptions } from './installations/tenant.js';
 import type { PaymentsFor } from './installations/tenants.js';
@@ -83,17 +84,21 @@ function followBreaker(
 /** This instance's name in leases: its host, its process, and a random part. */
 const instanceName = () => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-/** The receiver of Slack's requests: signed HTTP, or Socket Mode's WebSocket (one workspace only). */
+/**
+ * The receiver of Slack's requests, and how Bolt is started with it: signed HTTP (nothing to
+ * start: the bot's server carries it), or Socket Mode's WebSocket (one workspace only).
+ */
 function receiverOf(setup: BotSetup, logger: Logger) {
-  const slackLog = boltLogger(logger);
   const { slack } = setup.config;
-  return slack.mode === 'http'
-    ? new SlackHttpReceiver({ signingSecret: slack.signingSecret, logger, boltLogger: slackLog })
-    : new SocketModeReceiver({
-        appToken: slack.appToken,
-        logger: slackLog,
-        installerOptions: { clientOptions: slackClientOptions(setup.config) },
-      });
+  if (slack.mode === 'http') {
+    const receiver = new SlackHttpReceiver({
+      signingSecret: slack.signingSecret,
+      logger,
+      boltLogger: boltLogger(logger),
+    });
+    return { receiver, start: (app: App) => app.start() };
+  }
+  return socketMode({ appToken: slack.appToken, clientOptions: slackClientOptions(setup.config), logger });
 }
 
 /**
@@ -128,7 +133,7 @@ export function createBot(setup: BotSetup, deps: BotDeps): Bot {
       ? oneWorkspace(setup.config, common, setup)
       : manyWorkspaces(setup.config, common, setup);
 
-  const receiver = receiverOf(setup, logger);
+  const { receiver, start: startApp } = receiverOf(setup, logger);
   const { server, metrics: metricsServer } = createHttpServers(
     receiver instanceof SlackHttpReceiver
       ? { 'POST /slack/events': receiver.handle, ...tenancy.routes }
@@ -160,16 +165,11 @@ export function createBot(setup: BotSetup, deps: BotDeps): Bot {
     inflight,
     metrics: metricsServer,
     http: config.http,
-    // Only Socket Mode's start can fail: it opens the WebSocket with the app-level token.
-    startApp: () =>
-      app.start().catch((error: unknown) => {
-        const fix = 'generate an app-level token with connections:write under Basic Information';
-        throw new Error(
-          startFailure(error, 'apps.connections.open', 'SLACK_APP_TOKEN', fix, config.slack.apiUrl),
-          { cause: error },
-        );
-      }),
-    started: (port) => logger.info({ ...tenancy.started, port }, 'bot started'),
+    startApp: (stopped) => startApp(app, stopped),
+    started: (port) => {
+      logger.info({ ...tenancy.started, port }, 'bot started');
+      tenancy.afterStart?.();
+    },
   });
 }
 

@@ -18,8 +18,11 @@ interface BotParts {
   scheduler: Scheduler;
   inflight: Inflight;
   http: { port: number; host: string | undefined };
-  /** Starts Bolt (Socket Mode opens its connection here); by default `app.start()`. */
-  startApp?: () => Promise<unknown>;
+  /**
+   * Starts Bolt (Socket Mode opens its connection here, retrying while Slack cannot be reached);
+   * by default `app.start()`. `stopped` aborts when a stop comes first: it then returns at once.
+   */
+  startApp?: (stopped: AbortSignal) => Promise<unknown>;
   /** Told once everything runs, for the start's log line. */
   started: (port: number) => void;
 }
@@ -27,8 +30,9 @@ interface BotParts {
 /**
  * Start and stop, the same for both bots: start listens, starts Bolt, then background work;
  * stop undoes it in that order (no new requests, no new background work), waits for what is in
- * flight, and a stop that comes while starting waits for the start, then undoes it. `healthz`
- * answers 200 only while started.
+ * flight, and a stop that comes while starting cuts the start short, then undoes it. `healthz`
+ * tells liveness: 200 from the moment the bot listens (Socket Mode's connection may still be
+ * retrying) until it stops.
  */
 export function lifecycle() {
   let ready = false;
@@ -40,13 +44,15 @@ export function lifecycle() {
   function bot(parts: BotParts): Bot {
     const { server, app, scheduler, inflight } = parts;
     let starting: Promise<unknown> | undefined;
+    const stopped = new AbortController();
 
     async function start(): Promise<{ port: number }> {
       const port = await server.listen(parts.http.port, parts.http.host);
-      await parts.metrics?.server.listen(parts.metrics.port, parts.http.host);
-      await (parts.startApp ?? (() => app.start()))();
-      scheduler.start();
+      await parts.metrics?.server.listen(parts.metrics.port, parts.http.host, 'METRICS_PORT');
       ready = true;
+      await (parts.startApp ?? (() => app.start()))(stopped.signal);
+      if (stopped.signal.aborted) return { port };
+      scheduler.start();
       parts.started(port);
       return { port };
     }
@@ -58,6 +64,7 @@ export function lifecycle() {
         return started;
       },
       async stop(graceMs) {
+        stopped.abort();
         await starting?.catch(() => undefined);
         ready = false;
         // Stop taking requests: no new connections (requests being acked still finish), and in

@@ -17,6 +17,17 @@ interface LoggerOptions {
 }
 
 /**
+ * pino's error serializer, with the error's own message: pino's would append every cause's
+ * message to it, and ours already quote their cause's words ("could not open the PostgreSQL …:
+ * connect ECONNREFUSED …"), which then read twice. Each cause is still in the stack, once, after
+ * "caused by:".
+ */
+function errorWithOwnMessage(error: unknown) {
+  const serialized = pino.stdSerializers.err(error as Error);
+  return error instanceof Error ? { ...serialized, message: error.message } : serialized;
+}
+
+/**
  * Structured JSON logs (pino). Redaction is the last step before a line is written, so a secret
  * cannot leak through any path, including a library's log line or an error's stack.
  */
@@ -29,6 +40,7 @@ export function createLogger({ level, secrets, destination }: LoggerOptions): Lo
       base: { service: 'payments-slack-bot' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: errorWithOwnMessage },
       hooks: { streamWrite: (line) => redact(line).replace(SLACK_TOKEN, REDACTED) },
     },
     // Synchronous: an asynchronous destination was tried and, at exit, could write the last

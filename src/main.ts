@@ -1,19 +1,20 @@
 import { readFileSync } from 'node:fs';
 import dotenv from 'dotenv';
 import { createBot } from './app.js';
-import { type Config, ConfigError, loadSetup, manySecretsOf, type Setup, secretsOf } from './config.js';
+import { type Config, ConfigError, loadSetup, type Setup } from './config.js';
 import { wantsDemo } from './demo/wanted.js';
-import { fetchIdentity } from './installations/one.js';
+import { ListenError } from './http/server.js';
+import { TokenRefusedError } from './http/socket-receiver.js';
+import { prepareMany } from './installations/many.js';
+import { prepareOne } from './installations/one.js';
 import type { PaymentsFor } from './installations/tenants.js';
 import type { Bot } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { CircuitBreaker, createHealth, createPaymentsClient, openConnections } from './payments/index.js';
+import { CircuitBreaker, createPaymentsClient, openConnections } from './payments/index.js';
 import { Pacer } from './payments/pacer.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
 import { sharedPace } from './store/pace.js';
-import { prepareSealing } from './store/rotation.js';
-import { createSealer } from './store/sealing.js';
 import { WATCH_CHECKS_AT_ONCE } from './watches/service.js';
 
 /** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
@@ -46,8 +47,10 @@ try {
 }
 
 const { config } = setup;
-const secrets = setup.tenancy === 'one' ? secretsOf(setup.config) : manySecretsOf(setup.config);
-const logger = createLogger({ level: config.logLevel, secrets });
+const logger = createLogger({ level: config.logLevel, secrets: setup.secrets });
+// The first line says which mode runs and why; then every setting it leaves unread, by name.
+logger.info({ mode: setup.mode, tenancy: setup.tenancy }, `starting ${setup.why}`);
+for (const { setting, message } of setup.unread) logger.warn({ setting }, message);
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
 // PAYMENT_API_CONCURRENCY connections for the process, every key's calls taking turns fairly for
@@ -88,35 +91,33 @@ try {
       logger.warn({ err: error }, 'the database dropped connections: the store reconnects on its next call'),
   });
   logger.info({ store: describeLocation(config.database) }, 'store ready');
-  if (setup.tenancy === 'many') {
-    // Many workspaces: no token or key of its own; each installation's are in the store.
-    const sealer = createSealer(setup.config.encryption);
-    const sealing = await prepareSealing(store, sealer, Date.now());
-    logger.info({ sealing }, 'ENCRYPTION_KEY opens every stored secret');
-    const metrics = createMetrics();
-    // One breaker and one pool for the service's origin, whichever workspace's key asks.
-    const breaker = new CircuitBreaker();
-    // Each installation's key has its budget in the store, whichever instance calls with it, paced
-    // on the store's clock (on PostgreSQL the server's, whatever this machine's says).
-    const shared = store;
-    const paymentsFor = paymentsClients(config, breaker, metrics, (installation) =>
-      installation === undefined
-        ? new Pacer(config.backgroundRps).take
-        : sharedPace(shared, installation, config.backgroundRps, shared.now),
-    );
-    if (!stopping) {
-      bot = createBot({ ...setup, sealer, paymentsFor }, { logger, store, metrics, breaker });
-      await bot.start();
-    }
-  } else {
-    await startOne(setup.config, store);
+  const metrics = createMetrics();
+  // One breaker for the service's origin: an outage is the service's, whichever key asked.
+  const breaker = new CircuitBreaker();
+  const shared = store;
+  // One workspace: the budget is each instance's own (README → Configuration). Many: each
+  // installation's key has its budget in the store, whichever instance calls with it, paced on
+  // the store's clock (on PostgreSQL the server's, whatever this machine's says).
+  const paymentsFor = paymentsClients(config, breaker, metrics, (installation) =>
+    setup.tenancy === 'many' && installation !== undefined
+      ? sharedPace(shared, installation, config.backgroundRps, shared.now)
+      : new Pacer(config.backgroundRps).take,
+  );
+  const prepared =
+    setup.tenancy === 'one'
+      ? await prepareOne(setup.config, { logger, breaker, paymentsFor })
+      : await prepareMany(setup.config, { logger, store, paymentsFor });
+  if (!stopping) {
+    bot = createBot(prepared, { logger, store, metrics, breaker });
+    await bot.start();
   }
 } catch (error) {
   if (!stopping) {
-    logger.fatal(
-      { err: error },
-      `could not start: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    const message = error instanceof Error ? error.message : String(error);
+    // A port it cannot have, an app-level token Slack refuses: the operator's to fix, named in
+    // the message, with nothing to read in a stack.
+    const saidInFull = error instanceof ListenError || error instanceof TokenRefusedError;
+    logger.fatal(saidInFull ? {} : { err: error }, `could not start: ${message}`);
     await pools.destroy();
     await store?.close().catch(() => undefined);
     process.exit(1);
@@ -150,26 +151,4 @@ function paymentsClients(
         metrics.paymentCall(report, options.installation);
       },
     });
-}
-
-/** One workspace, as always: its own bot token and API key from the environment. */
-async function startOne(config: Config, store: Store): Promise<void> {
-  const identity = await fetchIdentity(config, logger);
-  // One breaker for the service's origin: an outage is the service's, whichever key asked.
-  const breaker = new CircuitBreaker();
-  const health = createHealth(breaker);
-  const metrics = createMetrics();
-  // One workspace: the budget is each instance's own (README → Configuration).
-  const paymentsFor = paymentsClients(config, breaker, metrics, () => new Pacer(config.backgroundRps).take);
-  const payments = paymentsFor(config.payments.apiKey, {
-    timeoutMs: config.payments.timeoutMs,
-    onCall: (report) => health.record(report),
-  });
-  if (!stopping) {
-    bot = createBot(
-      { tenancy: 'one', config, payments, health, identity },
-      { logger, store, metrics, breaker },
-    );
-    await bot.start();
-  }
 }

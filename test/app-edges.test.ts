@@ -68,16 +68,6 @@ describe('the assembled bot, at the edges', () => {
     expect(await gauge()).toBe('0');
   });
 
-  it('says which Slack call failed when Socket Mode’s connection is answered with an HTTP error', async () => {
-    const { bot } = await assembled({ SLACK_APP_TOKEN: APP_TOKEN });
-    world.slack.answerNext('apps.connections.open', { ok: false }, { status: 400, times: 50 });
-    const error = await bot.start().catch((e: unknown) => e);
-    world.slack.answerNext('apps.connections.open', { ok: false }, { status: 400, times: 0 });
-    expect((error as Error).message).toBe(
-      `Slack answered HTTP 400 to apps.connections.open at ${world.slack.apiUrl}`,
-    );
-  });
-
   it('counts a message Slack will never take in /metrics, by why', async () => {
     const { bot } = await assembled();
     const { port } = await bot.start();

@@ -275,14 +275,6 @@ describe('the assembled bot', () => {
         new RegExp(`^could not reach Slack at ${gone.apiUrl} \\(.+\\); check the network or SLACK_API_URL$`),
       );
     });
-
-    it('an app-level token Slack rejects, keeping Slack’s error as the cause', async () => {
-      const error = await started({ SLACK_APP_TOKEN: 'xapp-revoked-token' }).catch((e: unknown) => e);
-      expect((error as Error).message).toBe(
-        'Slack rejected SLACK_APP_TOKEN (invalid_auth); generate an app-level token with connections:write under Basic Information',
-      );
-      expect((error as Error).cause).toBeInstanceOf(Error);
-    });
   });
 
   it('stops a bot that never started', async () => {

@@ -22,7 +22,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['text.ts', 'slack-ids.ts', 'redact.ts', 'inflight.ts'],
   // The domain: the two services' clients, the access rules, the bot's plain values, the store.
   ['payments/', 'slack/', 'access.ts', 'domain/', 'store/'],
-  ['config.ts', 'logger.ts'],
+  ['config.ts', 'config/', 'logger.ts'],
   ['views/', 'sandbox/'],
   ['pipeline/'],
   ['service-state.ts', 'scheduler.ts', 'outbox.ts'],

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadSetup, manySecretsOf } from '../src/config.js';
+import { ConfigError, loadSetup } from '../src/config.js';
 
 const key = randomBytes(32);
 const many = {
@@ -41,7 +41,7 @@ describe('loadSetup: one workspace or many, by what is set', () => {
       ),
     ]);
     expect(loadSetup({ ...both, SLACK_CLIENT_ID: ' ' }).tenancy).toBe('one');
-    expect(loadSetup({ ...both, SLACK_BOT_TOKEN: '' }).tenancy).toBe('many');
+    expect(loadSetup({ ...both, SLACK_BOT_TOKEN: '', PAYMENT_API_KEY: '' }).tenancy).toBe('many');
   });
 
   it('serves many workspaces with an OAuth client and no bot token, needing no API key', () => {
@@ -93,7 +93,7 @@ describe('loadSetup: one workspace or many, by what is set', () => {
   it('redacts the OAuth secrets and the keys, in both spellings', () => {
     const setup = loadSetup(many);
     if (setup.tenancy !== 'many') throw new Error('expected many workspaces');
-    expect(manySecretsOf(setup.config)).toEqual([
+    expect(setup.secrets).toEqual([
       'signing-secret-value',
       'client-secret-value',
       'state-secret-value',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, secretsOf } from '../src/config.js';
+import { ConfigError, loadConfig, loadSetup } from '../src/config.js';
 
 const base = {
   SLACK_BOT_TOKEN: 'xoxb-111-222-abcdef',
@@ -131,8 +131,8 @@ describe('loadConfig', () => {
   });
 
   it('redacts a database password, written and decoded', () => {
-    const config = loadConfig({ ...base, DATABASE_URL: 'postgres://bot:p%40ss-word-long@db/x' });
-    expect(secretsOf(config)).toEqual(expect.arrayContaining(['p%40ss-word-long', 'p@ss-word-long']));
+    const { secrets } = loadSetup({ ...base, DATABASE_URL: 'postgres://bot:p%40ss-word-long@db/x' });
+    expect(secrets).toEqual(expect.arrayContaining(['p%40ss-word-long', 'p@ss-word-long']));
   });
 
   it('treats empty values as unset', () => {
@@ -148,9 +148,9 @@ describe('loadConfig', () => {
   it('lists every problem at once, naming variables', () => {
     expect(problems({})).toEqual([
       'SLACK_BOT_TOKEN: is required',
+      'SLACK_SIGNING_SECRET: is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',
       'PAYMENT_API_URL: is required',
       'PAYMENT_API_KEY: is required',
-      'SLACK_SIGNING_SECRET: is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',
     ]);
   });
 
@@ -247,15 +247,15 @@ describe('loadConfig, at the edges', () => {
   });
 
   it('redacts exactly the secrets of the mode in use, and no password for SQLite', () => {
-    expect(secretsOf(loadConfig(base))).toEqual([
+    expect(loadSetup(base).secrets).toEqual([
       base.SLACK_BOT_TOKEN,
       base.SLACK_SIGNING_SECRET,
       base.PAYMENT_API_KEY,
     ]);
-    const socket = loadConfig({ ...base, SLACK_APP_TOKEN: 'xapp-1-A0-123-abc' });
-    expect(secretsOf(socket)).toEqual([base.SLACK_BOT_TOKEN, 'xapp-1-A0-123-abc', base.PAYMENT_API_KEY]);
-    const passwordless = loadConfig({ ...base, DATABASE_URL: 'postgres://bot@db/x' });
-    expect(secretsOf(passwordless)).toHaveLength(3);
+    const socket = loadSetup({ ...base, SLACK_APP_TOKEN: 'xapp-1-A0-123-abc' });
+    expect(socket.secrets).toEqual([base.SLACK_BOT_TOKEN, 'xapp-1-A0-123-abc', base.PAYMENT_API_KEY]);
+    const passwordless = loadSetup({ ...base, DATABASE_URL: 'postgres://bot@db/x' });
+    expect(passwordless.secrets).toHaveLength(3);
   });
 });
 
@@ -286,6 +286,7 @@ describe('what loadConfig says of each variable', () => {
       }),
     ).toEqual([
       'SLACK_BOT_TOKEN: must be at least 8 characters',
+      'SLACK_APP_TOKEN: must be at least 8 characters',
       'PORT: must be a port number from 0 to 65535',
       'HOST: must be a host name or an IP address',
       'SLACK_API_URL: must be an http(s) URL (the Slack Web API base)',
@@ -301,9 +302,8 @@ describe('what loadConfig says of each variable', () => {
       'WATCH_GRACE_MINUTES: must be minutes (digits only)',
       'WATCH_MAX_DAYS: must be days from 1 to 90',
       'WATCH_LIMIT_PER_CHANNEL: must be a number of watches from 1 to 10000',
-      'PAYMENT_API_BACKGROUND_RPS: must be calls per second from 1 to 100',
       'BALANCE_POLL_SECONDS: must be seconds from 1 to 3600',
-      'SLACK_APP_TOKEN: must be at least 8 characters',
+      'PAYMENT_API_BACKGROUND_RPS: must be calls per second from 1 to 100',
     ]);
   });
 
@@ -319,17 +319,17 @@ describe('what loadConfig says of each variable', () => {
       }),
     ).toEqual([
       'SLACK_BOT_TOKEN: must be a bot token (xoxb-…)',
+      'SLACK_APP_TOKEN: must be an app-level token (xapp-…)',
       'PORT: must be a port number (digits only)',
       'PAYMENT_API_URL: must be an http(s) URL (the payment service base address)',
       'PAYMENT_API_KEY: must be at least 8 characters',
       'WATCH_GRACE_MINUTES: must be minutes from 0 to 10080',
-      'SLACK_APP_TOKEN: must be an app-level token (xapp-…)',
     ]);
     expect(problems({})).toEqual([
       'SLACK_BOT_TOKEN: is required',
+      'SLACK_SIGNING_SECRET: is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',
       'PAYMENT_API_URL: is required',
       'PAYMENT_API_KEY: is required',
-      'SLACK_SIGNING_SECRET: is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',
     ]);
   });
 });

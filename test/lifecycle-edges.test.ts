@@ -69,3 +69,38 @@ describe('the bot’s life, as /healthz tells it', () => {
     expect(calls).toEqual(['listen', 'app.start', 'scheduler.start', 'started 4321']);
   });
 });
+
+describe('while Bolt is still starting (Socket Mode connecting)', () => {
+  it('answers /healthz 200 once listening: it tells liveness, and the connection may take retries', async () => {
+    const calls: string[] = [];
+    const life = lifecycle();
+    let connect: () => void = () => undefined;
+    const bot = life.bot({
+      ...parts(calls),
+      startApp: () => new Promise<void>((resolve) => (connect = resolve)),
+    });
+    const starting = bot.start();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(calls).toEqual(['listen']);
+    expect(health(life)).toEqual({ status: 200, body: '{"ok":true}' });
+    connect();
+    await starting;
+    expect(calls).toEqual(['listen', 'scheduler.start', 'started 4321']);
+  });
+
+  it('is cut short by a stop: no background work is started, and the stop does not wait for a connection', async () => {
+    const calls: string[] = [];
+    const life = lifecycle();
+    const bot = life.bot({
+      ...parts(calls),
+      startApp: (stopped) =>
+        new Promise<void>((resolve) => stopped.addEventListener('abort', () => resolve())),
+    });
+    const starting = bot.start();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await bot.stop(100)).toEqual({ drained: true });
+    expect(await starting).toEqual({ port: 4321 });
+    expect(calls).not.toContain('scheduler.start');
+    expect(health(life)).toEqual({ status: 503, body: '{"ok":false}' });
+  });
+});

@@ -25,3 +25,19 @@ describe('Bolt’s log calls', () => {
     expect(logs.lines[0]?.msg).toBe(`wide { a: '${a}', b: '${b}' }`);
   });
 });
+
+describe('an error with a cause', () => {
+  it('is written with its own message, its cause’s words once, and every cause in the stack', () => {
+    const logs = captureLogs();
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const error = new Error(`could not open the PostgreSQL at 127.0.0.1:1/db: ${refused.message}`, {
+      cause: refused,
+    });
+    logs.logger.fatal({ err: error }, 'could not start');
+    const err = logs.lines[0]?.err as { message: string; stack: string };
+    expect(err.message).toBe(
+      'could not open the PostgreSQL at 127.0.0.1:1/db: connect ECONNREFUSED 127.0.0.1:1',
+    );
+    expect(err.stack).toContain('caused by: Error: connect ECONNREFUSED 127.0.0.1:1');
+  });
+});

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { SETTING_NAMES, settingOf } from '../config/settings.js';
+import { unreadSettings } from '../config.js';
 import { type Sandbox, startSandbox } from '../sandbox/server.js';
 import { type PageServer, startPageServer } from './server.js';
 import { type DemoSlack, startDemoSlack } from './slack.js';
@@ -194,6 +196,13 @@ export async function runDemo(reason: DemoReason, env: NodeJS.ProcessEnv = proce
       ? 'No Slack settings found: starting the LOCAL DEMO (sandbox payment service + local Slack page + the bot)…'
       : 'Starting the LOCAL DEMO (sandbox payment service + local Slack page + the bot)…',
   );
+  const unread = unreadSettings(env, 'demo').unread.map((u) => u.setting);
+  if (unread.length > 0) {
+    const read = SETTING_NAMES.filter((name) => settingOf(name).reads.includes('demo'));
+    console.log(
+      `The demo reads only ${read.join(' and ')}: it runs its own payment service and Slack, so it does not use ${unread.join(', ')}.`,
+    );
+  }
   const dir = mkdtempSync(join(tmpdir(), 'payments-bot-demo-'));
   const started: Started = {};
   let stopping = false;

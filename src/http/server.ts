@@ -30,9 +30,40 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void |
 /** Handlers by `METHOD /path`; the query string is ignored when matching. */
 export type Routes = Readonly<Record<`${'GET' | 'POST'} /${string}`, RouteHandler>>;
 
+/**
+ * The server could not listen: the port is taken, needs privileges, or HOST is no address of
+ * this machine. Its message names the setting to change and how, and is all an operator needs.
+ */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+}
+
+/** What to tell the operator when listening on `port` (the value of `setting`) fails with `error`. */
+function listenFailure(
+  error: NodeJS.ErrnoException,
+  setting: string,
+  port: number,
+  host: string | undefined,
+) {
+  const on = host ? ` on ${host}` : '';
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `${setting} ${port} is already in use${on}: stop whatever listens there, or set ${setting} to a free port`;
+    case 'EACCES':
+      return `${setting} ${port} needs privileges this process does not have: set ${setting} to a port from 1024 up`;
+    case 'EADDRNOTAVAIL':
+      return `HOST ${host} is not an address of this machine: set HOST to one of its addresses, or unset it to listen on all`;
+    default:
+      return `could not listen on ${setting} ${port}${on} (${error.code ?? error.message})`;
+  }
+}
+
 export interface HttpServer {
-  /** Listens on `port` (0: any free port) and resolves with the port it got. */
-  listen(port: number, host: string | undefined): Promise<number>;
+  /**
+   * Listens on `port` (0: any free port) and resolves with the port it got; rejects with a
+   * ListenError naming `setting` (the variable that chose the port: PORT by default).
+   */
+  listen(port: number, host: string | undefined, setting?: string): Promise<number>;
   /**
    * Stops accepting connections and closes idle keep-alive ones at once; resolves when the last
    * connection has ended (requests being answered still finish).
@@ -110,9 +141,15 @@ export function createHttpServer(routes: Routes, logger: Logger): HttpServer {
   );
 
   return {
-    async listen(port, host) {
+    async listen(port, host, setting = 'PORT') {
       server.listen(port, host);
-      await once(server, 'listening');
+      try {
+        await once(server, 'listening');
+      } catch (error) {
+        throw new ListenError(listenFailure(error as NodeJS.ErrnoException, setting, port, host), {
+          cause: error,
+        });
+      }
       return (server.address() as AddressInfo).port;
     },
     close() {

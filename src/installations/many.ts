@@ -2,6 +2,8 @@ import type { App, Authorize } from '@slack/bolt';
 import type { ManyWorkspacesConfig } from '../config.js';
 import { connectCommand, publishAccountHome } from '../listeners/workspaces/payment-account.js';
 import { workspaceRoutes } from '../listeners/workspaces/routes.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
 import {
   createInstallations,
@@ -9,7 +11,8 @@ import {
   installationId,
   NoInstallationError,
 } from '../store/installations.js';
-import type { Sealer } from '../store/sealing.js';
+import { prepareSealing } from '../store/rotation.js';
+import { createSealer, type Sealer } from '../store/sealing.js';
 import { endWatchesOfAccount } from '../watches/account.js';
 import { tokenRotation } from './authorization.js';
 import { boltClients } from './bolt-clients.js';
@@ -23,6 +26,20 @@ interface ManyWorkspacesDeps {
   sealer: Sealer;
   /** A payments client for a workspace's key, sharing the service's breaker and connections. */
   paymentsFor: PaymentsFor;
+}
+
+/**
+ * Many workspaces' start: ENCRYPTION_KEY checked against what the store holds (and what an
+ * ENCRYPTION_KEY_PREVIOUS sealed, sealed again), before anything is served.
+ */
+export async function prepareMany(
+  config: ManyWorkspacesConfig,
+  deps: { logger: Logger; store: Store; paymentsFor: PaymentsFor },
+): Promise<{ tenancy: 'many'; config: ManyWorkspacesConfig } & ManyWorkspacesDeps> {
+  const sealer = createSealer(config.encryption);
+  const sealing = await prepareSealing(deps.store, sealer, Date.now());
+  deps.logger.info({ sealing }, 'ENCRYPTION_KEY opens every stored secret');
+  return { tenancy: 'many', config, sealer, paymentsFor: deps.paymentsFor };
 }
 
 /**

@@ -1,11 +1,22 @@
 import { webApi } from '@slack/bolt';
 import type { Config } from '../config.js';
 import { boltLogger, type Logger } from '../logger.js';
-import type { Health, PaymentsClient } from '../payments/index.js';
+import {
+  type CircuitBreaker,
+  CircuitOpenError,
+  createHealth,
+  type Health,
+  InvalidApiKeyError,
+  type PaymentsClient,
+  PaymentTimeoutError,
+  ServiceUnavailableError,
+} from '../payments/index.js';
 import { serviceState } from '../service-state.js';
+import { startFailure } from '../slack/start-failure.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
 import type { Tenancy } from './tenancy.js';
 import { buildTenant, type Common, slackClientOptions } from './tenant.js';
+import type { PaymentsFor } from './tenants.js';
 
 /**
  * Who the bot is, from `auth.test` (docs/slack.md#install): the workspace its token belongs to,
@@ -20,25 +31,6 @@ export interface SlackIdentity {
   enterpriseInstall: boolean;
   botUserId: string;
   botId: string;
-}
-
-/** Why a call Slack answers at start failed, in words that tell the admin what to fix. */
-export function startFailure(
-  error: unknown,
-  call: string,
-  variable: string,
-  fix: string,
-  apiUrl: string,
-): string {
-  if (error instanceof webApi.WebAPIPlatformError) {
-    return `Slack rejected ${variable} (${error.data.error}); ${fix}`;
-  }
-  if (error instanceof webApi.WebAPIRequestError) {
-    return `could not reach Slack at ${apiUrl} (${error.original.message}); check the network or SLACK_API_URL`;
-  }
-  if (error instanceof webApi.WebAPIHTTPError)
-    return `Slack answered HTTP ${error.statusCode} to ${call} at ${apiUrl}`;
-  return `${call} failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** `auth.test`: checks the bot token and tells which workspace, or organisation, it belongs to. */
@@ -99,5 +91,57 @@ export function oneWorkspace(config: Config, common: Common, deps: OneWorkspaceD
     handlersOf: async () => tenant.handlers,
     partOf: async (installation) => (installation === ONE_WORKSPACE ? tenant : undefined),
     started: { mode: config.slack.mode, team: identity.teamId },
+    afterStart: () => void checkPaymentKey(deps.payments, config.payments.apiUrl, common.logger),
   };
+}
+
+/**
+ * One workspace's start: who the bot is (`auth.test`: a token Slack refuses stops the start),
+ * and the payments client of PAYMENT_API_KEY, whose calls feed the App Home's health.
+ */
+export async function prepareOne(
+  config: Config,
+  deps: { logger: Logger; breaker: CircuitBreaker; paymentsFor: PaymentsFor },
+): Promise<{ tenancy: 'one'; config: Config } & OneWorkspaceDeps> {
+  const identity = await fetchIdentity(config, deps.logger);
+  const health = createHealth(deps.breaker);
+  const payments = deps.paymentsFor(config.payments.apiKey, {
+    timeoutMs: config.payments.timeoutMs,
+    onCall: (report) => health.record(report),
+  });
+  return { tenancy: 'one', config, payments, health, identity };
+}
+
+/**
+ * Reads the balance once the bot has started, and says in one warning line, naming the setting
+ * to fix, when the service refuses PAYMENT_API_KEY or cannot be reached at PAYMENT_API_URL. The
+ * bot runs on either way: the service may come back, and /healthz tells liveness, not this.
+ */
+async function checkPaymentKey(payments: PaymentsClient, apiUrl: string, logger: Logger): Promise<void> {
+  const paymentApiUrl = new URL(apiUrl).origin;
+  try {
+    await payments.getBalance();
+    logger.info({ paymentApiUrl }, 'the payment service accepts PAYMENT_API_KEY');
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    if (error instanceof InvalidApiKeyError)
+      logger.warn(
+        { paymentApiUrl, setting: 'PAYMENT_API_KEY' },
+        'the payment service rejected PAYMENT_API_KEY: /balance, /invoice, watches and feeds fail until it is fixed; set the API key of an active project (README → Configuration)',
+      );
+    else if (
+      error instanceof ServiceUnavailableError ||
+      error instanceof PaymentTimeoutError ||
+      error instanceof CircuitOpenError
+    )
+      logger.warn(
+        { paymentApiUrl, setting: 'PAYMENT_API_URL' },
+        `could not reach the payment service at PAYMENT_API_URL (${why}): check PAYMENT_API_URL and the network; the bot runs on and uses the service once it answers`,
+      );
+    else
+      logger.warn(
+        { paymentApiUrl, setting: 'PAYMENT_API_URL' },
+        `the payment service at PAYMENT_API_URL answered its balance unexpectedly (${why}): check that PAYMENT_API_URL is the service's base address`,
+      );
+  }
 }

@@ -31,4 +31,6 @@ export interface Tenancy {
   bind?(app: App): void;
   /** The start's log line's fields. */
   readonly started: Record<string, unknown>;
+  /** Told once the bot has started (one workspace checks its payment key). */
+  afterStart?(): void;
 }

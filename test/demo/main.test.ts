@@ -55,6 +55,21 @@ ${RULE}`);
     expect(((await page.json()) as { ready: boolean }).ready).toBe(true);
   });
 
+  it('names the settings it was given but does not read, right after its first line', async () => {
+    const env = {
+      PATH: '/usr/bin:/bin',
+      PORT: '0',
+      PAYMENT_API_URL: 'https://api.pay.example',
+      PAYMENT_API_KEY: 'k',
+    };
+    const run = await startDemo({ reason: 'unconfigured', bot: STARTING_BOT, env });
+    await ready(run);
+    expect(run.logs[1]).toBe(
+      'The demo reads only PORT and HOST: it runs its own payment service and Slack, so it does not use PAYMENT_API_URL, PAYMENT_API_KEY.',
+    );
+    expect(run.logs.join('\n')).not.toContain('api.pay.example');
+  });
+
   it('asked (npm run demo): says it was asked for, not that settings are missing', async () => {
     const run = await startDemo({ reason: 'asked', bot: STARTING_BOT });
     await ready(run);

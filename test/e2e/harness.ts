@@ -128,6 +128,12 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/** The line that ends the start's check of PAYMENT_API_KEY (src/installations/one.ts), whatever it found. */
+const checkedKey = (line: Record<string, unknown>) =>
+  line.msg === 'the payment service accepts PAYMENT_API_KEY' ||
+  line.setting === 'PAYMENT_API_KEY' ||
+  line.setting === 'PAYMENT_API_URL';
+
 /** The sandbox service, the Slack stand-in and the bot, wired together. */
 export async function startStack(
   opts: { env?: Record<string, string>; socketMode?: boolean; sandbox?: SandboxOptions } = {},
@@ -144,10 +150,15 @@ export async function startStack(
     LOG_LEVEL: 'debug',
     ...opts.env,
   };
+  const bot = await startBot(env);
+  // Once started, the bot reads the balance once to check PAYMENT_API_KEY: the tests start from
+  // after that check, with no request recorded.
+  await until(() => bot.logs().some(checkedKey), 'the start’s check of PAYMENT_API_KEY');
+  sandbox.requests.splice(0);
   const stack: Stack = {
     sandbox,
     slack,
-    bot: await startBot(env),
+    bot,
     env,
     async close() {
       // The bot running now: a test that restarted it left the new process here.

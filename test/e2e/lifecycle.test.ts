@@ -66,6 +66,7 @@ describe('stopping while starting', () => {
       bot.child.kill('SIGTERM');
       expect(await bot.exited).toBe(0);
       expect(bot.logs().map((l) => l.msg)).toEqual([
+        'starting one workspace over HTTP, because SLACK_BOT_TOKEN is set and SLACK_APP_TOKEN is not',
         'store ready',
         'stopping: no new requests, finishing replies in flight',
         'stopped',

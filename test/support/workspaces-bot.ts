@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createBot } from '../../src/app.js';
-import { loadSetup, type ManyWorkspacesConfig, manySecretsOf } from '../../src/config.js';
+import { loadSetup, type ManyWorkspacesConfig } from '../../src/config.js';
 import type { PaymentsFor } from '../../src/installations/tenants.js';
 import type { Bot } from '../../src/lifecycle.js';
 import { createMetrics } from '../../src/metrics.js';
@@ -175,7 +175,7 @@ async function startWorkspacesBot(opts: { env?: Record<string, string> } = {}): 
   const { config } = setup;
 
   // As src/main.ts, from here on.
-  const capture = captureLogs(manySecretsOf(config));
+  const capture = captureLogs([...setup.secrets]);
   const logger = capture.logger;
   const pools = openConnections({
     apiUrl: config.payments.apiUrl,
