@@ -62,23 +62,26 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
   function decide(w: WatchRow, reading: Reading, now: number): Decision {
     const { invoice, diff } = reading;
     const reason = endOf(w, invoice, now);
-    const entries: OutgoingEntry[] = [];
-    if (diff.length > 0) {
-      if (!reason) {
-        const card = liveInvoiceCard(invoice, { now: new Date(now), watch: liveWatch(w) });
-        entries.push({ channel: w.channel_id, ts: w.card_ts, message: card, watchId: w.id });
-      }
-      entries.push({
+    if (reason) {
+      // The change that ended the watch and its end are one reply.
+      const unreadSince = reading.failingSince ?? undefined;
+      return {
+        watch: w,
+        reason,
+        entries: ctx.endingMessages(w, invoice, reason, now, { unreadSince, changes: diff }),
+      };
+    }
+    if (diff.length === 0) return { watch: w, reason, entries: [] };
+    const card = liveInvoiceCard(invoice, { now: new Date(now), watch: liveWatch(w) });
+    const entries: OutgoingEntry[] = [
+      { channel: w.channel_id, ts: w.card_ts, message: card, watchId: w.id },
+      {
         channel: w.channel_id,
         threadTs: w.thread_ts,
         message: transitionMessage(invoice, diff, w.watcher_id, new Date(now)),
         watchId: w.id,
-      });
-    }
-    if (reason) {
-      const unreadSince = reading.failingSince ?? undefined;
-      entries.push(...ctx.endingMessages(w, invoice, reason, now, { unreadSince }));
-    }
+      },
+    ];
     return { watch: w, reason, entries };
   }
 

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import type { EndReason } from '../domain/watch.js';
+import type { Change, EndReason } from '../domain/watch.js';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Invoice } from '../payments/index.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
-import { endReasonText, watchEndedMessage } from '../views/watch.js';
+import { endReasonText, transitionMessage, watchEndedMessage } from '../views/watch.js';
 import { type WatchRow, watchQueries } from './queries.js';
 import { fromSnapshot, type InvoiceSnapshot } from './snapshot.js';
 
@@ -61,13 +61,21 @@ export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'i
       return snapshot ? fromSnapshot(JSON.parse(snapshot) as InvoiceSnapshot) : undefined;
     },
 
-    /** The card update and the thread notice that end a watch (a QUIET end sends neither: `endWatch`). */
+    /**
+     * The card update and the thread reply that end a watch (a QUIET end sends neither:
+     * `endWatch`). When a change ended it (`changes`, read at `now`), the one reply tells both the
+     * change and the end: one event, one notification.
+     */
     endingMessages(
       w: WatchRow,
       invoice: Invoice,
       reason: EndReason,
       now: number,
-      opts: { by?: string | undefined; unreadSince?: number | undefined } = {},
+      opts: {
+        by?: string | undefined;
+        unreadSince?: number | undefined;
+        changes?: readonly Change[];
+      } = {},
     ): OutgoingEntry[] {
       const text = endReasonText(reason, {
         by: opts.by,
@@ -84,7 +92,10 @@ export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'i
         {
           channel: w.channel_id,
           threadTs: w.thread_ts,
-          message: watchEndedMessage(invoice, text, w.watcher_id),
+          message:
+            opts.changes && opts.changes.length > 0
+              ? transitionMessage(invoice, opts.changes, w.watcher_id, new Date(now), text)
+              : watchEndedMessage(invoice, text, w.watcher_id),
           watchId: w.id,
         },
       ];

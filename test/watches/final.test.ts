@@ -37,7 +37,7 @@ describe('a watch whose invoice no longer awaits payment', () => {
     ['paid, the status not yet changed', { payStatus: 'paid' }, '• *Payment*: Not paid → Paid'],
     ['marked expired by the service', { status: 'expired' }, '• *Status*: Open → Expired'],
   ])(
-    '%s: ends at that check, with the change and a last note in its thread, and leaves every list',
+    '%s: ends at that check, with the change and that it ended in one reply, and leaves every list',
     async (_label, patch, change) => {
       const { watches, tick } = instance();
       await watches.start(request());
@@ -45,13 +45,16 @@ describe('a watch whose invoice no longer awaits payment', () => {
       if (!card) throw new Error('no live card');
       env.sandbox.updateInvoice(OPEN, patch);
       clock.now += 31_000;
-      expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent', 'sent']);
+      // The card's edit and one thread reply: one event, one notification for the watcher.
+      expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
 
       const thread = world.poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m));
       expect(thread).toEqual([
-        expect.stringContaining(change),
-        '<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: it no longer awaits payment, so nothing more is expected to change.',
+        expect.stringContaining(
+          `${change}\nNo longer watching *Order #1042 — annual support plan*: it no longer awaits payment, so nothing more is expected to change.\nInvoice \``,
+        ),
       ]);
+      expect(thread[0]?.match(/<@U0WATCHER>/g)).toHaveLength(1);
       const shown = latest(card);
       expect(visibleText(shown)).toContain(
         'No longer watched since <!date^1795262431^{date_short_pretty} at {time}|2026-11-21T12:00:31Z>: it no longer awaits payment',
