@@ -9,7 +9,7 @@ export interface Change {
 
 /**
  * Why a watch ended, as the store keeps it. `final`: the invoice no longer awaits payment
- * (`awaitsPayment` in src/views/invoice.ts), so nothing more is expected to change.
+ * (`awaitsPayment` in src/domain/invoice.ts), so nothing more is expected to change.
  */
 export type EndReason =
   | 'stopped'

@@ -1,3 +1,4 @@
+import { awaitsPayment } from '../domain/invoice.js';
 import type { Change, EndReason } from '../domain/watch.js';
 import type { OutgoingEntry } from '../outbox.js';
 import {
@@ -12,7 +13,7 @@ import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import { KEY_PROBE_MS } from '../service-state.js';
 import { LeaseLost, leaseOf } from '../store/lease.js';
-import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
+import { liveInvoiceCard } from '../views/invoice.js';
 import { transitionMessage } from '../views/watch.js';
 import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';

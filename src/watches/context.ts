@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import { awaitsPayment } from '../domain/invoice.js';
 import type { Change, EndReason } from '../domain/watch.js';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Invoice } from '../payments/index.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
-import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
+import { liveInvoiceCard } from '../views/invoice.js';
 import { endReasonText, transitionMessage, watchEndedMessage } from '../views/watch.js';
 import { type WatchRow, watchQueries } from './queries.js';
 import { fromSnapshot, type InvoiceSnapshot } from './snapshot.js';

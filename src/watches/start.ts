@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { webApi } from '@slack/bolt';
+import { awaitsPayment } from '../domain/invoice.js';
 import { ATTEMPT_WINDOW_MS, CLOCK_TOLERANCE_MS } from '../outbox.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { type PostFailure, SlackPostError, slackWasBusy } from '../slack/calls.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
-import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
+import { liveInvoiceCard } from '../views/invoice.js';
 import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';
 import type { WatchRow } from './queries.js';

@@ -81,6 +81,30 @@ describe('a watch whose invoice no longer awaits payment', () => {
     expect(await watches.list(CHANNEL)).toHaveLength(1);
   });
 
+  it('goes on through a status never seen: told as a change, and the payment after it is told and ends it', async () => {
+    const { watches, tick } = instance();
+    await watches.start(request());
+    const [card] = world.poster.repliesIn(CHANNEL);
+    if (!card) throw new Error('no live card');
+    env.sandbox.updateInvoice(OPEN, { status: 'processing' });
+    clock.now += 31_000;
+    expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
+    expect(await watches.list(CHANNEL)).toHaveLength(1);
+    expect(visibleText(latest(card))).toContain('Stop watching');
+
+    env.sandbox.updateInvoice(OPEN, { status: 'closed', payStatus: 'paid' });
+    clock.now += 31_000;
+    expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
+    const thread = world.poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m));
+    expect(thread).toEqual([
+      expect.stringContaining('• *Status*: Open → Processing\nInvoice'),
+      expect.stringContaining(
+        '• *Status*: Processing → Closed\n• *Payment*: Not paid → Paid\nNo longer watching *Order #1042 — annual support plan*: it no longer awaits payment',
+      ),
+    ]);
+    expect(await watches.list(CHANNEL)).toEqual([]);
+  });
+
   it('is not started for an invoice that no longer awaits payment, whatever its expiry: nothing posted or kept', async () => {
     env.sandbox.updateInvoice(PAID, { timeout: '2099-01-01T00:00:00.000Z' });
     const { watches } = instance();
@@ -104,6 +128,7 @@ describe('whether Watch is offered', () => {
     ['a paid and closed one', invoice({ status: 'closed', payStatus: 'paid' }), false],
     ['an expired one', invoice({ status: 'expired' }), false],
     ['one partly paid', invoice({ payStatus: 'partially_paid' }), true],
+    ['one in a status never seen', invoice({ status: 'processing' }), true],
   ])('%s: %s', (_label, shown, offered) => {
     expect(instance().watches.watchable(shown)).toBe(offered);
   });
