@@ -209,6 +209,11 @@ export const watchReplies = {
     const body = md`*${esc(invoiceTitle(invoice), 200)}* no longer awaits payment (${statesInBrief(invoice).labels}): there is nothing left to watch. \`/invoice\` shows it as it stands.`;
     return { text: fallbackText(body), blocks: [section(body)] };
   },
+  /** The watch ended while its card was posted (`why`): the card says so too. */
+  endedAtStart: (invoice: Pick<Invoice, 'title'>, why: Mrkdwn): Message => {
+    const body = md`The watch of *${esc(invoiceTitle(invoice), 200)}* ended as it started: ${why}. Its card says so.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
   inviteFirst: (channelId: string): Message => {
     const body = md`:warning: I cannot post in ${channelMention(channelId)}. Invite me first with \`/invite @Crypto Payments\`, then try again. Nothing is watched yet.`;
     return { text: fallbackText(body), blocks: [section(body)] };

@@ -40,10 +40,19 @@ export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'i
   const installation = deps.installation ?? ONE_WORKSPACE;
   const queries = watchQueries(deps.store, installation);
   const graceMs = settings.graceMinutes * 60_000;
+  /** Why a watch ended, in words. */
+  const why = (reason: EndReason, opts: { by?: string | undefined; unreadSince?: number | undefined } = {}) =>
+    endReasonText(reason, {
+      by: opts.by,
+      graceMinutes: settings.graceMinutes,
+      maxDays: settings.maxDays,
+      unreadSince: opts.unreadSince === undefined ? undefined : new Date(opts.unreadSince),
+    });
   return {
     deps,
     queries,
     graceMs,
+    why,
 
     /**
      * Whether a watch of the invoice can still see it change, as far as the bot can know: it
@@ -78,12 +87,7 @@ export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'i
         changes?: readonly Change[];
       } = {},
     ): OutgoingEntry[] {
-      const text = endReasonText(reason, {
-        by: opts.by,
-        graceMinutes: settings.graceMinutes,
-        maxDays: settings.maxDays,
-        unreadSince: opts.unreadSince === undefined ? undefined : new Date(opts.unreadSince),
-      });
+      const text = why(reason, opts);
       const card = liveInvoiceCard(invoice, {
         now: new Date(now),
         watch: { ...liveWatch(w), ended: { at: new Date(now), reason: text } },

@@ -185,15 +185,51 @@ function endQueries(store: Store, installation: string) {
       return result.numUpdatedRows > 0n;
     },
 
-    /** Every active watch of the installation, locked until the transaction ends (PostgreSQL). */
-    allActive: (trx: Kysely<Tables>) =>
-      watches(trx, installation)
-        .where('state', '=', 'active')
+    /**
+     * Ends every watch of the installation that has not ended, active or pending (its card being
+     * posted), and resolves with them as they were. They are locked first in the order of their
+     * ids (PostgreSQL), the order a check locks its invoice's watches in, so the two never wait
+     * for each other in a circle.
+     */
+    async endAll(trx: Kysely<Tables>, reason: EndReason, now: number): Promise<WatchRow[]> {
+      const current = await watches(trx, installation)
+        .where('state', '!=', 'ended')
+        .orderBy('id')
         .$if(store.dialect === 'postgres', (q) => q.forUpdate())
+        .execute();
+      if (current.length === 0) return [];
+      await trx
+        .updateTable('watches')
+        .set({ state: 'ended', ended_at: now, end_reason: reason })
+        .where('installation_id', '=', installation)
+        .where('state', '!=', 'ended')
+        .execute();
+      return current;
+    },
+
+    /** The invoice's active watches, in the order of their ids (the order they are locked in). */
+    activeOfInvoice: (trx: Kysely<Tables>, invoiceId: string) =>
+      watches(trx, installation)
+        .where('invoice_id', '=', invoiceId)
+        .where('state', '=', 'active')
+        .orderBy('id')
         .execute(),
 
-    activeOfInvoice: (trx: Kysely<Tables>, invoiceId: string) =>
-      watches(trx, installation).where('invoice_id', '=', invoiceId).where('state', '=', 'active').execute(),
+    /**
+     * Gives a watch that ended while its card was being posted (pending, `endAll`) that card, so
+     * its end can be told there; false when it has one already or has not ended.
+     */
+    async placeEndedCard(trx: Kysely<Tables>, id: string, card: Pick<WatchRow, 'card_ts' | 'thread_ts'>) {
+      const result = await trx
+        .updateTable('watches')
+        .set({ card_ts: card.card_ts, thread_ts: card.thread_ts })
+        .where('installation_id', '=', installation)
+        .where('id', '=', id)
+        .where('state', '=', 'ended')
+        .where('card_ts', '=', '')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
 
     /**
      * Of these watches, the ones still active, locked until the transaction ends (PostgreSQL; on
@@ -206,6 +242,7 @@ function endQueries(store: Store, installation: string) {
         : watches(trx, installation)
             .where('id', 'in', ids)
             .where('state', '=', 'active')
+            .orderBy('id')
             .$if(store.dialect === 'postgres', (q) => q.forUpdate())
             .execute(),
 

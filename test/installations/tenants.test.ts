@@ -334,7 +334,7 @@ describe('each installation’s own handlers', () => {
 
   it('serves an installation connected since it was last seen not connected', async () => {
     const t = tenants({ A: OTHER_KEY });
-    expect(await balance(t.tenants, installation('A'))).toContain('not connected yet');
+    expect(await balance(t.tenants, installation('A'))).toContain('not connected');
     expect(await balance(t.tenants, installation('A', 1))).toContain('Monero');
     expect(t.made).toEqual([OTHER_KEY]);
   });
@@ -343,7 +343,7 @@ describe('each installation’s own handlers', () => {
     const t = tenants({});
     const asked = sandbox.requests.length;
     const answer = await balance(t.tenants, installation('T0NEW'));
-    expect(answer).toContain('not connected yet');
+    expect(answer).toContain('not connected');
     expect(answer).toContain('<@U0T0NEWADMIN>');
     expect(sandbox.requests).toHaveLength(asked);
     expect(t.made).toEqual([]);
@@ -351,7 +351,7 @@ describe('each installation’s own handlers', () => {
 
   it('treats an account whose key is gone (disconnected meanwhile) as not connected', async () => {
     const t = tenants({ A: undefined });
-    expect(await balance(t.tenants, installation('A', 1))).toContain('not connected yet');
+    expect(await balance(t.tenants, installation('A', 1))).toContain('not connected');
     expect(t.made).toEqual([]);
   });
 

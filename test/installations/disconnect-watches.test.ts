@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { DEMO_INVOICE_IDS, num } from '../../src/sandbox/data.js';
+import { visibleText } from '../support/block-kit.js';
+import { useWorkspacesBot, type Workspace, workspace } from '../support/workspaces-bot.js';
+
+/**
+ * Disconnect, in the bot assembled as src/main.ts does: no watch of the workspace is left in a
+ * state nobody can leave, whether its card was posted yet or not, and what people read after it
+ * is true of a workspace that was connected a minute ago.
+ */
+
+const many = useWorkspacesBot();
+
+let merchants = 0;
+/** A connected workspace whose merchant's account holds the demo's open invoice. */
+async function connected(name: string): Promise<Workspace> {
+  const w = workspace(name);
+  many.bot.slack.people.set(w.installer, { team_id: w.team });
+  expect((await many.bot.install(w)).status).toBe(200);
+  merchants += 1;
+  const key = `merchant-${merchants}-disconnect-key-4e3d2c1b`;
+  many.bot.sandbox.addMerchant(key, {
+    balances: [{ id: 'XMR', title: 'Monero', balance: num('1') }],
+    invoices: many.bot.sandbox.invoices.filter((i) => i.id === DEMO_INVOICE_IDS.open),
+  });
+  expect((await many.bot.submitKey(w, w.installer, key)).body).toBe('');
+  return w;
+}
+
+const rowsOf = (table: 'watches' | 'watched_invoices', w: Workspace) =>
+  many.bot.store.db.selectFrom(table).selectAll().where('installation_id', '=', w.team).execute();
+
+describe('a Disconnect', () => {
+  it('ends a watch whose card is still being posted: the card, once in Slack, says why, and nothing is checked', async () => {
+    const w = await connected('pending');
+    const channel = 'C0PENDING';
+    // Slack takes the card but answers a while later: the watch is pending meanwhile.
+    many.bot.slack.answerLate('chat.postMessage', 1500);
+    const watching = many.bot.command(w, w.installer, `watch ${DEMO_INVOICE_IDS.open}`, {
+      command: '/invoice',
+      channel,
+    });
+    await expect.poll(async () => (await rowsOf('watches', w)).map((r) => r.state)).toEqual(['pending']);
+    expect((await many.bot.click(w, w.installer, 'disconnect_payment_account')).status).toBe(200);
+
+    const said = visibleText((await watching).reply);
+    expect(said).toContain('ended as it started');
+    expect(said).toContain('the workspace’s payment account was disconnected');
+    const [card] = many.bot.slack.repliesIn(channel);
+    if (!card) throw new Error('no live card');
+    await expect.poll(() => card.edits.length, { timeout: 3000 }).toBeGreaterThan(0);
+    const shown = visibleText(card.edits.at(-1));
+    expect(shown).toContain('payment account was disconnected');
+    expect(shown).not.toContain('Stop watching');
+    await expect.poll(() => many.bot.slack.repliesIn(channel, card.ts).length, { timeout: 3000 }).toBe(1);
+    const rows = await rowsOf('watches', w);
+    expect(rows.map((r) => [r.state, r.end_reason, r.card_ts])).toEqual([
+      ['ended', 'account_disconnected', card.ts],
+    ]);
+    expect(await rowsOf('watched_invoices', w)).toEqual([]);
+  });
+
+  it('leaves people told that the account is not connected, not that it is not connected "yet"', async () => {
+    const w = await connected('after');
+    expect((await many.bot.click(w, w.installer, 'disconnect_payment_account')).status).toBe(200);
+    const reply = visibleText((await many.bot.command(w, w.installer, '')).reply);
+    expect(reply).toContain('The payment account is not connected');
+    expect(reply).not.toContain('yet');
+    // The Home tab the Disconnect republished.
+    const home = () => JSON.stringify(many.bot.slack.homeViews.at(-1)?.view);
+    await expect.poll(home, { timeout: 3000 }).toContain('The payment account is not connected');
+    expect(home()).not.toContain('not connected yet');
+  });
+});
