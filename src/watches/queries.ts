@@ -48,14 +48,6 @@ const listed = (trx: Kysely<Tables>, installation: string) =>
 /** Finding watches: a channel's, a person's, one by id, and an invoice's last known state. */
 function lookupQueries({ db }: Store, installation: string) {
   return {
-    /** The channel's active watch of an invoice, if any. */
-    active: (channelId: string, invoiceId: string) =>
-      watches(db, installation)
-        .where('channel_id', '=', channelId)
-        .where('invoice_id', '=', invoiceId)
-        .where('state', '=', 'active')
-        .executeTakeFirst(),
-
     /** The channel's watch of an invoice that has not ended, active or pending, if any. */
     current: (channelId: string, invoiceId: string) =>
       watches(db, installation)
@@ -173,14 +165,17 @@ function startQueries({ db }: Store, installation: string) {
 /** Ending watches: one by one, or an invoice's, and forgetting the invoice once nobody watches it. */
 function endQueries(store: Store, installation: string) {
   return {
-    /** Ends an active watch; false when it had already ended. */
+    /**
+     * Ends a watch, active or pending (its card being posted: its start then tells the card why,
+     * src/watches/start.ts); false when it had already ended.
+     */
     async end(trx: Kysely<Tables>, id: string, reason: EndReason, now: number): Promise<boolean> {
       const result = await trx
         .updateTable('watches')
         .set({ state: 'ended', ended_at: now, end_reason: reason })
         .where('installation_id', '=', installation)
         .where('id', '=', id)
-        .where('state', '=', 'active')
+        .where('state', '!=', 'ended')
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },

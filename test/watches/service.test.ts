@@ -201,7 +201,10 @@ describe('checking a watched invoice', () => {
     await a.tick();
     expect(env.sandbox.requests).toHaveLength(1);
     expect(world.poster.calls.filter((c) => c.startsWith('post'))).toHaveLength(4); // 2 cards + 2 thread replies
-    expect(visibleText(world.poster.messages.at(-1))).toContain('<@U0FIN>');
+    // Each thread is told, mentioning its own watcher (the watches are told in the order of their ids).
+    const replies = world.poster.messages.slice(-2).map((m) => visibleText(m));
+    expect(replies.filter((said) => said.startsWith('<@U0FIN>'))).toHaveLength(1);
+    expect(replies.filter((said) => said.startsWith('<@U0WATCHER>'))).toHaveLength(1);
   });
 
   it('backs off quietly while the service fails, and never posts about it', async () => {

@@ -4,9 +4,9 @@ import { visibleText } from '../support/block-kit.js';
 import { useWorkspacesBot, type Workspace, workspace } from '../support/workspaces-bot.js';
 
 /**
- * Disconnect, in the bot assembled as src/main.ts does: no watch of the workspace is left in a
- * state nobody can leave, whether its card was posted yet or not, and what people read after it
- * is true of a workspace that was connected a minute ago.
+ * A watch ended while its card is still being posted, in the bot assembled as src/main.ts does:
+ * by a Disconnect or by `/invoice unwatch`, no watch is left in a state nobody can leave, and
+ * what people read after a Disconnect is true of a workspace that was connected a minute ago.
  */
 
 const many = useWorkspacesBot();
@@ -30,29 +30,63 @@ async function connected(name: string): Promise<Workspace> {
 const rowsOf = (table: 'watches' | 'watched_invoices', w: Workspace) =>
   many.bot.store.db.selectFrom(table).selectAll().where('installation_id', '=', w.team).execute();
 
+/** Starts a watch of the open invoice in `channel` whose card Slack answers for late: pending meanwhile. */
+async function slowStart(w: Workspace, channel: string) {
+  many.bot.slack.answerLate('chat.postMessage', 1500);
+  const watching = many.bot.command(w, w.installer, `watch ${DEMO_INVOICE_IDS.open}`, {
+    command: '/invoice',
+    channel,
+  });
+  await expect.poll(async () => (await rowsOf('watches', w)).map((r) => r.state)).toEqual(['pending']);
+  // In a box: an async function resolving with a promise would wait for it.
+  return { watching };
+}
+
+/** The card of the channel's watch, once edited: what it shows. */
+async function editedCard(channel: string) {
+  const [card] = many.bot.slack.repliesIn(channel);
+  if (!card) throw new Error('no live card');
+  await expect.poll(() => card.edits.length, { timeout: 3000 }).toBeGreaterThan(0);
+  await expect.poll(() => many.bot.slack.repliesIn(channel, card.ts).length, { timeout: 3000 }).toBe(1);
+  return { card, shown: visibleText(card.edits.at(-1)) };
+}
+
+describe('/invoice unwatch of a watch whose card is still being posted', () => {
+  it('stops it: the stopper is told so, the card once in Slack says it was stopped, and nothing is checked', async () => {
+    const w = await connected('unwatch');
+    const channel = 'C0UNWATCH';
+    const { watching } = await slowStart(w, channel);
+    const stop = await many.bot.command(w, w.installer, `unwatch ${DEMO_INVOICE_IDS.open}`, {
+      command: '/invoice',
+      channel,
+    });
+    expect(visibleText(stop.reply)).toContain('Stopped watching *Order #1042 — annual support plan*');
+    expect(visibleText((await watching).reply)).toContain('ended as it started: stopped');
+    const { card, shown } = await editedCard(channel);
+    expect(shown).toContain('stopped');
+    expect(shown).not.toContain('Stop watching');
+    expect((await rowsOf('watches', w)).map((r) => [r.state, r.end_reason, r.card_ts])).toEqual([
+      ['ended', 'stopped', card.ts],
+    ]);
+    expect(await rowsOf('watched_invoices', w)).toEqual([]);
+  });
+});
+
 describe('a Disconnect', () => {
   it('ends a watch whose card is still being posted: the card, once in Slack, says why, and nothing is checked', async () => {
     const w = await connected('pending');
     const channel = 'C0PENDING';
-    // Slack takes the card but answers a while later: the watch is pending meanwhile.
-    many.bot.slack.answerLate('chat.postMessage', 1500);
-    const watching = many.bot.command(w, w.installer, `watch ${DEMO_INVOICE_IDS.open}`, {
-      command: '/invoice',
-      channel,
-    });
-    await expect.poll(async () => (await rowsOf('watches', w)).map((r) => r.state)).toEqual(['pending']);
+    const { watching } = await slowStart(w, channel);
+    const from = many.bot.logs.length;
     expect((await many.bot.click(w, w.installer, 'disconnect_payment_account')).status).toBe(200);
+    expect(await many.bot.logged('payment account disconnected', from)).toMatchObject({ watchesEnded: 1 });
 
     const said = visibleText((await watching).reply);
     expect(said).toContain('ended as it started');
     expect(said).toContain('the workspace’s payment account was disconnected');
-    const [card] = many.bot.slack.repliesIn(channel);
-    if (!card) throw new Error('no live card');
-    await expect.poll(() => card.edits.length, { timeout: 3000 }).toBeGreaterThan(0);
-    const shown = visibleText(card.edits.at(-1));
+    const { card, shown } = await editedCard(channel);
     expect(shown).toContain('payment account was disconnected');
     expect(shown).not.toContain('Stop watching');
-    await expect.poll(() => many.bot.slack.repliesIn(channel, card.ts).length, { timeout: 3000 }).toBe(1);
     const rows = await rowsOf('watches', w);
     expect(rows.map((r) => [r.state, r.end_reason, r.card_ts])).toEqual([
       ['ended', 'account_disconnected', card.ts],
