@@ -100,7 +100,9 @@ function startQueries({ db }: Store, installation: string) {
   return {
     /**
      * Stores a new watch (a pending one, before its card is posted) and, if no other watch polls
-     * its invoice yet, the invoice to poll.
+     * its invoice yet, the invoice to poll. An invoice already polled has its row locked until
+     * the transaction ends (a no-op update): a Stop of another channel's watch of it
+     * (`forgetIfUnwatched`) then waits for this watch, and keeps the invoice polled for it.
      */
     async insert(
       trx: Kysely<Tables>,
@@ -125,7 +127,11 @@ function startQueries({ db }: Store, installation: string) {
           lease_owner: null,
           lease_until: null,
         })
-        .onConflict((oc) => oc.columns(['installation_id', 'invoice_id']).doNothing())
+        .onConflict((oc) =>
+          oc
+            .columns(['installation_id', 'invoice_id'])
+            .doUpdateSet({ invoice_id: (eb) => eb.ref('excluded.invoice_id') }),
+        )
         .execute();
     },
 
@@ -241,25 +247,33 @@ function endQueries(store: Store, installation: string) {
             .$if(store.dialect === 'postgres', (q) => q.forUpdate())
             .execute(),
 
-    /** Stops polling an invoice nobody watches any more (a pending watch still does); true when it did. */
+    /**
+     * Stops polling an invoice nobody watches any more (a pending watch still does); true when it
+     * did. The invoice's row is locked first (PostgreSQL), then its watches are read by a
+     * statement of their own, which sees a start that locked the row and committed meanwhile
+     * (`insert`): one statement would judge by what it saw before it waited, and forget the
+     * invoice of a watch just started.
+     */
     async forgetIfUnwatched(trx: Kysely<Tables>, invoiceId: string): Promise<boolean> {
-      const result = await trx
+      const polled = await trx
+        .selectFrom('watched_invoices')
+        .select('invoice_id')
+        .where('installation_id', '=', installation)
+        .where('invoice_id', '=', invoiceId)
+        .$if(store.dialect === 'postgres', (q) => q.forUpdate())
+        .executeTakeFirst();
+      if (!polled) return false;
+      const watched = await watches(trx, installation)
+        .where('invoice_id', '=', invoiceId)
+        .where('state', '!=', 'ended')
+        .executeTakeFirst();
+      if (watched) return false;
+      await trx
         .deleteFrom('watched_invoices')
         .where('installation_id', '=', installation)
         .where('invoice_id', '=', invoiceId)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('watches')
-                .select('id')
-                .where('watches.installation_id', '=', installation)
-                .where('watches.invoice_id', '=', invoiceId)
-                .where('watches.state', '!=', 'ended'),
-            ),
-          ),
-        )
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
+        .execute();
+      return true;
     },
   };
 }
