@@ -20,4 +20,6 @@ export type EndReason =
   | 'card_deleted'
   | 'not_in_channel'
   /** Many workspaces: the payment account whose key checked it was disconnected. */
-  | 'account_disconnected';
+  | 'account_disconnected'
+  /** Many workspaces: the key was replaced by one whose account does not know the invoice. */
+  | 'account_replaced';

@@ -332,6 +332,15 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '010_watch_account_replaced': {
+      async up(db) {
+        // A watch whose invoice the replaced key's account does not know ends for that reason.
+        await db.schema
+          .alterTable('watched_invoices')
+          .addColumn('account_replaced', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
   };
 }
 

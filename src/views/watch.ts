@@ -114,6 +114,8 @@ function reasonWords(reason: EndReason, opts: EndReasonOptions): Mrkdwn {
       return md`the bot can no longer post in this channel`;
     case 'account_disconnected':
       return md`the workspace’s payment account was disconnected, so the bot can no longer read the invoice`;
+    case 'account_replaced':
+      return md`the workspace’s payment key was replaced by one whose account does not know this invoice`;
   }
 }
 

@@ -130,6 +130,9 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
           failing_since: reading.failingSince,
         });
         if (!completed) throw new LeaseLost();
+        // Read with the key there is now: a later "unknown" is the invoice's own.
+        if (reading.snapshot !== undefined && row.account_replaced === 1)
+          await queries.readByNewAccount(trx, row.invoice_id);
         await ctx.send(trx, outgoing, now);
         if (ended === held.length) await queries.forgetIfUnwatched(trx, row.invoice_id);
         return { diff: reading.diff.length, ended };
@@ -191,7 +194,9 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
 
   /** The check's reading failed: ended, paused, or backed off, as the failure says. */
   async function failed(row: WatchedInvoiceRow, now: number, error: unknown): Promise<Tracked> {
-    if (error instanceof InvoiceNotFoundError) return endAll(row, 'not_found');
+    // Unknown to the account of a key replaced since the last reading: that is why, not that it is gone.
+    if (error instanceof InvoiceNotFoundError)
+      return endAll(row, row.account_replaced === 1 ? 'account_replaced' : 'not_found');
     if (error instanceof CircuitOpenError) {
       // No call was made: the service is down for everyone, which says nothing of this invoice.
       const nextAt = now + settings.pollSeconds * 1000;

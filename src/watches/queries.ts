@@ -135,6 +135,15 @@ function startQueries({ db }: Store, installation: string) {
         .execute();
     },
 
+    /** A check read the invoice with the key that replaced another (`account_replaced`). */
+    readByNewAccount: (trx: Kysely<Tables>, invoiceId: string) =>
+      trx
+        .updateTable('watched_invoices')
+        .set({ account_replaced: 0 })
+        .where('installation_id', '=', installation)
+        .where('invoice_id', '=', invoiceId)
+        .execute(),
+
     /** Makes a pending watch active with its card; false when it is no longer pending. */
     async activate(trx: Kysely<Tables>, id: string, card: Pick<WatchRow, 'card_ts' | 'thread_ts'>) {
       const result = await trx

@@ -4,26 +4,32 @@ import { visibleText } from '../support/block-kit.js';
 import { useWorkspacesBot, type Workspace, workspace } from '../support/workspaces-bot.js';
 
 /**
- * A watch ended while its card is still being posted, in the bot assembled as src/main.ts does:
- * by a Disconnect or by `/invoice unwatch`, no watch is left in a state nobody can leave, and
- * what people read after a Disconnect is true of a workspace that was connected a minute ago.
+ * How watches end in the many-workspaces bot assembled as src/main.ts does: one still being
+ * started, by a Disconnect or by `/invoice unwatch`, is left in no state nobody can leave; a
+ * Replace key by another account ends them for that reason; and what people read after a
+ * Disconnect is true of a workspace that was connected a minute ago.
  */
 
 const many = useWorkspacesBot();
 
 let merchants = 0;
+/** A merchant's key, whose account holds the demo's open invoice unless `empty`. */
+function merchant({ empty = false } = {}): string {
+  merchants += 1;
+  const key = `merchant-${merchants}-watch-ends-key-4e3d2c1b`;
+  many.bot.sandbox.addMerchant(key, {
+    balances: [{ id: 'XMR', title: 'Monero', balance: num('1') }],
+    invoices: empty ? [] : many.bot.sandbox.invoices.filter((i) => i.id === DEMO_INVOICE_IDS.open),
+  });
+  return key;
+}
+
 /** A connected workspace whose merchant's account holds the demo's open invoice. */
 async function connected(name: string): Promise<Workspace> {
   const w = workspace(name);
   many.bot.slack.people.set(w.installer, { team_id: w.team });
   expect((await many.bot.install(w)).status).toBe(200);
-  merchants += 1;
-  const key = `merchant-${merchants}-disconnect-key-4e3d2c1b`;
-  many.bot.sandbox.addMerchant(key, {
-    balances: [{ id: 'XMR', title: 'Monero', balance: num('1') }],
-    invoices: many.bot.sandbox.invoices.filter((i) => i.id === DEMO_INVOICE_IDS.open),
-  });
-  expect((await many.bot.submitKey(w, w.installer, key)).body).toBe('');
+  expect((await many.bot.submitKey(w, w.installer, merchant())).body).toBe('');
   return w;
 }
 
@@ -104,5 +110,43 @@ describe('a Disconnect', () => {
     const home = () => JSON.stringify(many.bot.slack.homeViews.at(-1)?.view);
     await expect.poll(home, { timeout: 3000 }).toContain('The payment account is not connected');
     expect(home()).not.toContain('not connected yet');
+  });
+});
+
+describe('a Replace key by another account’s key', () => {
+  it('ends each watch its account does not know for that reason, not as an invoice the service no longer knows', async () => {
+    const w = await connected('replaced');
+    const channel = 'C0REPLACED';
+    await many.bot.command(w, w.installer, `watch ${DEMO_INVOICE_IDS.open}`, {
+      command: '/invoice',
+      channel,
+    });
+    expect((await many.bot.submitKey(w, w.installer, merchant({ empty: true }))).body).toBe('');
+
+    const { card, shown } = await editedCard(channel);
+    expect(shown).toContain(
+      'the workspace’s payment key was replaced by one whose account does not know this invoice',
+    );
+    expect(visibleText(many.bot.slack.repliesIn(channel, card.ts)[0])).not.toContain('no longer knows');
+    expect((await rowsOf('watches', w)).map((r) => [r.state, r.end_reason])).toEqual([
+      ['ended', 'account_replaced'],
+    ]);
+  });
+
+  it('keeps the watches the new key’s account knows: read with it, they go on', async () => {
+    const w = await connected('rotated');
+    const channel = 'C0ROTATED';
+    await many.bot.command(w, w.installer, `watch ${DEMO_INVOICE_IDS.open}`, {
+      command: '/invoice',
+      channel,
+    });
+    expect((await many.bot.submitKey(w, w.installer, merchant())).body).toBe('');
+    // Checked with the new key (WATCH_POLL_SECONDS=1): read, so no longer marked.
+    await expect
+      .poll(async () => (await rowsOf('watched_invoices', w)).map((r) => r.account_replaced), {
+        timeout: 5000,
+      })
+      .toEqual([0]);
+    expect((await rowsOf('watches', w)).map((r) => r.state)).toEqual(['active']);
   });
 });
