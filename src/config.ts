@@ -56,6 +56,8 @@ export interface Config {
   backgroundRps: number;
   /** Seconds between readings of the balance for the payments feed. */
   balancePollSeconds: number;
+  /** Days an ended watch or feed is kept before it is deleted. */
+  endedRetentionDays: number;
 }
 
 /**
@@ -214,6 +216,7 @@ const schema = z.object({
   WATCH_LIMIT_PER_CHANNEL: optional(whole(1, 10_000, 'a number of watches')).default(100),
   PAYMENT_API_BACKGROUND_RPS: optional(whole(1, 100, 'calls per second')).default(5),
   BALANCE_POLL_SECONDS: optional(whole(1, 3600, 'seconds')).default(60),
+  ENDED_RETENTION_DAYS: optional(whole(1, 3650, 'days')).default(30),
 });
 
 /** What both modes read alike: all but the one workspace's token and key. */
@@ -351,6 +354,7 @@ function common(e: z.infer<typeof commonSchema>): Omit<ManyWorkspacesConfig, 'sl
     },
     backgroundRps: e.PAYMENT_API_BACKGROUND_RPS,
     balancePollSeconds: e.BALANCE_POLL_SECONDS,
+    endedRetentionDays: e.ENDED_RETENTION_DAYS,
   };
 }
 

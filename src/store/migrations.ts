@@ -341,6 +341,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '011_ended_rows': {
+      async up(db) {
+        // Counting or listing what is active reads no ended row, and what ended long ago is
+        // found for deletion (ENDED_RETENTION_DAYS) without reading the rest.
+        for (const table of ['watches', 'feed_subscriptions'] as const)
+          await db.schema.createIndex(`${table}_by_state`).on(table).columns(['state', 'ended_at']).execute();
+      },
+    },
   };
 }
 

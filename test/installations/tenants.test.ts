@@ -33,7 +33,7 @@ import {
   TEST_WATCH_SETTINGS,
 } from '../support/bolt.js';
 import { install, KEY } from '../support/installations-contract.js';
-import { runDue } from '../support/jobs.js';
+import { RETENTION_DAYS, runDue } from '../support/jobs.js';
 import { startSlackStandIn } from '../support/slack-stand-in.js';
 
 const OTHER_KEY = 'merchant-other-unit-key-1f2e3d';
@@ -704,6 +704,7 @@ describe('background work’s installations', () => {
       store,
       gate: serviceState(store, t.logs.logger),
       pollSeconds: 60,
+      endedRetentionDays: RETENTION_DAYS,
       feedOf: t.tenants.feedOf,
       digestsOf: t.tenants.digestsOf,
     });

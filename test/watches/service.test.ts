@@ -7,6 +7,7 @@ import { visibleText } from '../support/block-kit.js';
 import { captureLogs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
 import { NOW } from '../support/factories.js';
 import { latest } from '../support/fake-slack.js';
+import { RETENTION_DAYS } from '../support/jobs.js';
 import { useWatchWorld, watchRequest } from '../support/watch-world.js';
 
 const world = useWatchWorld();
@@ -119,6 +120,7 @@ describe('checking a watched invoice', () => {
       perSecond: 5,
       watchesOf: async () => undefined,
       pollSeconds: 30,
+      endedRetentionDays: RETENTION_DAYS,
     });
     expect(WATCH_CHECKS_AT_ONCE).toBe(48);
     expect([many.concurrency, many.claimBatch]).toEqual([48, 24]);
