@@ -178,7 +178,7 @@ export function createBot(setup: BotSetup, deps: BotDeps): Bot {
  * its own installation's key and token; claims are shared fairly between installations.
  */
 function backgroundWork(
-  config: Pick<Config, 'watches' | 'balancePollSeconds'>,
+  config: Pick<Config, 'watches' | 'balancePollSeconds' | 'endedRetentionDays'>,
   common: Common,
   tenancy: Tenancy,
   metrics: Metrics,
@@ -190,6 +190,7 @@ function backgroundWork(
     store,
     gate,
     pollSeconds: config.balancePollSeconds,
+    endedRetentionDays: config.endedRetentionDays,
     feedOf: parts.feedOf,
     digestsOf: parts.digestsOf,
   });
@@ -198,6 +199,7 @@ function backgroundWork(
     leased(
       watchPollJob({
         pollSeconds: config.watches.pollSeconds,
+        endedRetentionDays: config.endedRetentionDays,
         store,
         gate,
         ...(tenancy.perSecond === undefined ? {} : { perSecond: tenancy.perSecond }),

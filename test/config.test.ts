@@ -114,6 +114,7 @@ describe('loadConfig', () => {
     expect(loadConfig(base)).toMatchObject({
       watches: { pollSeconds: 30, graceMinutes: 60, maxDays: 7, limitPerChannel: 100 },
       backgroundRps: 5,
+      endedRetentionDays: 30,
     });
     expect(
       loadConfig({
@@ -123,10 +124,12 @@ describe('loadConfig', () => {
         WATCH_MAX_DAYS: '2',
         WATCH_LIMIT_PER_CHANNEL: '5',
         PAYMENT_API_BACKGROUND_RPS: '20',
+        ENDED_RETENTION_DAYS: '3650',
       }),
     ).toMatchObject({
       watches: { pollSeconds: 1, graceMinutes: 0, maxDays: 2, limitPerChannel: 5 },
       backgroundRps: 20,
+      endedRetentionDays: 3650,
     });
   });
 
@@ -190,6 +193,7 @@ describe('loadConfig', () => {
     ['WATCH_POLL_SECONDS', '7200', 'must be seconds from 1 to 3600'],
     ['WATCH_POLL_SECONDS', '0.5', 'must be seconds (digits only)'],
     ['WATCH_MAX_DAYS', '91', 'must be days from 1 to 90'],
+    ['ENDED_RETENTION_DAYS', '3651', 'must be days from 1 to 3650'],
     ['WATCH_LIMIT_PER_CHANNEL', '20001', 'must be a number of watches from 1 to 10000'],
     ['PAYMENT_API_BACKGROUND_RPS', '500', 'must be calls per second from 1 to 100'],
     ['BALANCE_ALLOWED_USERS', 'U1,alice', 'must be comma-separated Slack user ids'],

@@ -258,7 +258,7 @@ const SETTINGS = {
     value: whole(1, 3650, 'days'),
     default: 30,
     reads: ALL,
-    doc: 'How long ended watches and feed subscriptions are kept before they are deleted (1–3650).',
+    doc: 'How long an ended watch or payments feed is kept before it is deleted (1–3650): about once an hour, by each instance’s watch check and digest jobs, never the same row twice.',
   }),
 };
 

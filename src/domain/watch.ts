@@ -9,7 +9,7 @@ export interface Change {
 
 /**
  * Why a watch ended, as the store keeps it. `final`: the invoice no longer awaits payment
- * (`awaitsPayment` in src/views/invoice.ts), so nothing more is expected to change.
+ * (`awaitsPayment` in src/domain/invoice.ts), so nothing more is expected to change.
  */
 export type EndReason =
   | 'stopped'
@@ -20,4 +20,6 @@ export type EndReason =
   | 'card_deleted'
   | 'not_in_channel'
   /** Many workspaces: the payment account whose key checked it was disconnected. */
-  | 'account_disconnected';
+  | 'account_disconnected'
+  /** Many workspaces: the key was replaced by one whose account does not know the invoice. */
+  | 'account_replaced';

@@ -3,6 +3,7 @@ import { type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
 import { renewing } from '../store/lease.js';
+import { pruneEnded } from '../store/retention.js';
 import { stepBackGuard } from '../store/schedules.js';
 import { feedQueries, type PollRow, type SubscriptionRow } from './queries.js';
 
@@ -16,6 +17,8 @@ interface FeedJobsDeps {
   store: Store;
   /** BALANCE_POLL_SECONDS: how far ahead a poll is ever scheduled. */
   pollSeconds: number;
+  /** ENDED_RETENTION_DAYS: ended feeds are deleted this long after they ended. */
+  endedRetentionDays: number;
   /** Whether background work may call the service now, and how much (the breaker; a rejected key). */
   gate: Pick<ServiceState, 'claimWithin'>;
   /** An installation's feed, to read its balance with its key; undefined while it cannot be served now. */
@@ -39,6 +42,7 @@ export function feedJobs(deps: FeedJobsDeps): {
     column: 'next_run_at',
     maxAheadMs: Math.max(deps.pollSeconds * 1000, KEY_PROBE_MS, UNSERVED_RETRY_MS) + KEY_PROBE_MS,
   });
+  const prune = pruneEnded(deps.store, 'feed_subscriptions', deps.endedRetentionDays);
   const ofInstallation = <T extends { installation_id: string }>(row: T) => row.installation_id;
   return {
     poll: {
@@ -65,7 +69,10 @@ export function feedJobs(deps: FeedJobsDeps): {
       idleMs: 30_000,
       dueAt: (sub) => sub.next_digest_at,
       nextDueAt: (now) => queries.nextDigestDueAt(now),
-      claim: (now, limit, lease) => queries.claimDigests(lease.owner, now, limit, lease.ms),
+      async claim(now, limit, lease) {
+        await prune(now);
+        return queries.claimDigests(lease.owner, now, limit, lease.ms);
+      },
       renew: renewing(deps.store.db, 'feed_subscriptions'),
       installationOf: ofInstallation,
       serve: deps.digestsOf,

@@ -34,6 +34,13 @@ export async function startWatch(deps: ListenerDeps, req: StartRequest): Promise
       return reply(watchReplies.expired(result.invoice), 'ephemeral', 'invoice_expired', req.invoiceId);
     case 'final':
       return reply(watchReplies.final(result.invoice), 'ephemeral', 'invoice_final', req.invoiceId);
+    case 'ended':
+      return reply(
+        watchReplies.endedAtStart(result.invoice, result.why),
+        'ephemeral',
+        'not_watched',
+        req.invoiceId,
+      );
     case 'not_in_channel':
       return reply(watchReplies.inviteFirst(req.channelId), 'ephemeral', 'not_in_channel', req.invoiceId);
   }

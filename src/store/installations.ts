@@ -290,12 +290,23 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     },
 
     async connectPaymentKey(id, apiKey, by, at) {
-      await changeAccount(id, {
-        payment_api_key: seal(id, 'payment_api_key', apiKey),
-        payment_key_connected_by: by,
-        payment_key_connected_at: at,
-        updated_at: at,
-      });
+      await changeAccount(
+        id,
+        {
+          payment_api_key: seal(id, 'payment_api_key', apiKey),
+          payment_key_connected_by: by,
+          payment_key_connected_at: at,
+          updated_at: at,
+        },
+        // A Replace key: its watches go on, but an invoice the new account does not know ends
+        // them for that reason (src/watches/checks.ts).
+        (trx) =>
+          trx
+            .updateTable('watched_invoices')
+            .set({ account_replaced: 1 })
+            .where('installation_id', '=', id)
+            .execute(),
+      );
     },
 
     async disconnectPaymentKey(id, at, within) {

@@ -332,6 +332,23 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '010_watch_account_replaced': {
+      async up(db) {
+        // A watch whose invoice the replaced key's account does not know ends for that reason.
+        await db.schema
+          .alterTable('watched_invoices')
+          .addColumn('account_replaced', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
+    '011_ended_rows': {
+      async up(db) {
+        // Counting or listing what is active reads no ended row, and what ended long ago is
+        // found for deletion (ENDED_RETENTION_DAYS) without reading the rest.
+        for (const table of ['watches', 'feed_subscriptions'] as const)
+          await db.schema.createIndex(`${table}_by_state`).on(table).columns(['state', 'ended_at']).execute();
+      },
+    },
   };
 }
 

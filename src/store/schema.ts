@@ -24,6 +24,11 @@ export interface Tables {
     failing_since: number | null;
     lease_owner: string | null;
     lease_until: number | null;
+    /**
+     * 1 from a Replace key until a check reads the invoice with the new key: a check that finds
+     * the invoice unknown then ends its watches for that reason, not as "no longer known".
+     */
+    account_replaced: Generated<number>;
   };
   /** A channel watching an invoice: its live card, its thread, who started it. */
   watches: {

@@ -34,13 +34,13 @@ const whoConnects = (installerId: string) =>
 
 /** Every surface, privately, until the workspace connects its payment account: who can connect it. */
 export function notConnectedMessage(installerId: string): Message {
-  const text = md`:electric_plug: *The payment account is not connected yet*\n${whoConnects(installerId)}`;
+  const text = md`:electric_plug: *The payment account is not connected*\n${whoConnects(installerId)}`;
   return { text: fallbackText(text), blocks: [section(text)] };
 }
 
 /** The Workflow Builder step's one-line failure, for the workflow's author. */
 export function stepNotConnected(): string {
-  return 'The payment account is not connected yet: the installer or a workspace admin connects it from the app’s Home tab';
+  return 'The payment account is not connected: the installer or a workspace admin connects it from the app’s Home tab';
 }
 
 /** Someone who is neither the installer nor an admin or owner tried to manage the payment account. */
@@ -97,7 +97,7 @@ export function reinstalledMessage(userId: string, manager: AccountManager): Mes
   const text = md`:wave: ${mention(userId)}, *Crypto Payments* was installed again in this workspace: its tokens are renewed and everything else stays as it was.`;
   const account = manager.connected
     ? md`The payment account stays connected, managed by ${mention(manager.userId)} and the workspace’s admins and owners.`
-    : md`The payment account is not connected yet. ${whoConnects(manager.userId)}`;
+    : md`The payment account is not connected. ${whoConnects(manager.userId)}`;
   return { text: fallbackText(text), blocks: [section(text), section(account)] };
 }
 
@@ -110,7 +110,7 @@ export function paymentAccountBlocks(input: {
   const { account, canManage } = input;
   const state = account
     ? md`:white_check_mark: Connected by ${mention(account.connectedBy)} on ${slackDate(new Date(account.connectedAt))}. The key is kept encrypted and never shown.`
-    : md`The payment account is not connected yet. ${whoConnects(input.installerId)}`;
+    : md`The payment account is not connected. ${whoConnects(input.installerId)}`;
   const buttons = account
     ? [
         actions(

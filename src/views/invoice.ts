@@ -1,4 +1,5 @@
 import type { KnownBlock } from '@slack/types';
+import { awaitsPayment } from '../domain/invoice.js';
 import type { Amount, Invoice } from '../payments/index.js';
 import {
   actionButton,
@@ -103,22 +104,6 @@ export function statesInBrief(invoice: Pick<Invoice, 'status' | 'payStatus'>): {
     labels: md`${stateLabel('status', invoice.status)} · ${stateLabel('payStatus', invoice.payStatus)}`,
     sent: asSent(statesOf(invoice)),
   };
-}
-
-/**
- * Whether the invoice still awaits payment, so that its expiry is a deadline. The API document
- * names one status (`open`) and one payment status (`none`), and neither the other values nor any
- * transition, so this rule is the bot's own (docs/invoices.md says it too):
- * - an invoice awaits payment while its status is `open` and its payment status is not `paid`
- *   (`none`, or a value never seen such as `partially_paid`: the invoice is still open, so its
- *   expiry still matters);
- * - every other state is final: any status but `open` (`closed`, `expired`, `cancelled`, or a value
- *   never seen: the invoice no longer takes payment), and the payment status `paid` whatever the
- *   status. A final invoice counts nothing down and is never called expired because its time
- *   passed: its expiry is a date on record.
- */
-export function awaitsPayment(invoice: Pick<Invoice, 'status' | 'payStatus'>): boolean {
-  return invoice.status === 'open' && invoice.payStatus !== 'paid';
 }
 
 const hasExpired = (invoice: Pick<Invoice, 'timeout'>, now: Date) =>

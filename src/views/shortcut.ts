@@ -1,8 +1,9 @@
 import type { KnownBlock } from '@slack/types';
+import { awaitsPayment } from '../domain/invoice.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { actionButton, actions, context, fallbackText, type Message, section } from './blocks.js';
 import { errorTitle } from './errors.js';
-import { ACTION_WATCH, asSent, awaitsPayment, compactCard, invoiceTitle, statesOf } from './invoice.js';
+import { ACTION_WATCH, asSent, compactCard, invoiceTitle, statesOf } from './invoice.js';
 import { channelMention, esc, link, type Mrkdwn, md } from './mrkdwn.js';
 
 export const ACTION_SHARE = 'share_invoice';

@@ -30,16 +30,22 @@ function side(change: Change, value: string, invoice: Invoice): Mrkdwn {
 const changeLine = (change: Change, invoice: Invoice) =>
   md`*${FIELD_NAMES[change.field]}*: ${side(change, change.before, invoice)} → ${side(change, change.after, invoice)}`;
 
+/** The sentence that says a watch ended and why: alone in its thread reply, or after the change that ended it. */
+const endedSentence = (invoice: Pick<Invoice, 'id' | 'title'>, reason: Mrkdwn) =>
+  md`No longer watching *${esc(invoiceTitle(invoice), 200)}*: ${reason}.`;
+
 /**
  * The thread reply that says what changed ("Not paid → Paid", with the labels the card uses),
  * mentioning the person who started the watch; its context line gives the exact state values
- * behind labels the API document has not seen.
+ * behind labels the API document has not seen. When the change ended the watch (`ended`, why),
+ * the same reply says so: one change, one notification.
  */
 export function transitionMessage(
   invoice: Invoice,
   changes: readonly Change[],
   watcherId: string,
   readAt: Date,
+  ended?: Mrkdwn,
 ): Message {
   const lines = join(
     changes.map((c) => md`• ${changeLine(c, invoice)}`),
@@ -57,10 +63,14 @@ export function transitionMessage(
     ),
   );
   const id = md`Invoice \`${esc(invoice.id, 100)}\``;
+  const end = ended ? endedSentence(invoice, ended) : undefined;
+  const summary = md`Invoice "${esc(invoiceTitle(invoice), 300)}" changed: ${plainLines}`;
   return {
-    text: fallbackText(md`Invoice "${esc(invoiceTitle(invoice), 300)}" changed: ${plainLines}`),
+    text: fallbackText(end ? md`${summary}. ${end}` : summary),
     blocks: [
-      section(md`${mention(watcherId)} *${esc(invoiceTitle(invoice), 200)}* changed:\n${lines}`),
+      section(
+        md`${mention(watcherId)} *${esc(invoiceTitle(invoice), 200)}* changed:\n${lines}${end ? md`\n${end}` : md``}`,
+      ),
       context(md`${sent ? md`${id} · ${sent}` : id} · read ${slackDate(readAt)}`),
     ],
   };
@@ -104,6 +114,8 @@ function reasonWords(reason: EndReason, opts: EndReasonOptions): Mrkdwn {
       return md`the bot can no longer post in this channel`;
     case 'account_disconnected':
       return md`the workspace’s payment account was disconnected, so the bot can no longer read the invoice`;
+    case 'account_replaced':
+      return md`the workspace’s payment key was replaced by one whose account does not know this invoice`;
   }
 }
 
@@ -113,7 +125,7 @@ export function watchEndedMessage(
   reason: Mrkdwn,
   watcherId: string,
 ): Message {
-  const body = md`${mention(watcherId)} No longer watching *${esc(invoiceTitle(invoice), 200)}*: ${reason}.`;
+  const body = md`${mention(watcherId)} ${endedSentence(invoice, reason)}`;
   return { text: fallbackText(body), blocks: [section(body)] };
 }
 
@@ -197,6 +209,11 @@ export const watchReplies = {
   /** The invoice no longer awaits payment (`awaitsPayment`): nothing more is expected to change. */
   final: (invoice: Pick<Invoice, 'title' | 'status' | 'payStatus'>): Message => {
     const body = md`*${esc(invoiceTitle(invoice), 200)}* no longer awaits payment (${statesInBrief(invoice).labels}): there is nothing left to watch. \`/invoice\` shows it as it stands.`;
+    return { text: fallbackText(body), blocks: [section(body)] };
+  },
+  /** The watch ended while its card was posted (`why`): the card says so too. */
+  endedAtStart: (invoice: Pick<Invoice, 'title'>, why: Mrkdwn): Message => {
+    const body = md`The watch of *${esc(invoiceTitle(invoice), 200)}* ended as it started: ${why}. Its card says so.`;
     return { text: fallbackText(body), blocks: [section(body)] };
   },
   inviteFirst: (channelId: string): Message => {

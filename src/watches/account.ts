@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
+import type { OutgoingEntry } from '../outbox.js';
 import type { Tables } from '../store/schema.js';
 import { type WatchDeps, watchContext } from './context.js';
 
 /**
- * Ends every active watch of an installation whose payment account was disconnected, in the
- * disconnect's own transaction: nothing can read its invoices any more, so each card says the
- * watch ended and why, each thread is told once (through the outbox), and its invoices are no
- * longer polled. Resolves with how many watches it ended.
+ * Ends every watch of an installation whose payment account was disconnected, in the
+ * disconnect's own transaction: nothing can read its invoices any more. Active ones and pending
+ * ones (their card being posted) alike: each card says the watch ended and why, each thread is
+ * told once (through the outbox; a pending watch's card is told when its start places it), and
+ * its invoices are no longer polled. Resolves with how many watches it ended.
  */
 export async function endWatchesOfAccount(
   trx: Kysely<Tables>,
@@ -14,13 +16,16 @@ export async function endWatchesOfAccount(
   now: number,
 ): Promise<number> {
   const ctx = watchContext(deps);
-  let ended = 0;
-  for (const w of await ctx.queries.allActive(trx)) {
-    if (!(await ctx.queries.end(trx, w.id, 'account_disconnected', now))) continue;
-    ended += 1;
-    const invoice = await ctx.lastSeen(trx, w.invoice_id);
-    if (invoice) await ctx.send(trx, ctx.endingMessages(w, invoice, 'account_disconnected', now), now);
-    await ctx.queries.forgetIfUnwatched(trx, w.invoice_id);
+  const ended = await ctx.queries.endAll(trx, 'account_disconnected', now);
+  const outgoing: OutgoingEntry[] = [];
+  for (const invoiceId of new Set(ended.map((w) => w.invoice_id))) {
+    const invoice = await ctx.lastSeen(trx, invoiceId);
+    for (const w of ended) {
+      if (invoice && w.invoice_id === invoiceId && w.card_ts !== '')
+        outgoing.push(...ctx.endingMessages(w, invoice, 'account_disconnected', now));
+    }
+    await ctx.queries.forgetIfUnwatched(trx, invoiceId);
   }
-  return ended;
+  await ctx.send(trx, outgoing, now);
+  return ended.length;
 }

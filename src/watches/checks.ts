@@ -1,3 +1,4 @@
+import { awaitsPayment } from '../domain/invoice.js';
 import type { Change, EndReason } from '../domain/watch.js';
 import type { OutgoingEntry } from '../outbox.js';
 import {
@@ -12,7 +13,7 @@ import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import { KEY_PROBE_MS } from '../service-state.js';
 import { LeaseLost, leaseOf } from '../store/lease.js';
-import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
+import { liveInvoiceCard } from '../views/invoice.js';
 import { transitionMessage } from '../views/watch.js';
 import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';
@@ -62,23 +63,26 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
   function decide(w: WatchRow, reading: Reading, now: number): Decision {
     const { invoice, diff } = reading;
     const reason = endOf(w, invoice, now);
-    const entries: OutgoingEntry[] = [];
-    if (diff.length > 0) {
-      if (!reason) {
-        const card = liveInvoiceCard(invoice, { now: new Date(now), watch: liveWatch(w) });
-        entries.push({ channel: w.channel_id, ts: w.card_ts, message: card, watchId: w.id });
-      }
-      entries.push({
+    if (reason) {
+      // The change that ended the watch and its end are one reply.
+      const unreadSince = reading.failingSince ?? undefined;
+      return {
+        watch: w,
+        reason,
+        entries: ctx.endingMessages(w, invoice, reason, now, { unreadSince, changes: diff }),
+      };
+    }
+    if (diff.length === 0) return { watch: w, reason, entries: [] };
+    const card = liveInvoiceCard(invoice, { now: new Date(now), watch: liveWatch(w) });
+    const entries: OutgoingEntry[] = [
+      { channel: w.channel_id, ts: w.card_ts, message: card, watchId: w.id },
+      {
         channel: w.channel_id,
         threadTs: w.thread_ts,
         message: transitionMessage(invoice, diff, w.watcher_id, new Date(now)),
         watchId: w.id,
-      });
-    }
-    if (reason) {
-      const unreadSince = reading.failingSince ?? undefined;
-      entries.push(...ctx.endingMessages(w, invoice, reason, now, { unreadSince }));
-    }
+      },
+    ];
     return { watch: w, reason, entries };
   }
 
@@ -126,6 +130,9 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
           failing_since: reading.failingSince,
         });
         if (!completed) throw new LeaseLost();
+        // Read with the key there is now: a later "unknown" is the invoice's own.
+        if (reading.snapshot !== undefined && row.account_replaced === 1)
+          await queries.readByNewAccount(trx, row.invoice_id);
         await ctx.send(trx, outgoing, now);
         if (ended === held.length) await queries.forgetIfUnwatched(trx, row.invoice_id);
         return { diff: reading.diff.length, ended };
@@ -187,7 +194,9 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
 
   /** The check's reading failed: ended, paused, or backed off, as the failure says. */
   async function failed(row: WatchedInvoiceRow, now: number, error: unknown): Promise<Tracked> {
-    if (error instanceof InvoiceNotFoundError) return endAll(row, 'not_found');
+    // Unknown to the account of a key replaced since the last reading: that is why, not that it is gone.
+    if (error instanceof InvoiceNotFoundError)
+      return endAll(row, row.account_replaced === 1 ? 'account_replaced' : 'not_found');
     if (error instanceof CircuitOpenError) {
       // No call was made: the service is down for everyone, which says nothing of this invoice.
       const nextAt = now + settings.pollSeconds * 1000;

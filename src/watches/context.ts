@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import type { EndReason } from '../domain/watch.js';
+import { awaitsPayment } from '../domain/invoice.js';
+import type { Change, EndReason } from '../domain/watch.js';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Invoice } from '../payments/index.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
-import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
-import { endReasonText, watchEndedMessage } from '../views/watch.js';
+import { liveInvoiceCard } from '../views/invoice.js';
+import { endReasonText, transitionMessage, watchEndedMessage } from '../views/watch.js';
 import { type WatchRow, watchQueries } from './queries.js';
 import { fromSnapshot, type InvoiceSnapshot } from './snapshot.js';
 
@@ -39,10 +40,19 @@ export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'i
   const installation = deps.installation ?? ONE_WORKSPACE;
   const queries = watchQueries(deps.store, installation);
   const graceMs = settings.graceMinutes * 60_000;
+  /** Why a watch ended, in words. */
+  const why = (reason: EndReason, opts: { by?: string | undefined; unreadSince?: number | undefined } = {}) =>
+    endReasonText(reason, {
+      by: opts.by,
+      graceMinutes: settings.graceMinutes,
+      maxDays: settings.maxDays,
+      unreadSince: opts.unreadSince === undefined ? undefined : new Date(opts.unreadSince),
+    });
   return {
     deps,
     queries,
     graceMs,
+    why,
 
     /**
      * Whether a watch of the invoice can still see it change, as far as the bot can know: it
@@ -61,20 +71,23 @@ export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'i
       return snapshot ? fromSnapshot(JSON.parse(snapshot) as InvoiceSnapshot) : undefined;
     },
 
-    /** The card update and the thread notice that end a watch (a QUIET end sends neither: `endWatch`). */
+    /**
+     * The card update and the thread reply that end a watch (a QUIET end sends neither:
+     * `endWatch`). When a change ended it (`changes`, read at `now`), the one reply tells both the
+     * change and the end: one event, one notification.
+     */
     endingMessages(
       w: WatchRow,
       invoice: Invoice,
       reason: EndReason,
       now: number,
-      opts: { by?: string | undefined; unreadSince?: number | undefined } = {},
+      opts: {
+        by?: string | undefined;
+        unreadSince?: number | undefined;
+        changes?: readonly Change[];
+      } = {},
     ): OutgoingEntry[] {
-      const text = endReasonText(reason, {
-        by: opts.by,
-        graceMinutes: settings.graceMinutes,
-        maxDays: settings.maxDays,
-        unreadSince: opts.unreadSince === undefined ? undefined : new Date(opts.unreadSince),
-      });
+      const text = why(reason, opts);
       const card = liveInvoiceCard(invoice, {
         now: new Date(now),
         watch: { ...liveWatch(w), ended: { at: new Date(now), reason: text } },
@@ -84,7 +97,10 @@ export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'i
         {
           channel: w.channel_id,
           threadTs: w.thread_ts,
-          message: watchEndedMessage(invoice, text, w.watcher_id),
+          message:
+            opts.changes && opts.changes.length > 0
+              ? transitionMessage(invoice, opts.changes, w.watcher_id, new Date(now), text)
+              : watchEndedMessage(invoice, text, w.watcher_id),
           watchId: w.id,
         },
       ];

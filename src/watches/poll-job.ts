@@ -4,6 +4,7 @@ import type { ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
 import { renewing } from '../store/lease.js';
 import { paceInterval } from '../store/pace.js';
+import { pruneEnded } from '../store/retention.js';
 import { stepBackGuard } from '../store/schedules.js';
 import { CEILING_MS } from './cadence.js';
 import { type WatchedInvoiceRow, watchQueries } from './queries.js';
@@ -27,6 +28,8 @@ interface WatchPollDeps {
   watchesOf: (installation: string) => Promise<WatchChecker | undefined>;
   /** WATCH_POLL_SECONDS: with the cadence's ceiling, how far ahead a check is ever scheduled. */
   pollSeconds: number;
+  /** ENDED_RETENTION_DAYS: ended watches are deleted this long after they ended. */
+  endedRetentionDays: number;
 }
 
 /** The checks an instance runs at once, all installations together. */
@@ -51,6 +54,7 @@ export function watchPollJob(deps: WatchPollDeps): Task<WatchedInvoiceRow, Watch
     column: 'next_poll_at',
     maxAheadMs,
   });
+  const prune = pruneEnded(deps.store, 'watches', deps.endedRetentionDays);
   const paceMs = deps.perSecond === undefined ? undefined : paceInterval(deps.perSecond);
   const concurrency = paceMs === undefined ? ONE_KEY_CHECKS_AT_ONCE : WATCH_CHECKS_AT_ONCE;
   return {
@@ -63,6 +67,7 @@ export function watchPollJob(deps: WatchPollDeps): Task<WatchedInvoiceRow, Watch
     nextDueAt: (now) => queries.nextDueAt(now),
     async claim(now, limit, lease, busy) {
       await steppedBack(now);
+      await prune(now);
       return deps.gate.claimWithin(now, limit, (allowed) =>
         queries.claimDue(lease.owner, now, allowed, lease.ms, busy, paceMs),
       );

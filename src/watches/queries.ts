@@ -48,14 +48,6 @@ const listed = (trx: Kysely<Tables>, installation: string) =>
 /** Finding watches: a channel's, a person's, one by id, and an invoice's last known state. */
 function lookupQueries({ db }: Store, installation: string) {
   return {
-    /** The channel's active watch of an invoice, if any. */
-    active: (channelId: string, invoiceId: string) =>
-      watches(db, installation)
-        .where('channel_id', '=', channelId)
-        .where('invoice_id', '=', invoiceId)
-        .where('state', '=', 'active')
-        .executeTakeFirst(),
-
     /** The channel's watch of an invoice that has not ended, active or pending, if any. */
     current: (channelId: string, invoiceId: string) =>
       watches(db, installation)
@@ -108,7 +100,9 @@ function startQueries({ db }: Store, installation: string) {
   return {
     /**
      * Stores a new watch (a pending one, before its card is posted) and, if no other watch polls
-     * its invoice yet, the invoice to poll.
+     * its invoice yet, the invoice to poll. An invoice already polled has its row locked until
+     * the transaction ends (a no-op update): a Stop of another channel's watch of it
+     * (`forgetIfUnwatched`) then waits for this watch, and keeps the invoice polled for it.
      */
     async insert(
       trx: Kysely<Tables>,
@@ -133,9 +127,22 @@ function startQueries({ db }: Store, installation: string) {
           lease_owner: null,
           lease_until: null,
         })
-        .onConflict((oc) => oc.columns(['installation_id', 'invoice_id']).doNothing())
+        .onConflict((oc) =>
+          oc
+            .columns(['installation_id', 'invoice_id'])
+            .doUpdateSet({ invoice_id: (eb) => eb.ref('excluded.invoice_id') }),
+        )
         .execute();
     },
+
+    /** A check read the invoice with the key that replaced another (`account_replaced`). */
+    readByNewAccount: (trx: Kysely<Tables>, invoiceId: string) =>
+      trx
+        .updateTable('watched_invoices')
+        .set({ account_replaced: 0 })
+        .where('installation_id', '=', installation)
+        .where('invoice_id', '=', invoiceId)
+        .execute(),
 
     /** Makes a pending watch active with its card; false when it is no longer pending. */
     async activate(trx: Kysely<Tables>, id: string, card: Pick<WatchRow, 'card_ts' | 'thread_ts'>) {
@@ -173,27 +180,66 @@ function startQueries({ db }: Store, installation: string) {
 /** Ending watches: one by one, or an invoice's, and forgetting the invoice once nobody watches it. */
 function endQueries(store: Store, installation: string) {
   return {
-    /** Ends an active watch; false when it had already ended. */
+    /**
+     * Ends a watch, active or pending (its card being posted: its start then tells the card why,
+     * src/watches/start.ts); false when it had already ended.
+     */
     async end(trx: Kysely<Tables>, id: string, reason: EndReason, now: number): Promise<boolean> {
       const result = await trx
         .updateTable('watches')
         .set({ state: 'ended', ended_at: now, end_reason: reason })
         .where('installation_id', '=', installation)
         .where('id', '=', id)
-        .where('state', '=', 'active')
+        .where('state', '!=', 'ended')
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
 
-    /** Every active watch of the installation, locked until the transaction ends (PostgreSQL). */
-    allActive: (trx: Kysely<Tables>) =>
-      watches(trx, installation)
-        .where('state', '=', 'active')
+    /**
+     * Ends every watch of the installation that has not ended, active or pending (its card being
+     * posted), and resolves with them as they were. They are locked first in the order of their
+     * ids (PostgreSQL), the order a check locks its invoice's watches in, so the two never wait
+     * for each other in a circle.
+     */
+    async endAll(trx: Kysely<Tables>, reason: EndReason, now: number): Promise<WatchRow[]> {
+      const current = await watches(trx, installation)
+        .where('state', '!=', 'ended')
+        .orderBy('id')
         .$if(store.dialect === 'postgres', (q) => q.forUpdate())
+        .execute();
+      if (current.length === 0) return [];
+      await trx
+        .updateTable('watches')
+        .set({ state: 'ended', ended_at: now, end_reason: reason })
+        .where('installation_id', '=', installation)
+        .where('state', '!=', 'ended')
+        .execute();
+      return current;
+    },
+
+    /** The invoice's active watches, in the order of their ids (the order they are locked in). */
+    activeOfInvoice: (trx: Kysely<Tables>, invoiceId: string) =>
+      watches(trx, installation)
+        .where('invoice_id', '=', invoiceId)
+        .where('state', '=', 'active')
+        .orderBy('id')
         .execute(),
 
-    activeOfInvoice: (trx: Kysely<Tables>, invoiceId: string) =>
-      watches(trx, installation).where('invoice_id', '=', invoiceId).where('state', '=', 'active').execute(),
+    /**
+     * Gives a watch that ended while its card was being posted (pending, `endAll`) that card, so
+     * its end can be told there; false when it has one already or has not ended.
+     */
+    async placeEndedCard(trx: Kysely<Tables>, id: string, card: Pick<WatchRow, 'card_ts' | 'thread_ts'>) {
+      const result = await trx
+        .updateTable('watches')
+        .set({ card_ts: card.card_ts, thread_ts: card.thread_ts })
+        .where('installation_id', '=', installation)
+        .where('id', '=', id)
+        .where('state', '=', 'ended')
+        .where('card_ts', '=', '')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
 
     /**
      * Of these watches, the ones still active, locked until the transaction ends (PostgreSQL; on
@@ -206,28 +252,37 @@ function endQueries(store: Store, installation: string) {
         : watches(trx, installation)
             .where('id', 'in', ids)
             .where('state', '=', 'active')
+            .orderBy('id')
             .$if(store.dialect === 'postgres', (q) => q.forUpdate())
             .execute(),
 
-    /** Stops polling an invoice nobody watches any more (a pending watch still does); true when it did. */
+    /**
+     * Stops polling an invoice nobody watches any more (a pending watch still does); true when it
+     * did. The invoice's row is locked first (PostgreSQL), then its watches are read by a
+     * statement of their own, which sees a start that locked the row and committed meanwhile
+     * (`insert`): one statement would judge by what it saw before it waited, and forget the
+     * invoice of a watch just started.
+     */
     async forgetIfUnwatched(trx: Kysely<Tables>, invoiceId: string): Promise<boolean> {
-      const result = await trx
+      const polled = await trx
+        .selectFrom('watched_invoices')
+        .select('invoice_id')
+        .where('installation_id', '=', installation)
+        .where('invoice_id', '=', invoiceId)
+        .$if(store.dialect === 'postgres', (q) => q.forUpdate())
+        .executeTakeFirst();
+      if (!polled) return false;
+      const watched = await watches(trx, installation)
+        .where('invoice_id', '=', invoiceId)
+        .where('state', '!=', 'ended')
+        .executeTakeFirst();
+      if (watched) return false;
+      await trx
         .deleteFrom('watched_invoices')
         .where('installation_id', '=', installation)
         .where('invoice_id', '=', invoiceId)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('watches')
-                .select('id')
-                .where('watches.installation_id', '=', installation)
-                .where('watches.invoice_id', '=', invoiceId)
-                .where('watches.state', '!=', 'ended'),
-            ),
-          ),
-        )
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
+        .execute();
+      return true;
     },
   };
 }

@@ -40,13 +40,16 @@ export function createWatches(deps: WatchDeps) {
   const { start, settleStale } = watchStarts(ctx);
   const { check } = watchChecks(ctx, settleStale);
 
-  /** Ends one watch in a transaction, with its messages unless `quiet`. */
+  /**
+   * Ends one watch in a transaction, with its messages unless `quiet`. A pending one has no card
+   * yet: its start tells the card once it is posted.
+   */
   async function endWatch(w: WatchRow, reason: EndReason, by?: string): Promise<boolean> {
     const now = clock();
     const ended = await store.transaction(async (trx) => {
       const invoice = await ctx.lastSeen(trx, w.invoice_id);
       if (!(await queries.end(trx, w.id, reason, now))) return false;
-      if (invoice && !QUIET.has(reason))
+      if (invoice && !QUIET.has(reason) && w.card_ts !== '')
         await ctx.send(trx, ctx.endingMessages(w, invoice, reason, now, { by }), now);
       await queries.forgetIfUnwatched(trx, w.invoice_id);
       return true;
@@ -64,15 +67,16 @@ export function createWatches(deps: WatchDeps) {
     watchable: (invoice: Pick<Invoice, 'status' | 'payStatus' | 'timeout'>): boolean =>
       ctx.mayChange(invoice, clock()),
 
+    /** Stops a watch, active or still pending (its card being posted). */
     async stop(watchId: string, byUserId: string): Promise<StopResult> {
       const w = await queries.byId(watchId);
-      if (w?.state !== 'active') return { kind: 'not_watched' };
+      if (!w || w.state === 'ended') return { kind: 'not_watched' };
       const title = (await ctx.lastSeen(store.db, w.invoice_id))?.title ?? w.invoice_id;
       return (await endWatch(w, 'stopped', byUserId)) ? { kind: 'stopped', title } : { kind: 'not_watched' };
     },
 
     async stopInvoice(channelId: string, invoiceId: InvoiceId, byUserId: string): Promise<StopResult> {
-      const w = await queries.active(channelId, invoiceId);
+      const w = await queries.current(channelId, invoiceId);
       return w ? this.stop(w.id, byUserId) : { kind: 'not_watched' };
     },
 

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { webApi } from '@slack/bolt';
+import { awaitsPayment } from '../domain/invoice.js';
+import type { EndReason } from '../domain/watch.js';
 import { ATTEMPT_WINDOW_MS, CLOCK_TOLERANCE_MS } from '../outbox.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { type PostFailure, SlackPostError, slackWasBusy } from '../slack/calls.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
-import { awaitsPayment, liveInvoiceCard } from '../views/invoice.js';
+import { liveInvoiceCard } from '../views/invoice.js';
+import type { Mrkdwn } from '../views/mrkdwn.js';
 import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';
 import type { WatchRow } from './queries.js';
@@ -40,7 +43,12 @@ type StartResult =
   | { kind: 'final'; invoice: Invoice }
   | { kind: 'not_in_channel' }
   /** Slack did not answer the post and its card is not found (yet): it may still appear. */
-  | { kind: 'unconfirmed'; invoice: Invoice };
+  | { kind: 'unconfirmed'; invoice: Invoice }
+  /** It ended while its card was posted (its payment account was disconnected): the card says why. */
+  | { kind: 'ended'; invoice: Invoice; why: Mrkdwn };
+
+/** What became of a pending watch whose card is in Slack. */
+type Confirmed = { kind: 'active' } | { kind: 'ended'; reason: EndReason } | { kind: 'dropped' };
 
 /**
  * How long a start takes at most: its post's deadline (10 s) and a look for the card when the
@@ -135,35 +143,63 @@ function pendingCards(ctx: WatchContext) {
     });
 
   /**
-   * The card is in Slack: its watch becomes active. With `refresh` (a card found long after it
-   * was posted) the card is edited to the invoice as last read. False when the watch was
-   * forgotten meanwhile: the card is then deleted, as it would claim a watch that is not stored.
+   * A watch that ended while its card was posted (`endAll`): the card is placed on it and told
+   * why, its thread too, as for any end. False when there is nothing to tell it with (its
+   * invoice no longer polled and not at hand) or it was placed already.
    */
-  async function confirm(w: WatchRow, cardTs: string, refresh: boolean): Promise<boolean> {
+  async function placeEnded(w: WatchRow, cardTs: string, reason: EndReason, known?: Invoice) {
+    const now = clock();
+    const card = { card_ts: cardTs, thread_ts: w.thread_ts || cardTs };
+    const placed = await store.transaction(async (trx) => {
+      const invoice = known ?? (await ctx.lastSeen(trx, w.invoice_id));
+      if (!invoice || !(await queries.placeEndedCard(trx, w.id, card))) return false;
+      await ctx.send(trx, ctx.endingMessages({ ...w, ...card }, invoice, reason, now), now);
+      return true;
+    });
+    if (placed) deps.wakeOutbox?.();
+    return placed;
+  }
+
+  /**
+   * The card is in Slack: its watch becomes active. With `refresh` (a card found long after it
+   * was posted) the card is edited to the invoice as last read (`invoice`, when the start has it
+   * at hand). A watch that ended meanwhile has its end told on the card. One forgotten meanwhile
+   * has its card deleted, as it would claim a watch that is not stored.
+   */
+  async function confirm(
+    w: WatchRow,
+    cardTs: string,
+    refresh: boolean,
+    invoice?: Invoice,
+  ): Promise<Confirmed> {
     const now = clock();
     const activated = await store.transaction(async (trx) => {
       const card = { card_ts: cardTs, thread_ts: w.thread_ts || cardTs };
       if (!(await queries.activate(trx, w.id, card))) return false;
-      const invoice = refresh ? await ctx.lastSeen(trx, w.invoice_id) : undefined;
-      if (invoice) {
-        const message = liveInvoiceCard(invoice, { now: new Date(now), watch: liveWatch(w) });
+      const seen = refresh ? await ctx.lastSeen(trx, w.invoice_id) : undefined;
+      if (seen) {
+        const message = liveInvoiceCard(seen, { now: new Date(now), watch: liveWatch(w) });
         await ctx.send(trx, [{ channel: w.channel_id, ts: cardTs, message, watchId: w.id }], now);
       }
       return true;
     });
     if (activated) {
       if (refresh) deps.wakeOutbox?.();
-      return true;
+      return { kind: 'active' };
     }
+    const current = await queries.byId(w.id);
     // Someone else settled it: with this card, or as not posted.
-    if ((await queries.byId(w.id))?.card_ts === cardTs) return true;
+    if (current?.card_ts === cardTs) return { kind: 'active' };
+    // The store keeps an EndReason there.
+    const reason = current?.state === 'ended' ? (current.end_reason as EndReason | null) : null;
+    if (reason && (await placeEnded(w, cardTs, reason, invoice))) return { kind: 'ended', reason };
     await poster.remove({ channel: w.channel_id, ts: cardTs }).catch((error: unknown) => {
       logger.warn(
         { err: error, watch: w.id, channel: w.channel_id },
         'could not delete the card of a dropped watch',
       );
     });
-    return false;
+    return { kind: 'dropped' };
   }
 
   /**
@@ -275,8 +311,9 @@ function posting(ctx: WatchContext, { lookFor, confirm, drop }: PendingCards) {
         return { kind: 'unconfirmed', invoice };
       }
     }
-    if (!(await confirm(w, cardTs, false)))
-      throw new Error('the watch was dropped while its card was posted');
+    const confirmed = await confirm(w, cardTs, false, invoice);
+    if (confirmed.kind === 'dropped') throw new Error('the watch was dropped while its card was posted');
+    if (confirmed.kind === 'ended') return { kind: 'ended', invoice, why: ctx.why(confirmed.reason) };
     return { kind: 'started', invoice, inThread: threadTs !== undefined };
   }
 

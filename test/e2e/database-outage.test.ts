@@ -84,11 +84,12 @@ describe('two instances while PostgreSQL drops its connections and fails over', 
       await dropConnections(url);
       await until(() => slack.messages.some((m) => m.threadTs), 'the paid notice', 30_000);
       await new Promise((resolve) => setTimeout(resolve, 3000));
-      // Paid is final: the change, then the end of the watch, each once.
+      // Paid is final: the change and the end of the watch, in one reply, once.
       const replies = slack.messages.filter((m) => m.threadTs);
       expect(replies.map((m) => visibleText(m))).toEqual([
-        expect.stringContaining('*Payment*: Not paid → Paid'),
-        expect.stringContaining('No longer watching *Order 0*: it no longer awaits payment'),
+        expect.stringContaining(
+          '*Payment*: Not paid → Paid\nNo longer watching *Order 0*: it no longer awaits payment',
+        ),
       ]);
       for (const bot of bots) {
         expect(bot.child.exitCode).toBeNull();

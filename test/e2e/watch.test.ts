@@ -51,11 +51,12 @@ async function watchingCommand(bot: BotProcess, channel = 'C0SUPPORT') {
 const invoiceReads = (s: Stack) =>
   s.sandbox.requests.filter((r) => r.path === `/api/v2/invoice/${OPEN}`).length;
 
+/** The end of a watch, said in the same reply as the change that ended it. */
 const ENDED_NOTE =
-  '<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: it no longer awaits payment, so nothing more is expected to change.';
+  'No longer watching *Order #1042 — annual support plan*: it no longer awaits payment, so nothing more is expected to change.';
 
 describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, database) => {
-  it('tells the thread within WATCH_POLL_SECONDS when the customer pays, and ends the watch: one card edit, the change then a last note, no check after', async () => {
+  it('tells the thread within WATCH_POLL_SECONDS when the customer pays, and ends the watch: one card edit, one reply with the change and the end, no check after', async () => {
     stack = await startStack({ env: { DATABASE_URL: await database(), WATCH_POLL_SECONDS: '1' } });
     const { slack, sandbox, bot } = stack;
     const reply = await watchCommand(bot);
@@ -67,18 +68,17 @@ describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, data
     sandbox.updateInvoice(OPEN, { payStatus: 'paid', status: 'closed' });
     const changedAt = Date.now();
     await until(
-      () => slack.repliesIn('C0SUPPORT', card.ts).length >= 2 && card.edits.length > 0,
-      'two replies and an edit',
+      () => slack.repliesIn('C0SUPPORT', card.ts).length >= 1 && card.edits.length > 0,
+      'a reply and an edit',
     );
     const ms = Date.now() - changedAt;
     expect(ms).toBeLessThan(2500);
-    // The check that saw the payment says what changed, then that the watch has ended.
-    const [notice, last] = slack.repliesIn('C0SUPPORT', card.ts);
+    // The check that saw the payment says what changed and, in the same reply, that the watch has ended.
+    const [notice] = slack.repliesIn('C0SUPPORT', card.ts);
     expect(visibleText(notice)).toContain(
-      '<@U0WATCHER> *Order #1042 — annual support plan* changed:\n• *Status*: Open → Closed\n• *Payment*: Not paid → Paid',
+      `<@U0WATCHER> *Order #1042 — annual support plan* changed:\n• *Status*: Open → Closed\n• *Payment*: Not paid → Paid\n${ENDED_NOTE}`,
     );
     expect(visibleText(notice)).toContain('as sent: status `open` → `closed`, payment `none` → `paid`');
-    expect(visibleText(last)).toBe(ENDED_NOTE);
     // The card's one edit shows the invoice paid and the watch over: no Stop, Refresh instead.
     const edited = visibleText(card.edits.at(-1));
     expect(edited).toContain('*Status*\nClosed');
@@ -88,7 +88,7 @@ describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, data
     expect(edited).not.toContain('Stop watching');
     const reads = invoiceReads(stack);
     await new Promise((r) => setTimeout(r, 2500));
-    expect(slack.repliesIn('C0SUPPORT', card.ts)).toHaveLength(2);
+    expect(slack.repliesIn('C0SUPPORT', card.ts)).toHaveLength(1);
     expect(card.edits).toHaveLength(1);
     expect(invoiceReads(stack)).toBe(reads); // not checked again
     expect(await watchingCommand(bot)).toContain('Nothing is watched in <#C0SUPPORT>');
@@ -110,11 +110,10 @@ describe.each(Object.entries(stores))('watching an invoice, on %s', (_name, data
 
     const restarted = await startBot(env);
     stack.bot = restarted;
-    await until(() => slack.repliesIn('C0SUPPORT', card.ts).length >= 2, 'the change and the end');
+    await until(() => slack.repliesIn('C0SUPPORT', card.ts).length >= 1, 'the change and the end');
     await new Promise((r) => setTimeout(r, 3000));
     expect(slack.repliesIn('C0SUPPORT', card.ts).map((m) => visibleText(m))).toEqual([
-      expect.stringContaining('*Payment*: Not paid → Paid'),
-      ENDED_NOTE,
+      expect.stringContaining(`*Payment*: Not paid → Paid\n${ENDED_NOTE}`),
     ]);
     expect(card.edits).toHaveLength(1);
     expect(visibleText(card.edits[0])).toContain('No longer watched since');

@@ -14,7 +14,7 @@ import { captureLogs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
 import { install, KEY } from '../support/installations-contract.js';
-import { outboxOf, runDue } from '../support/jobs.js';
+import { outboxOf, RETENTION_DAYS, runDue } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
@@ -80,6 +80,7 @@ function serving(feeds: Record<string, { feed: InstallationFeed; poster: Recordi
     store: env.store,
     gate: serviceState(env.store, logs.logger),
     pollSeconds: 60,
+    endedRetentionDays: RETENTION_DAYS,
     feedOf,
     digestsOf: feedOf,
   });
@@ -180,6 +181,7 @@ describe('the feed’s jobs, for an installation they cannot serve now', () => {
       store: env.store,
       gate: serviceState(env.store, captureLogs().logger),
       pollSeconds,
+      endedRetentionDays: RETENTION_DAYS,
       feedOf: async () => undefined,
       digestsOf: async () => undefined,
     });

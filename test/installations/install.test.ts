@@ -246,7 +246,7 @@ describe('installing again', () => {
       '<@U0EARLYMEMBER>, *Crypto Payments* was installed again in this workspace',
     );
     expect(visibleText(told)).toContain(
-      `The payment account is not connected yet. <@${w.installer}> (who installed the app)`,
+      `The payment account is not connected. <@${w.installer}> (who installed the app)`,
     );
     expect((await many.bot.installations.summaryOf(w.team))?.installerUserId).toBe(w.installer);
     const { reply } = await many.bot.command(w, 'U0EARLYMEMBER', '');
@@ -309,7 +309,7 @@ describe('a rotating token', () => {
     const { reply } = await many.bot.command(w, w.installer, '');
     // Nothing to warn an operator about: a refresh is routine.
     expect(linesFrom(from).filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
-    expect(visibleText(reply)).toContain('not connected yet');
+    expect(visibleText(reply)).toContain('not connected');
     const [refresh, ...more] = refreshes(first);
     expect(more).toEqual([]);
     expect(refresh?.args).toMatchObject({ client_id: OAUTH.clientId, client_secret: OAUTH.clientSecret });
@@ -337,7 +337,7 @@ describe('a rotating token', () => {
     const from = many.bot.logs.length;
     many.bot.slack.answerNext('oauth.v2.access', { ok: false, error: 'internal_error' }, { status: 500 });
     const { reply } = await many.bot.command(w, w.installer, '');
-    expect(visibleText(reply)).toContain('not connected yet');
+    expect(visibleText(reply)).toContain('not connected');
     // One attempt, not the SDK's retries: a refresh ends within one Slack deadline, inside its lease.
     expect(refreshes(first)).toHaveLength(1);
     // A warning, not an error: the token it has still serves.
@@ -346,7 +346,7 @@ describe('a rotating token', () => {
     );
     expect(linesFrom(from).filter((l) => l.level === 'error')).toEqual([]);
     expect((await many.bot.installations.fetchInstallation(query(w))).bot?.token).toBe(w.token);
-    expect(visibleText((await many.bot.command(w, w.installer, '')).reply)).toContain('not connected yet');
+    expect(visibleText((await many.bot.command(w, w.installer, '')).reply)).toContain('not connected');
     expect(refreshes(first)).toHaveLength(2);
     expect((await many.bot.installations.fetchInstallation(query(w))).bot?.token).toMatch(
       /^xoxe\.xoxb-rotated-/,

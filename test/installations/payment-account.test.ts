@@ -52,10 +52,10 @@ describe('before the payment account is connected', () => {
     const { ack, reply } = await many.bot.command(w, member, '');
     expect(ack.status).toBe(200);
     expect(reply.response_type).toBe('ephemeral');
-    expect(visibleText(reply)).toContain('The payment account is not connected yet');
+    expect(visibleText(reply)).toContain('The payment account is not connected');
     expect(visibleText(reply)).toContain(`<@${w.installer}> (who installed the app)`);
     const invoice = await many.bot.command(w, member, DEMO_INVOICE_IDS.open, { command: '/invoice' });
-    expect(visibleText(invoice.reply)).toContain('not connected yet');
+    expect(visibleText(invoice.reply)).toContain('not connected');
     expect(many.bot.sandbox.requests).toHaveLength(asked);
   });
 
@@ -65,11 +65,11 @@ describe('before the payment account is connected', () => {
     const member = person(w, 'U0HOMETABMEMBER');
     const installer = await many.bot.homeFor(w, w.installer);
     expect(installer).toContain('connect_payment_account');
-    expect(installer).toContain('not connected yet');
+    expect(installer).toContain('not connected');
     expect(await many.bot.homeFor(w, admin)).toContain('connect_payment_account');
     const plain = await many.bot.homeFor(w, member);
     expect(plain).not.toContain('connect_payment_account');
-    expect(plain).toContain('not connected yet');
+    expect(plain).toContain('not connected');
     // Published with the workspace's own token.
     expect(
       new Set(
@@ -250,7 +250,7 @@ describe('submitting a key', () => {
     });
     expect(await many.bot.installations.paymentKeyOf(w.team)).toBeUndefined();
     expect((await many.bot.installations.summaryOf(w.team))?.account).toBeUndefined();
-    expect(visibleText((await many.bot.command(w, w.installer, '')).reply)).toContain('not connected yet');
+    expect(visibleText((await many.bot.command(w, w.installer, '')).reply)).toContain('not connected');
   });
 
   it('says when the key could not be checked, within Slack’s 3 s, and keeps nothing', async () => {
@@ -421,9 +421,9 @@ describe('disconnecting', () => {
       .poll(() => many.bot.slack.homeViews.slice(homes).map((h) => h.userId), { timeout: 3000 })
       .toEqual([w.installer]);
     const home = text(many.bot.slack.homeViews.at(-1)?.view);
-    expect(home).toContain('not connected yet');
+    expect(home).toContain('not connected');
     expect(home).toContain('connect_payment_account');
     expect(home).not.toContain('disconnect_payment_account');
-    expect(visibleText((await many.bot.command(w, w.installer, '')).reply)).toContain('not connected yet');
+    expect(visibleText((await many.bot.command(w, w.installer, '')).reply)).toContain('not connected');
   });
 });

@@ -33,7 +33,7 @@ import {
   TEST_WATCH_SETTINGS,
 } from '../support/bolt.js';
 import { install, KEY } from '../support/installations-contract.js';
-import { runDue } from '../support/jobs.js';
+import { RETENTION_DAYS, runDue } from '../support/jobs.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
 
 const OTHER_KEY = 'merchant-other-unit-key-1f2e3d';
@@ -338,7 +338,7 @@ describe('each installation’s own handlers', () => {
 
   it('serves an installation connected since it was last seen not connected', async () => {
     const t = tenants({ A: OTHER_KEY });
-    expect(await balance(t.tenants, installation('A'))).toContain('not connected yet');
+    expect(await balance(t.tenants, installation('A'))).toContain('not connected');
     expect(await balance(t.tenants, installation('A', 1))).toContain('Monero');
     expect(t.made).toEqual([OTHER_KEY]);
   });
@@ -347,7 +347,7 @@ describe('each installation’s own handlers', () => {
     const t = tenants({});
     const asked = sandbox.requests.length;
     const answer = await balance(t.tenants, installation('T0NEW'));
-    expect(answer).toContain('not connected yet');
+    expect(answer).toContain('not connected');
     expect(answer).toContain('<@U0T0NEWADMIN>');
     expect(sandbox.requests).toHaveLength(asked);
     expect(t.made).toEqual([]);
@@ -355,7 +355,7 @@ describe('each installation’s own handlers', () => {
 
   it('treats an account whose key is gone (disconnected meanwhile) as not connected', async () => {
     const t = tenants({ A: undefined });
-    expect(await balance(t.tenants, installation('A', 1))).toContain('not connected yet');
+    expect(await balance(t.tenants, installation('A', 1))).toContain('not connected');
     expect(t.made).toEqual([]);
   });
 
@@ -708,6 +708,7 @@ describe('background work’s installations', () => {
       store,
       gate: serviceState(store, t.logs.logger),
       pollSeconds: 60,
+      endedRetentionDays: RETENTION_DAYS,
       feedOf: t.tenants.feedOf,
       digestsOf: t.tenants.digestsOf,
     });

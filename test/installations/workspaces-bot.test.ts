@@ -155,7 +155,7 @@ describe('uninstalling', () => {
       installation: w.team,
     });
     expect((await many.bot.installations.summaryOf(w.team))?.installerUserId).toBe(w.installer);
-    expect(visibleText((await many.bot.command(w, w.installer, '')).reply)).toContain('not connected yet');
+    expect(visibleText((await many.bot.command(w, w.installer, '')).reply)).toContain('not connected');
   });
 
   it('installed again by someone else after an uninstall, it names its new installer, nothing kept of the old one', async () => {
@@ -212,7 +212,7 @@ describe('uninstalling', () => {
       })
       .toHaveLength(2);
     expect(linesFrom(from).filter((l) => l.msg === 'bot token revoked: forgotten')).toEqual([]);
-    expect(visibleText((await many.bot.command(w, w.installer, '')).reply)).toContain('not connected yet');
+    expect(visibleText((await many.bot.command(w, w.installer, '')).reply)).toContain('not connected');
   });
 });
 

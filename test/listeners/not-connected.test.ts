@@ -25,7 +25,7 @@ function handlers() {
   return { set, logs, homes };
 }
 
-const NOT_CONNECTED = 'The payment account is not connected yet';
+const NOT_CONNECTED = 'The payment account is not connected';
 
 describe('a workspace whose payment account is not connected', () => {
   it.each(['/balance', '/invoice'] as const)(
@@ -134,7 +134,7 @@ describe('a workspace whose payment account is not connected', () => {
       body: { team_id: 'T0' },
     } as unknown as FunctionArgs);
     expect(failures).toEqual([
-      'The payment account is not connected yet: the installer or a workspace admin connects it from the app’s Home tab',
+      'The payment account is not connected: the installer or a workspace admin connects it from the app’s Home tab',
     ]);
     expect(logs.lines.find((l) => l.kind === 'function')).toMatchObject({ outcome: 'not_connected' });
   });

@@ -1,11 +1,3 @@
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { type Invoice, InvoiceNotFoundError, type PaymentsClient } from '../../src/payments/index.js';
 import { serviceState } from '../../src/service-state.js';
@@ -17,69 +9,34 @@ import { emptyWork } from '../support/empty-store.js';
 import { INVOICE_ID, invoice, invoiceId, NOW } from '../support/factories.js';
 import { latest, type RecordingPoster, recordingPoster } from '../support/fake-slack.js';
 import { type Leasing, outboxOf, watchJob } from '../support/jobs.js';
+import { PauseAfter, pausable } from '../support/pause-plugin.js';
 import { freshDatabase } from '../support/postgres-server.js';
 
 /**
+ * A Stop that lands while another instance starts a watch of the same invoice: the invoice stays
+ * polled for the new watch.
+ *
  * A Stop that lands while a check of the same invoice is under way, on PostgreSQL, where the
  * two run side by side (read committed): the check has read the watch as active, the Stop
  * commits, then the check writes. The stopped watch must stay stopped: its card not edited back
  * to "Watched since … Stop watching", its thread not told "changed" after "stopped by".
  */
 
-const store = await openStore({ kind: 'postgres', url: await freshDatabase(inject('postgresUrl')) });
+const url = await freshDatabase(inject('postgresUrl'));
+const store = await openStore({ kind: 'postgres', url });
+/** Another instance's store: its own connections to the same database. */
+const otherStore = await openStore({ kind: 'postgres', url });
 
-/** Holds back the result of the next read of active watches until released: the check is then between its read and its write. */
-class PauseAfterRead implements KyselyPlugin {
-  private armed = false;
-  private readonly held = new WeakSet<object>();
-  private arrived = () => {};
-  private gate = Promise.resolve();
-  /** Resolves once the read has been made and its result is held back. */
-  reached = Promise.resolve();
-
-  /** Holds back the next read of active watches; resolves with what lets it go on. */
-  arm(): () => void {
-    let release = () => {};
-    this.armed = true;
-    this.reached = new Promise((resolve) => {
-      this.arrived = resolve;
-    });
-    this.gate = new Promise((resolve) => {
-      release = resolve;
-    });
-    return () => release();
-  }
-
-  transformQuery({ node, queryId }: PluginTransformQueryArgs): RootOperationNode {
-    const text = JSON.stringify(node);
-    const readsActiveWatches =
-      node.kind === 'SelectQueryNode' &&
-      text.includes('"name":"watches"') &&
-      text.includes('"value":"active"') &&
-      !text.includes('ForUpdate');
-    if (this.armed && readsActiveWatches) {
-      this.armed = false;
-      this.held.add(queryId);
-    }
-    return node;
-  }
-
-  async transformResult({ queryId, result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (this.held.has(queryId)) {
-      this.arrived();
-      await this.gate;
-    }
-    return result;
-  }
-}
-
-const pause = new PauseAfterRead();
+/** Holds back the result of the next read of active watches: the check is then between its read and its write. */
+const pause = new PauseAfter(
+  (node, text) =>
+    node.kind === 'SelectQueryNode' &&
+    text.includes('"name":"watches"') &&
+    text.includes('"value":"active"') &&
+    !text.includes('ForUpdate'),
+);
 /** The checking instance's view of the store: its reads of active watches can be held back. */
-const pausable: Store = {
-  ...store,
-  db: store.db.withPlugin(pause),
-  transaction: (work) => store.db.withPlugin(pause).transaction().execute(work),
-};
+const checkersStore = pausable(store, pause);
 
 let clock: { now: number };
 let poster: RecordingPoster;
@@ -142,7 +99,7 @@ const thread = (channel: string) => poster.repliesIn(channel, cardIn(channel).ts
  * the support channel's watch is stopped by another instance (committed); then the check goes on.
  */
 async function stopDuringCheck(then: () => Invoice): Promise<unknown> {
-  const checkerDeps = depsOf('checker', pausable);
+  const checkerDeps = depsOf('checker', checkersStore);
   const checker = createWatches(checkerDeps);
   const other = instance('other', store);
   await other.start(request(SUPPORT));
@@ -212,5 +169,40 @@ describe('a Stop committed while a check is between its read and its write, on P
       expect.stringContaining('the payment service no longer knows this invoice'),
     ]);
     expect(await store.db.selectFrom('watched_invoices').selectAll().execute()).toEqual([]);
+  });
+});
+
+describe('a Stop in one channel while another channel starts a watch of the same invoice, on PostgreSQL', () => {
+  it('keeps the invoice checked for the new watch: its payment is told in its thread', async () => {
+    // The start is held right after it stored its watch and the invoice to poll, uncommitted.
+    const stored = new PauseAfter(
+      (node, text) => node.kind === 'InsertQueryNode' && text.includes('"name":"watched_invoices"'),
+    );
+    const starter = createWatches(depsOf('starter', pausable(store, stored)));
+    const stopper = instance('stopper', otherStore);
+    await stopper.start(request(SUPPORT));
+    const release = stored.arm();
+    const starting = starter.start(request(FINANCE));
+    await stored.reached;
+    const [watch] = await stopper.list(SUPPORT);
+    const stopping = stopper.stop(watch?.id ?? '', 'U0STOPPER');
+    // The Stop finishes meanwhile or waits for the start to commit: time for whichever it does.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    release();
+    expect(await stopping).toMatchObject({ kind: 'stopped' });
+    expect(await starting).toMatchObject({ kind: 'started' });
+    expect(await store.db.selectFrom('watched_invoices').select('invoice_id').execute()).toEqual([
+      { invoice_id: INVOICE_ID },
+    ]);
+
+    answer = () => invoice({ payStatus: 'paid', status: 'closed' });
+    clock.now += 31_000;
+    const checkerDeps = depsOf('checker', store);
+    const poll = watchJob(checkerDeps, createWatches(checkerDeps));
+    const [row] = await poll.claim(clock.now, 10);
+    if (!row) throw new Error('no check due');
+    expect(await poll.run(row)).toMatchObject({ outcome: 'changed' });
+    await deliverAll();
+    expect(thread(FINANCE)).toEqual([expect.stringContaining('*Payment*: Not paid → Paid')]);
   });
 });

@@ -35,7 +35,12 @@ export interface Leasing {
   owner: string;
   clock: () => number;
   leaseMs?: number;
+  /** ENDED_RETENTION_DAYS; its default otherwise. */
+  endedRetentionDays?: number;
 }
+
+/** ENDED_RETENTION_DAYS's default (src/config.ts). */
+export const RETENTION_DAYS = 30;
 
 /** A task under the test instance's lease, as the scheduler runs it (`leased`). */
 const under = <T, P>(task: Task<T, P>, deps: Leasing) =>
@@ -47,6 +52,7 @@ export const watchJob = (deps: WatchDeps & Leasing, watches: Pick<Watches, 'chec
     watchPollJob({
       store: deps.store,
       pollSeconds: deps.settings.pollSeconds,
+      endedRetentionDays: deps.endedRetentionDays ?? RETENTION_DAYS,
       gate: deps.state,
       watchesOf: async () => watches,
     }),
@@ -55,7 +61,13 @@ export const watchJob = (deps: WatchDeps & Leasing, watches: Pick<Watches, 'chec
 
 /** The feed's poll and digest jobs as the assembly builds them (src/app.ts), serving only this feed. */
 export function feedJobsOf(deps: FeedDeps & Leasing, feed: Pick<Feed, 'poll' | 'digest'>) {
-  const jobs = feedJobs({ ...deps, gate: deps.state, feedOf: async () => feed, digestsOf: async () => feed });
+  const jobs = feedJobs({
+    ...deps,
+    endedRetentionDays: deps.endedRetentionDays ?? RETENTION_DAYS,
+    gate: deps.state,
+    feedOf: async () => feed,
+    digestsOf: async () => feed,
+  });
   return { poll: under(jobs.poll, deps), digest: under(jobs.digest, deps) };
 }
 

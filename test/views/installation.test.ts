@@ -14,7 +14,7 @@ const AT = Date.UTC(2026, 10, 21, 12);
 describe('what a workspace of a many-workspaces app sees', () => {
   it('says who can connect the payment account', () => {
     const before = notConnectedMessage('U0INSTALLER');
-    expect(visibleText(before)).toContain('not connected yet');
+    expect(visibleText(before)).toContain('not connected');
     expect(visibleText(before)).toContain('<@U0INSTALLER>');
     for (const message of [before, welcomeMessage('U0INSTALLER')])
       expect(blockKitProblems(message)).toEqual([]);

@@ -4,7 +4,6 @@ import {
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
   ACTION_WATCH,
-  awaitsPayment,
   humanise,
   invoiceMessage,
   invoiceUnfurl,
@@ -287,20 +286,5 @@ describe('humanise', () => {
     ['_', ''],
   ])('reads %j as %j', (raw, words) => {
     expect(humanise(raw)).toBe(words);
-  });
-});
-
-describe('which states await payment', () => {
-  it.each([
-    ['open', 'none', true],
-    ['open', 'partially_paid', true],
-    ['open', 'paid', false],
-    ['closed', 'paid', false],
-    ['closed', 'none', false],
-    ['expired', 'none', false],
-    ['cancelled', 'none', false],
-    ['under_review', 'none', false],
-  ])('status %s, payment %s: %s', (status, payStatus, awaits) => {
-    expect(awaitsPayment({ status, payStatus })).toBe(awaits);
   });
 });

@@ -37,7 +37,7 @@ describe('a watch whose invoice no longer awaits payment', () => {
     ['paid, the status not yet changed', { payStatus: 'paid' }, '• *Payment*: Not paid → Paid'],
     ['marked expired by the service', { status: 'expired' }, '• *Status*: Open → Expired'],
   ])(
-    '%s: ends at that check, with the change and a last note in its thread, and leaves every list',
+    '%s: ends at that check, with the change and that it ended in one reply, and leaves every list',
     async (_label, patch, change) => {
       const { watches, tick } = instance();
       await watches.start(request());
@@ -45,13 +45,16 @@ describe('a watch whose invoice no longer awaits payment', () => {
       if (!card) throw new Error('no live card');
       env.sandbox.updateInvoice(OPEN, patch);
       clock.now += 31_000;
-      expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent', 'sent']);
+      // The card's edit and one thread reply: one event, one notification for the watcher.
+      expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
 
       const thread = world.poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m));
       expect(thread).toEqual([
-        expect.stringContaining(change),
-        '<@U0WATCHER> No longer watching *Order #1042 — annual support plan*: it no longer awaits payment, so nothing more is expected to change.',
+        expect.stringContaining(
+          `${change}\nNo longer watching *Order #1042 — annual support plan*: it no longer awaits payment, so nothing more is expected to change.\nInvoice \``,
+        ),
       ]);
+      expect(thread[0]?.match(/<@U0WATCHER>/g)).toHaveLength(1);
       const shown = latest(card);
       expect(visibleText(shown)).toContain(
         'No longer watched since <!date^1795262431^{date_short_pretty} at {time}|2026-11-21T12:00:31Z>: it no longer awaits payment',
@@ -78,6 +81,30 @@ describe('a watch whose invoice no longer awaits payment', () => {
     expect(await watches.list(CHANNEL)).toHaveLength(1);
   });
 
+  it('goes on through a status never seen: told as a change, and the payment after it is told and ends it', async () => {
+    const { watches, tick } = instance();
+    await watches.start(request());
+    const [card] = world.poster.repliesIn(CHANNEL);
+    if (!card) throw new Error('no live card');
+    env.sandbox.updateInvoice(OPEN, { status: 'processing' });
+    clock.now += 31_000;
+    expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
+    expect(await watches.list(CHANNEL)).toHaveLength(1);
+    expect(visibleText(latest(card))).toContain('Stop watching');
+
+    env.sandbox.updateInvoice(OPEN, { status: 'closed', payStatus: 'paid' });
+    clock.now += 31_000;
+    expect((await tick()).map((r) => r.outcome)).toEqual(['changed', 'sent', 'sent']);
+    const thread = world.poster.repliesIn(CHANNEL, card.ts).map((m) => visibleText(m));
+    expect(thread).toEqual([
+      expect.stringContaining('• *Status*: Open → Processing\nInvoice'),
+      expect.stringContaining(
+        '• *Status*: Processing → Closed\n• *Payment*: Not paid → Paid\nNo longer watching *Order #1042 — annual support plan*: it no longer awaits payment',
+      ),
+    ]);
+    expect(await watches.list(CHANNEL)).toEqual([]);
+  });
+
   it('is not started for an invoice that no longer awaits payment, whatever its expiry: nothing posted or kept', async () => {
     env.sandbox.updateInvoice(PAID, { timeout: '2099-01-01T00:00:00.000Z' });
     const { watches } = instance();
@@ -101,6 +128,7 @@ describe('whether Watch is offered', () => {
     ['a paid and closed one', invoice({ status: 'closed', payStatus: 'paid' }), false],
     ['an expired one', invoice({ status: 'expired' }), false],
     ['one partly paid', invoice({ payStatus: 'partially_paid' }), true],
+    ['one in a status never seen', invoice({ status: 'processing' }), true],
   ])('%s: %s', (_label, shown, offered) => {
     expect(instance().watches.watchable(shown)).toBe(offered);
   });

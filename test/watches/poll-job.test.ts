@@ -7,6 +7,7 @@ import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js'
 import { emptyWork } from '../support/empty-store.js';
 import { NOW } from '../support/factories.js';
 import { recordingPoster } from '../support/fake-slack.js';
+import { RETENTION_DAYS } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /** The watch poll job as the scheduler runs it: what it does with an installation it cannot serve, and how far ahead a check may be. */
@@ -44,6 +45,7 @@ const job = (watchesOf: Parameters<typeof watchPollJob>[0]['watchesOf'], pollSec
       store: env.store,
       gate: serviceState(env.store, captureLogs().logger),
       pollSeconds,
+      endedRetentionDays: RETENTION_DAYS,
       watchesOf,
     }),
     { owner: 'instance-1', ms: LEASE_MS },

@@ -7,6 +7,7 @@ import { visibleText } from '../support/block-kit.js';
 import { captureLogs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
 import { NOW } from '../support/factories.js';
 import { latest } from '../support/fake-slack.js';
+import { RETENTION_DAYS } from '../support/jobs.js';
 import { useWatchWorld, watchRequest } from '../support/watch-world.js';
 
 const world = useWatchWorld();
@@ -119,6 +120,7 @@ describe('checking a watched invoice', () => {
       perSecond: 5,
       watchesOf: async () => undefined,
       pollSeconds: 30,
+      endedRetentionDays: RETENTION_DAYS,
     });
     expect(WATCH_CHECKS_AT_ONCE).toBe(48);
     expect([many.concurrency, many.claimBatch]).toEqual([48, 24]);
@@ -201,7 +203,10 @@ describe('checking a watched invoice', () => {
     await a.tick();
     expect(env.sandbox.requests).toHaveLength(1);
     expect(world.poster.calls.filter((c) => c.startsWith('post'))).toHaveLength(4); // 2 cards + 2 thread replies
-    expect(visibleText(world.poster.messages.at(-1))).toContain('<@U0FIN>');
+    // Each thread is told, mentioning its own watcher (the watches are told in the order of their ids).
+    const replies = world.poster.messages.slice(-2).map((m) => visibleText(m));
+    expect(replies.filter((said) => said.startsWith('<@U0FIN>'))).toHaveLength(1);
+    expect(replies.filter((said) => said.startsWith('<@U0WATCHER>'))).toHaveLength(1);
   });
 
   it('backs off quietly while the service fails, and never posts about it', async () => {

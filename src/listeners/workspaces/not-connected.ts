@@ -17,7 +17,7 @@ import { FUNCTION_GET_INVOICE } from '../functions/get-invoice.js';
 import { BUTTONS, type ClickArgs, type EventArgs, type Handlers } from '../index.js';
 
 /**
- * The handlers of an installation whose payment account is not connected yet: every surface
+ * The handlers of an installation whose payment account is not connected (never, or no longer): every surface
  * answers privately that it is not and who can connect it, and calls no payment service. A
  * pasted payment link is left as Slack shows it (an unfurl is seen by the whole channel); the
  * App Home shows the payment account, with the button that connects it to those who may.

@@ -1,0 +1,42 @@
+import { sql } from 'kysely';
+import type { Store } from './database.js';
+
+/** How often a job deletes what ended more than the retention ago. */
+const PRUNE_EVERY_MS = 60 * 60_000;
+
+/** The most rows one statement deletes: a long backlog goes in several, each short. */
+const PRUNE_BATCH = 1000;
+
+/** Tables of things that end (state 'ended', with `ended_at`), kept ENDED_RETENTION_DAYS after. */
+export type EndingTable = 'watches' | 'feed_subscriptions';
+
+/**
+ * Deletes the rows of `table` that ended more than `retentionDays` ago (ENDED_RETENTION_DAYS).
+ * Run by a periodic job at each claim, it works once an hour per instance (at once after the
+ * clock went back). On PostgreSQL each batch takes only rows no other instance is deleting
+ * (`FOR UPDATE SKIP LOCKED`): instances doing it at the same moment never wait on each other
+ * nor delete a row twice. Resolves with how many rows it deleted.
+ */
+export function pruneEnded(
+  store: Store,
+  table: EndingTable,
+  retentionDays: number,
+): (now: number) => Promise<number> {
+  let prunedAt = Number.NEGATIVE_INFINITY;
+  const skipLocked = store.dialect === 'postgres' ? sql` for update skip locked` : sql``;
+  return async (now) => {
+    if (now >= prunedAt && now - prunedAt < PRUNE_EVERY_MS) return 0;
+    prunedAt = now;
+    const before = now - retentionDays * 86_400_000;
+    let deleted = 0;
+    for (;;) {
+      const result =
+        await sql`delete from ${sql.table(table)} where id in (select id from ${sql.table(table)} where state = 'ended' and ended_at < ${before} limit ${PRUNE_BATCH}${skipLocked})`.execute(
+          store.db,
+        );
+      const n = Number(result.numAffectedRows ?? 0n);
+      deleted += n;
+      if (n < PRUNE_BATCH) return deleted;
+    }
+  };
+}
