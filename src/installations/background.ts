@@ -1,9 +1,12 @@
 import type { Logger } from '../logger.js';
 import type { OutboxRow } from '../outbox.js';
+import type { Tracked } from '../pipeline/tracked.js';
 import { serviceState } from '../service-state.js';
 import type { SlackPostError } from '../slack/calls.js';
 import type { Store } from '../store/database.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
+import { endWatchesOfAccount } from '../watches/account.js';
+import type { WatchSettings } from '../watches/context.js';
 import type { Tenancy } from './tenancy.js';
 
 /**
@@ -12,7 +15,13 @@ import type { Tenancy } from './tenancy.js';
  */
 export function backgroundParts(
   tenancy: Pick<Tenancy, 'partOf'>,
-  deps: { store: Store; logger: Logger; clock: () => number },
+  deps: {
+    store: Store;
+    logger: Logger;
+    clock: () => number;
+    settings: { watches: WatchSettings };
+    wakeOutbox?: (() => void) | undefined;
+  },
 ) {
   /**
    * Whether an installation's background work may call the service now: while the service
@@ -29,9 +38,29 @@ export function backgroundParts(
     }
   }
 
+  /**
+   * The watches of an installation whose payment account is not connected (a start whose watch
+   * was written after the Disconnect had ended the others): a check ends them all, as the
+   * Disconnect did, rather than wait on an account that is gone.
+   */
+  const unconnected = (installation: string) => ({
+    async check(): Promise<Tracked> {
+      const { store, settings, clock } = deps;
+      await store.transaction((trx) =>
+        endWatchesOfAccount(trx, { store, settings: settings.watches, installation }, clock()),
+      );
+      deps.wakeOutbox?.();
+      return { outcome: 'not_connected' };
+    },
+  });
+
   return {
     /** An installation's watches, for the poll job; undefined while it cannot be served. */
-    watchesOf: async (id: string) => ((await mayCall(id)) ? (await tenancy.partOf(id))?.watches : undefined),
+    async watchesOf(id: string) {
+      if (!(await mayCall(id))) return undefined;
+      const part = await tenancy.partOf(id);
+      return part && !part.watches ? unconnected(id) : part?.watches;
+    },
 
     /** An installation's feeds, for their balance poll; undefined while it cannot be served. */
     feedOf: async (id: string) => ((await mayCall(id)) ? (await tenancy.partOf(id))?.feed : undefined),

@@ -6,7 +6,7 @@ import { backgroundParts } from '../../src/installations/background.js';
 import type { Tenant } from '../../src/installations/tenant.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { ONE_WORKSPACE } from '../../src/store/keys.js';
-import { captureLogs } from '../support/bolt.js';
+import { captureLogs, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 
 /**
  * Background work asks the store, before it calls the payment service for an installation, whether
@@ -37,7 +37,12 @@ function unanswered() {
         return servable;
       },
     },
-    { store: closed, logger: logs.logger, clock: () => 1_000_000 },
+    {
+      store: closed,
+      logger: logs.logger,
+      clock: () => 1_000_000,
+      settings: { watches: TEST_WATCH_SETTINGS },
+    },
   );
   const warnings = () =>
     logs.lines.filter((l) => l.msg === 'could not serve an installation’s background work');

@@ -25,6 +25,7 @@ import {
   type Installations,
 } from '../../src/store/installations.js';
 import { createSealer } from '../../src/store/sealing.js';
+import type { WatchedInvoiceRow } from '../../src/watches/queries.js';
 import {
   captureLogs,
   commandArgs,
@@ -191,7 +192,15 @@ function tenants(
   const created = createTenants(deps);
   return {
     // Assigned, not spread: `size` stays a getter.
-    tenants: Object.assign(created, backgroundParts(created, { store, logger: logs.logger, clock })),
+    tenants: Object.assign(
+      created,
+      backgroundParts(created, {
+        store,
+        logger: logs.logger,
+        clock,
+        settings: { watches: TEST_WATCH_SETTINGS },
+      }),
+    ),
     slackCalls,
     requests,
     seen,
@@ -549,9 +558,10 @@ describe('background work’s installations', () => {
     expect(await t.tenants.posterOf('T0ONE')).not.toBe(before);
   });
 
-  it('has no watches or feeds for an installation without a payment account, but posts for it', async () => {
+  it('has no feeds for an installation without a payment account, ends its watches at their check, and posts for it', async () => {
     const t = tenants({}, { summaries: { T0NEW: installation('T0NEW') } });
-    expect(await t.tenants.watchesOf('T0NEW')).toBeUndefined();
+    const unconnected = await t.tenants.watchesOf('T0NEW');
+    expect(await unconnected?.check({} as WatchedInvoiceRow)).toEqual({ outcome: 'not_connected' });
     expect(await t.tenants.feedOf('T0NEW')).toBeUndefined();
     expect(await t.tenants.posterOf('T0NEW')).toBeDefined();
   });
@@ -658,7 +668,7 @@ describe('background work’s installations', () => {
         slackApiUrl: slack.apiUrl,
       },
     );
-    const watches = await t.tenants.watchesOf('T0WATCH');
+    const watches = (await t.tenants.partOf('T0WATCH'))?.watches;
     if (!watches) throw new Error('T0WATCH has watches');
     expect(
       await watches.start({

@@ -150,3 +150,27 @@ describe('a Replace key by another account’s key', () => {
     expect((await rowsOf('watches', w)).map((r) => r.state)).toEqual(['active']);
   });
 });
+
+describe('a watch started while its account is disconnected', () => {
+  it('ends at its first check, saying why, instead of waiting for an account that is gone', async () => {
+    const w = await connected('raced');
+    const channel = 'C0RACED';
+    // The start reads the invoice with the old key; the Disconnect commits meanwhile.
+    many.bot.sandbox.setLatency(800);
+    const watching = many.bot.command(w, w.installer, `watch ${DEMO_INVOICE_IDS.open}`, {
+      command: '/invoice',
+      channel,
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await many.bot.click(w, w.installer, 'disconnect_payment_account')).status).toBe(200);
+    many.bot.sandbox.setLatency(0);
+    await watching;
+    const { shown } = await editedCard(channel);
+    expect(shown).toContain('payment account was disconnected');
+    expect(shown).not.toContain('Stop watching');
+    expect((await rowsOf('watches', w)).map((r) => [r.state, r.end_reason])).toEqual([
+      ['ended', 'account_disconnected'],
+    ]);
+    expect(await rowsOf('watched_invoices', w)).toEqual([]);
+  });
+});
