@@ -327,8 +327,22 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     renew: renewing(db, 'outbox'),
 
     serve: (installation) => deps.posterOf(installation),
-    // Nothing was attempted: no attempt is counted.
-    postpone: async (row, until) => void (await later(row, until - clock(), false)),
+    // Nothing was attempted: no attempt is counted. Its life is bounded all the same: a message
+    // whose workspace could not be served for RETRY_FOR_MS (a revoked token) is dropped, not
+    // posted days late once it is installed again.
+    async postpone(row, until) {
+      if (clock() - row.created_at < RETRY_FOR_MS) return void (await later(row, until - clock(), false));
+      logger.warn(
+        {
+          channel: row.channel,
+          method: row.method,
+          reason: 'gave_up',
+          waitedMinutes: Math.round((clock() - row.created_at) / 60_000),
+        },
+        'gave up on a message to Slack: its workspace could not be served',
+      );
+      if (await finish(row, 'dropped: its workspace could not be served')) deps.onDropped?.('gave_up');
+    },
 
     async run(row, poster, lease) {
       try {

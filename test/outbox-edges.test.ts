@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type enqueue, outboxBacklog, RETRY_FOR_MS } from '../src/outbox.js';
+import { type enqueue, MAX_BACKOFF_MS, outboxBacklog, RETRY_FOR_MS } from '../src/outbox.js';
 import { UNSERVED_RETRY_MS } from '../src/scheduler.js';
 import { SlackPostError } from '../src/slack/calls.js';
 import {
@@ -91,6 +91,22 @@ describe('the outbox, at the edges', () => {
       done_at: null,
     });
     expect(await outbox.claim(world.clock.now, 1)).toEqual([]);
+  });
+
+  it('drops a message whose installation could not be served for a day, instead of posting it days late', async () => {
+    const { outbox, dropped, logs } = job({ posterOf: async () => undefined });
+    await put([{ channel: 'C1', message }]);
+    world.clock.now = T0 + RETRY_FOR_MS - 1;
+    expect(await runOnce(outbox)).toMatchObject({ outcome: 'paused' });
+    expect(dropped).toEqual([]);
+    world.clock.now = T0 + RETRY_FOR_MS + UNSERVED_RETRY_MS;
+    expect(await runOnce(outbox)).toMatchObject({ outcome: 'paused' });
+    expect(dropped).toEqual(['gave_up']);
+    expect((await rows())[0]).toMatchObject({ result: 'dropped: its workspace could not be served' });
+    expect(logs.lines.map((l) => l.msg)).toContain(
+      'gave up on a message to Slack: its workspace could not be served',
+    );
+    expect(await outbox.claim(world.clock.now + MAX_BACKOFF_MS, 1)).toEqual([]);
   });
 
   it('names the channel of a message in what it says of it, and its installation when there are many', async () => {
