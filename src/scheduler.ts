@@ -113,7 +113,16 @@ interface Holding {
   lease: { owner: string; ms: number; lost: boolean };
   /** Its items still running. */
   running: number;
+  /** When it was claimed, on the monotonic clock. */
+  since: number;
 }
+
+/**
+ * A claim is renewed for at most this many leases (five minutes of a 30 s lease): work still
+ * running then is stuck (a call or a query that never answers), and its lease is let go, so
+ * another claim takes the item over instead of it being held for as long as the process lives.
+ */
+export const MAX_RENEWALS = 10;
 
 /**
  * The leases of a task's running items, each claim's renewed every third of the lease while any
@@ -133,7 +142,18 @@ function holdings<T>(
   async function renew(): Promise<void> {
     if (renewing) return;
     renewing = true;
+    const now = performance.now();
+    for (const [token, holding] of byToken) {
+      if (now - holding.since < lease.ms * MAX_RENEWALS || holding.lease.lost) continue;
+      holding.lease.lost = true;
+      logger?.warn(
+        { job: task.name, runningMs: Math.round(now - holding.since) },
+        'work ran far past its lease: let go',
+      );
+      byToken.delete(token);
+    }
     const tokens = [...byToken.keys()];
+    if (tokens.length === 0) return;
     try {
       const kept = await task.renew(tokens, clock(), lease.ms);
       for (const token of tokens) {
@@ -152,7 +172,11 @@ function holdings<T>(
     fresh: (): Lease => ({ owner: `${lease.owner}/${randomUUID()}`, ms: lease.ms }),
     /** An item claimed under `claimed` runs from now on: its lease is renewed until it is let go. */
     hold(item: T, claimed: Lease): void {
-      const holding = byToken.get(claimed.owner) ?? { lease: { ...claimed, lost: false }, running: 0 };
+      const holding = byToken.get(claimed.owner) ?? {
+        lease: { ...claimed, lost: false },
+        running: 0,
+        since: performance.now(),
+      };
       holding.running += 1;
       byToken.set(claimed.owner, holding);
       byItem.set(item, holding);

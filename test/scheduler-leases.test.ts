@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { type HeldLease, leased, type Task, UNSERVED_RETRY_MS } from '../src/scheduler.js';
+import { type HeldLease, leased, MAX_RENEWALS, type Task, UNSERVED_RETRY_MS } from '../src/scheduler.js';
 import { captureLogs } from './support/bolt.js';
 
 /** The runner's leases: a token per claim, renewed while its items run. */
@@ -67,6 +67,22 @@ describe('the runner’s leases', () => {
     expect([leases.get('item-1')?.lost, leases.get('item-2')?.lost]).toEqual([true, false]);
     for (const end of ends.values()) end();
     await Promise.all(running);
+  });
+
+  it('renews a claim for MAX_RENEWALS leases at most, then lets stuck work’s lease go, saying so', async () => {
+    const { task, renewals, leases } = slowTask((tokens) => new Set(tokens));
+    const logs = captureLogs();
+    const job = leased(task, LEASE, Date.now, logs.logger);
+    const [stuck] = await job.claim(0, 1);
+    void job.run(stuck as string);
+    await sleep(LEASE.ms * 3);
+    expect(leases.get(stuck as string)?.lost).toBe(false);
+    await sleep(LEASE.ms * (MAX_RENEWALS - 2));
+    await expect.poll(() => leases.get(stuck as string)?.lost, { timeout: 2000 }).toBe(true);
+    const renewed = renewals.length;
+    await sleep(LEASE.ms);
+    expect(renewals).toHaveLength(renewed);
+    expect(logs.lines.filter((l) => l.msg === 'work ran far past its lease: let go')).toHaveLength(1);
   });
 
   it('says when a renewal fails, and marks nothing lost: the rows’ fence still holds', async () => {
