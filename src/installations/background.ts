@@ -7,6 +7,7 @@ import type { Store } from '../store/database.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
 import { endWatchesOfAccount } from '../watches/account.js';
 import type { WatchSettings } from '../watches/context.js';
+import { watchQueries } from '../watches/queries.js';
 import type { Tenancy } from './tenancy.js';
 
 /**
@@ -44,11 +45,14 @@ export function backgroundParts(
    * Disconnect did, rather than wait on an account that is gone.
    */
   const unconnected = (installation: string) => ({
-    async check(): Promise<Tracked> {
+    async check(row: { invoice_id: string }): Promise<Tracked> {
       const { store, settings, clock } = deps;
-      await store.transaction((trx) =>
-        endWatchesOfAccount(trx, { store, settings: settings.watches, installation }, clock()),
-      );
+      const watchDeps = { store, settings: settings.watches, installation };
+      await store.transaction(async (trx) => {
+        await endWatchesOfAccount(trx, watchDeps, clock());
+        // The claimed invoice too, when no watch of it was left to end: polled for nobody.
+        await watchQueries(store, installation).forgetIfUnwatched(trx, row.invoice_id);
+      });
       deps.wakeOutbox?.();
       return { outcome: 'not_connected' };
     },

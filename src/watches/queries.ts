@@ -208,11 +208,17 @@ function endQueries(store: Store, installation: string) {
         .$if(store.dialect === 'postgres', (q) => q.forUpdate())
         .execute();
       if (current.length === 0) return [];
+      // Only the watches read (and locked) above: one a start commits meanwhile is not ended
+      // without its invoice being let go with the others'.
       await trx
         .updateTable('watches')
         .set({ state: 'ended', ended_at: now, end_reason: reason })
         .where('installation_id', '=', installation)
-        .where('state', '!=', 'ended')
+        .where(
+          'id',
+          'in',
+          current.map((w) => w.id),
+        )
         .execute();
       return current;
     },

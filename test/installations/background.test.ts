@@ -6,6 +6,7 @@ import { backgroundParts } from '../../src/installations/background.js';
 import type { Tenant } from '../../src/installations/tenant.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import type { WatchedInvoiceRow } from '../../src/watches/queries.js';
 import { captureLogs, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 
 /**
@@ -69,5 +70,37 @@ describe('background work while the store does not answer', () => {
     const [line] = warnings();
     expect(line).toMatchObject({ level: 'warn' });
     expect(line).not.toHaveProperty('installation');
+  });
+});
+
+describe('background work of an installation with no payment account', () => {
+  it('lets go of a claimed invoice no watch is left of, instead of claiming it again every lease', async () => {
+    const store = await openStore({
+      kind: 'sqlite',
+      path: join(mkdtempSync(join(tmpdir(), 'background-')), 'bot.sqlite'),
+    });
+    await store.db
+      .insertInto('watched_invoices')
+      .values({
+        installation_id: 'T0GONE',
+        invoice_id: 'I-ORPHAN',
+        snapshot: '{}',
+        watched_since: 1,
+        next_poll_at: 1,
+        failures: 0,
+      })
+      .execute();
+    const logs = captureLogs();
+    const unconnected = { watches: undefined, feed: undefined, poster: {} } as unknown as Tenant;
+    const parts = backgroundParts(
+      { partOf: async () => unconnected },
+      { store, logger: logs.logger, clock: () => 1_000_000, settings: { watches: TEST_WATCH_SETTINGS } },
+    );
+    const checker = await parts.watchesOf('T0GONE');
+    expect(await checker?.check({ invoice_id: 'I-ORPHAN' } as WatchedInvoiceRow)).toEqual({
+      outcome: 'not_connected',
+    });
+    expect(await store.db.selectFrom('watched_invoices').selectAll().execute()).toEqual([]);
+    await store.close();
   });
 });

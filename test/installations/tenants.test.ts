@@ -561,7 +561,9 @@ describe('background work’s installations', () => {
   it('has no feeds for an installation without a payment account, ends its watches at their check, and posts for it', async () => {
     const t = tenants({}, { summaries: { T0NEW: installation('T0NEW') } });
     const unconnected = await t.tenants.watchesOf('T0NEW');
-    expect(await unconnected?.check({} as WatchedInvoiceRow)).toEqual({ outcome: 'not_connected' });
+    expect(await unconnected?.check({ invoice_id: 'I-NONE' } as WatchedInvoiceRow)).toEqual({
+      outcome: 'not_connected',
+    });
     expect(await t.tenants.feedOf('T0NEW')).toBeUndefined();
     expect(await t.tenants.posterOf('T0NEW')).toBeDefined();
   });
