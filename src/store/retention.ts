@@ -5,7 +5,13 @@ import type { Store } from './database.js';
 const PRUNE_EVERY_MS = 60 * 60_000;
 
 /** The most rows one statement deletes: a long backlog goes in several, each short. */
-const PRUNE_BATCH = 1000;
+export const PRUNE_BATCH = 1000;
+
+/**
+ * The most statements one call makes: a backlog of years (the first start after an upgrade) is
+ * deleted over the next claims, never holding one claim (and its checks) for long.
+ */
+export const PRUNE_BATCHES_PER_CALL = 10;
 
 /** Tables of things that end (state 'ended', with `ended_at`), kept ENDED_RETENTION_DAYS after. */
 export type EndingTable = 'watches' | 'feed_subscriptions';
@@ -29,7 +35,7 @@ export function pruneEnded(
     prunedAt = now;
     const before = now - retentionDays * 86_400_000;
     let deleted = 0;
-    for (;;) {
+    for (let batch = 1; ; batch += 1) {
       const result =
         await sql`delete from ${sql.table(table)} where id in (select id from ${sql.table(table)} where state = 'ended' and ended_at < ${before} limit ${PRUNE_BATCH}${skipLocked})`.execute(
           store.db,
@@ -37,6 +43,11 @@ export function pruneEnded(
       const n = Number(result.numAffectedRows ?? 0n);
       deleted += n;
       if (n < PRUNE_BATCH) return deleted;
+      if (batch === PRUNE_BATCHES_PER_CALL) {
+        // More is left: the next claim goes on with it, not an hour later.
+        prunedAt = Number.NEGATIVE_INFINITY;
+        return deleted;
+      }
     }
   };
 }

@@ -4,6 +4,7 @@ import { feedJobs } from '../../src/feed/jobs.js';
 import { feedQueries } from '../../src/feed/queries.js';
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
+import { PRUNE_BATCH, PRUNE_BATCHES_PER_CALL, pruneEnded } from '../../src/store/retention.js';
 import { watchQueries } from '../../src/watches/queries.js';
 import { watchPollJob } from '../../src/watches/service.js';
 import { captureLogs } from '../support/bolt.js';
@@ -112,4 +113,17 @@ describe('what /metrics and the App Home read', () => {
     expect(plan).toContain(index);
     expect(plan).not.toMatch(/^SCAN (watches|feed_subscriptions)$/m);
   });
+});
+
+describe('a long backlog of ended rows', () => {
+  it('is deleted over several claims, at most PRUNE_BATCHES_PER_CALL statements each, none of it waiting an hour', async () => {
+    const total = PRUNE_BATCH * PRUNE_BATCHES_PER_CALL + 5;
+    const rows = Object.fromEntries(Array.from({ length: total }, (_, i) => [`old-${i}`, 400] as const));
+    await env.store.transaction((trx) => endingRows({ db: trx } as Store, 'watches', now, rows));
+    const prune = pruneEnded(env.store, 'watches', 30);
+    expect(await prune(now)).toBe(PRUNE_BATCH * PRUNE_BATCHES_PER_CALL);
+    expect(await prune(now + 1)).toBe(5);
+    expect(await prune(now + 2)).toBe(0);
+    expect(await env.store.db.selectFrom('watches').select('id').execute()).toEqual([]);
+  }, 30_000);
 });
