@@ -28,8 +28,8 @@ interface BotParts {
 }
 
 /**
- * Start and stop, the same for both bots: start listens, starts Bolt, then background work;
- * stop undoes it in that order (no new requests, no new background work), waits for what is in
+ * Start and stop, the same for both bots: start listens, starts background work, then Bolt;
+ * stop undoes it (no new requests, no new background work), waits for what is in
  * flight, and a stop that comes while starting cuts the start short, then undoes it. `healthz`
  * tells liveness: 200 from the moment the bot listens (Socket Mode's connection may still be
  * retrying) until it stops.
@@ -50,9 +50,11 @@ export function lifecycle() {
       const port = await server.listen(parts.http.port, parts.http.host);
       await parts.metrics?.server.listen(parts.metrics.port, parts.http.host, 'METRICS_PORT');
       ready = true;
+      // Background work needs only the Web API: it runs while Socket Mode's connection may still
+      // be retrying, so watches and the outbox do not wait on it.
+      scheduler.start();
       await (parts.startApp ?? (() => app.start()))(stopped.signal);
       if (stopped.signal.aborted) return { port };
-      scheduler.start();
       parts.started(port);
       return { port };
     }

@@ -66,12 +66,12 @@ describe('the bot’s life, as /healthz tells it', () => {
     const calls: string[] = [];
     const bot = lifecycle().bot(parts(calls));
     await bot.start();
-    expect(calls).toEqual(['listen', 'app.start', 'scheduler.start', 'started 4321']);
+    expect(calls).toEqual(['listen', 'scheduler.start', 'app.start', 'started 4321']);
   });
 });
 
 describe('while Bolt is still starting (Socket Mode connecting)', () => {
-  it('answers /healthz 200 once listening: it tells liveness, and the connection may take retries', async () => {
+  it('answers /healthz 200 once listening and runs background work meanwhile: the connection may take retries', async () => {
     const calls: string[] = [];
     const life = lifecycle();
     let connect: () => void = () => undefined;
@@ -81,14 +81,14 @@ describe('while Bolt is still starting (Socket Mode connecting)', () => {
     });
     const starting = bot.start();
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(calls).toEqual(['listen']);
+    expect(calls).toEqual(['listen', 'scheduler.start']);
     expect(health(life)).toEqual({ status: 200, body: '{"ok":true}' });
     connect();
     await starting;
     expect(calls).toEqual(['listen', 'scheduler.start', 'started 4321']);
   });
 
-  it('is cut short by a stop: no background work is started, and the stop does not wait for a connection', async () => {
+  it('is cut short by a stop: the bot is never said started, its background work stops, and the stop does not wait for a connection', async () => {
     const calls: string[] = [];
     const life = lifecycle();
     const bot = life.bot({
@@ -100,7 +100,8 @@ describe('while Bolt is still starting (Socket Mode connecting)', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await bot.stop(100)).toEqual({ drained: true });
     expect(await starting).toEqual({ port: 4321 });
-    expect(calls).not.toContain('scheduler.start');
+    expect(calls).not.toContain('started 4321');
+    expect(calls.indexOf('scheduler.stop')).toBeGreaterThan(calls.indexOf('scheduler.start'));
     expect(health(life)).toEqual({ status: 503, body: '{"ok":false}' });
   });
 });
