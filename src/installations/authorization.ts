@@ -37,6 +37,8 @@ interface AuthorizationDeps {
   logger: Logger;
   /** Waits `ms` between looks at another instance's refresh; real time unless a test counts it. */
   sleep?: (ms: number) => Promise<unknown>;
+  /** How soon a refreshed token the store could not keep is written again (5 s unless a test says). */
+  retryWriteMs?: number;
 }
 
 /**
@@ -51,7 +53,15 @@ export function tokenRotation(deps: AuthorizationDeps) {
   const { store, installations, owner, clock, logger } = deps;
   const sleep = deps.sleep ?? pause;
 
-  const unwritten = unwrittenTokens({ store, installations, owner, logger });
+  const unwritten = unwrittenTokens({
+    store,
+    installations,
+    owner,
+    logger,
+    clock,
+    leaseMs: REFRESH_LEASE_MS,
+    ...(deps.retryWriteMs === undefined ? {} : { retryMs: deps.retryWriteMs }),
+  });
   const refreshes = new Map<string, Promise<void>>();
 
   /** Whether the token in use (one not yet written, else the store's) expires within `ms`. */

@@ -3,7 +3,7 @@ import type { InstallationStore } from '@slack/oauth';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/database.js';
 import type { Installations } from '../store/installations.js';
-import { releaseRefresh } from '../store/refresh-lease.js';
+import { holdRefresh, releaseRefresh } from '../store/refresh-lease.js';
 
 /** A refreshed installation the store has not kept yet, and the expiry (seconds) of the token it replaces there. */
 interface Unwritten {
@@ -17,7 +17,15 @@ interface UnwrittenDeps {
   /** This instance, as leases name it: it keeps the refresh lease while a token is unwritten. */
   owner: string;
   logger: Logger;
+  clock: () => number;
+  /** The refresh lease's length, renewed at each try of the write. */
+  leaseMs: number;
+  /** How long after a failed write it is tried again, request or not. */
+  retryMs?: number;
 }
+
+/** A refreshed token the store could not keep is written again this often, whether requests come or not. */
+const RETRY_WRITE_MS = 5_000;
 
 /**
  * Refreshed tokens the store could not keep, by installation (issue 37). Slack revoked the
@@ -29,6 +37,20 @@ interface UnwrittenDeps {
 export function unwrittenTokens(deps: UnwrittenDeps) {
   const { installations, logger } = deps;
   const unwritten = new Map<string, Unwritten>();
+  /** The next try of each unwritten token's write. */
+  const retries = new Map<string, NodeJS.Timeout>();
+
+  /** Tries the write again soon, keeping the refresh lease meanwhile (both as the store allows). */
+  async function retryLater(id: string): Promise<void> {
+    if (!retries.has(id)) {
+      const timer = setTimeout(() => {
+        retries.delete(id);
+        void write(id);
+      }, deps.retryMs ?? RETRY_WRITE_MS);
+      retries.set(id, timer.unref());
+    }
+    await holdRefresh(deps.store, id, deps.owner, deps.clock(), deps.leaseMs).catch(() => false);
+  }
 
   /** Writes the token the store has not kept yet; forgets it once written or once the row changed. */
   async function write(id: string): Promise<void> {
@@ -41,12 +63,15 @@ export function unwrittenTokens(deps: UnwrittenDeps) {
           'a refreshed bot token was not kept: the installation changed meanwhile (another refresh, a revocation or an uninstall)',
         );
       unwritten.delete(id);
+      clearTimeout(retries.get(id));
+      retries.delete(id);
       await releaseRefresh(deps.store, id, deps.owner);
     } catch (error) {
       logger.warn(
         { err: error, installation: id },
-        'a refreshed bot token could not be stored: it is used from memory and written again at the next request',
+        'a refreshed bot token could not be stored: it is used from memory and written again shortly',
       );
+      await retryLater(id);
     }
   }
 

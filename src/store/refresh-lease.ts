@@ -58,3 +58,24 @@ export async function releaseRefresh(store: Store, installation: string, owner: 
     .where('lease_owner', '=', owner)
     .execute();
 }
+
+/**
+ * Keeps `owner`'s refresh lease for `leaseMs` more: while a refreshed token is not written yet,
+ * no other instance may refresh with the refresh token Slack has replaced. True while it holds.
+ */
+export async function holdRefresh(
+  store: Store,
+  installation: string,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<boolean> {
+  const result = await store.db
+    .updateTable('singletons')
+    .set({ lease_until: now + leaseMs })
+    .where('installation_id', '=', installation)
+    .where('name', '=', TOKEN_REFRESH)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

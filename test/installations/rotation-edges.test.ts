@@ -179,6 +179,29 @@ describe('a refresh that fails or is not kept', () => {
     expect(refreshesByToken(slack).get('xoxe-1-T0NOSTORE-first-refresh')).toBe(1);
   });
 
+  it('writes a refreshed token the store could not keep again shortly, with no request, holding the refresh lease meanwhile', async () => {
+    const logs = captureLogs();
+    let failures = 1;
+    const bot = instance({
+      logger: logs.logger,
+      retryWriteMs: 200,
+      installations: (real) => ({
+        ...real,
+        storeRefreshed: async (...args) => {
+          if (failures-- > 0) throw new Error('the database is unreachable');
+          return real.storeRefreshed(...args);
+        },
+      }),
+    });
+    await installRotating(slack, bot.installations, 'T0RETRY', { expiresIn: 60 });
+    const installation = await summary(bot.installations, 'T0RETRY');
+    const { botToken } = await bot.authorizationOf(installation, teamSource('T0RETRY'));
+    expect(await claimRefresh(store, 'T0RETRY', 'instance-2', Date.now(), 30_000)).toBe(false);
+    const stored = async () => (await bot.installations.fetchInstallation(teamSource('T0RETRY'))).bot?.token;
+    await expect.poll(stored, { timeout: 3000 }).toBe(botToken);
+    await expect.poll(() => claimRefresh(store, 'T0RETRY', 'instance-2', Date.now(), 30_000)).toBe(true);
+  });
+
   it('warns naming the installation whose refreshed token was not kept over a revocation', async () => {
     const logs = captureLogs();
     const bot = instance({ logger: logs.logger });

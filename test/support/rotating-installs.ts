@@ -84,6 +84,8 @@ export interface RotationOptions {
   logger?: Logger;
   clock?: () => number;
   sleep?: (ms: number) => Promise<unknown>;
+  /** How soon a token the store could not keep is written again. */
+  retryWriteMs?: number;
   /** Changes what the rotation sees of the store's installations. */
   installations?: (real: Installations) => Installations;
 }
@@ -114,6 +116,7 @@ export function rotationInstance(
     clock: options.clock ?? Date.now,
     logger,
     ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(options.retryWriteMs === undefined ? {} : { retryWriteMs: options.retryWriteMs }),
   });
   return { installations, authorizationOf };
 }
