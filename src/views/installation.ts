@@ -38,6 +38,16 @@ export function notConnectedMessage(installerId: string): Message {
   return { text: fallbackText(text), blocks: [section(text)] };
 }
 
+/**
+ * Stop on a card, or `/invoice unwatch`, once the payment account is not connected: every watch
+ * ended with the Disconnect (one written after it ends at its first check), so there is nothing
+ * left to stop, and the card says so once its last edit reaches Slack.
+ */
+export function watchesEndedMessage(installerId: string): Message {
+  const text = md`Nothing is watched here: the payment account is not connected, and a Disconnect ends every watch with it. ${whoConnects(installerId)}`;
+  return { text: fallbackText(text), blocks: [section(text)] };
+}
+
 /** The Workflow Builder step's one-line failure, for the workflow's author. */
 export function stepNotConnected(): string {
   return 'The payment account is not connected: the installer or a workspace admin connects it from the app’s Home tab';

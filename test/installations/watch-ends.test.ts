@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS, num } from '../../src/sandbox/data.js';
+import { ACTION_STOP_WATCH } from '../../src/views/invoice.js';
 import { visibleText } from '../support/block-kit.js';
 import { useWorkspacesBot, type Workspace, workspace } from '../support/workspaces-bot.js';
 
@@ -172,5 +173,26 @@ describe('a watch started while its account is disconnected', () => {
       ['ended', 'account_disconnected'],
     ]);
     expect(await rowsOf('watched_invoices', w)).toEqual([]);
+  });
+});
+
+describe('Stop once the account is disconnected', () => {
+  it('tells the clicker every watch ended with the Disconnect, on a card or with /invoice unwatch, not that nothing is connected', async () => {
+    const w = await connected('stopafter');
+    expect((await many.bot.click(w, w.installer, 'disconnect_payment_account')).status).toBe(200);
+    const responseUrl = many.bot.slack.responseUrl();
+    expect((await many.bot.click(w, w.installer, ACTION_STOP_WATCH, { responseUrl })).status).toBe(200);
+    const clicked = visibleText((await many.bot.slack.waitForPost(responseUrl)).body);
+    expect(clicked).toContain(
+      'Nothing is watched here: the payment account is not connected, and a Disconnect ends every watch',
+    );
+    const unwatch = await many.bot.command(w, w.installer, `unwatch ${DEMO_INVOICE_IDS.open}`, {
+      command: '/invoice',
+      channel: 'C0STOPAFTER',
+    });
+    expect(visibleText(unwatch.reply)).toContain('Nothing is watched here');
+    // Anything else is told the account is not connected, as before.
+    const balance = await many.bot.command(w, w.installer, '');
+    expect(visibleText(balance.reply)).toContain('The payment account is not connected');
   });
 });

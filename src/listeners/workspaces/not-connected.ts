@@ -10,8 +10,8 @@ import {
 } from '../../pipeline/kinds.js';
 import { reply, toResponse } from '../../pipeline/reply.js';
 import type { Tracked } from '../../pipeline/tracked.js';
-import { notConnectedMessage, stepNotConnected } from '../../views/installation.js';
-import { ACTION_OPEN_PAYMENT_PAGE } from '../../views/invoice.js';
+import { notConnectedMessage, stepNotConnected, watchesEndedMessage } from '../../views/installation.js';
+import { ACTION_OPEN_PAYMENT_PAGE, ACTION_STOP_WATCH } from '../../views/invoice.js';
 import { SHORTCUT_CHECK_PAYMENT } from '../../views/shortcut.js';
 import { FUNCTION_GET_INVOICE } from '../functions/get-invoice.js';
 import { BUTTONS, type ClickArgs, type EventArgs, type Handlers } from '../index.js';
@@ -29,15 +29,24 @@ export function notConnectedHandlers(
 ): Handlers {
   const message = notConnectedMessage(installerUserId);
   const answer = reply(message, 'ephemeral', 'not_connected');
-  const command = (name: string) => commandListener(deps, name, async () => answer);
+  /** What a stop is told: the watches ended with the Disconnect, not that nothing was ever connected. */
+  const ended = reply(watchesEndedMessage(installerUserId), 'ephemeral', 'not_connected');
+  const command = (name: string) =>
+    commandListener(deps, name, async ({ text }) =>
+      name === '/invoice' && /^\s*unwatch\b/i.test(text) ? ended : answer,
+    );
   /** Told privately through the response_url, the clicked or shortcut's message left as it was. */
-  const tell = async (ack: () => Promise<void>, responseUrl: string | undefined): Promise<Tracked> => {
+  const tell = async (
+    ack: () => Promise<void>,
+    responseUrl: string | undefined,
+    told = answer,
+  ): Promise<Tracked> => {
     await acknowledge(ack, deps.logger);
     const delivery = responseUrl
       ? await deliver(
           deps.responseUrls,
           responseUrl,
-          { ...toResponse(answer), replace_original: false },
+          { ...toResponse(told), replace_original: false },
           deps.logger,
         )
       : undefined;
@@ -48,7 +57,7 @@ export function notConnectedHandlers(
       // The payment page button is a link: Slack opens it; the click only needs its ack.
       actionId === ACTION_OPEN_PAYMENT_PAGE
         ? acknowledge(ack, deps.logger).then(() => ({ outcome: 'ok' }))
-        : tell(ack, body.response_url),
+        : tell(ack, body.response_url, actionId === ACTION_STOP_WATCH ? ended : answer),
     );
   return {
     command: Object.fromEntries(COMMANDS.map((name) => [name, command(name)])) as Record<
