@@ -45,6 +45,20 @@ const teamSource = (teamId: string) => ({ teamId, enterpriseId: undefined, isEnt
 /** One instance's token rotation (test/support/rotating-installs.ts) over this test's store. */
 const instance = (options: RotationOptions = {}) => rotationInstance(store, slack, 'instance-1', options);
 
+/** The store's installations, whose first `times` writes of a refreshed token fail as with the database gone. */
+const writesFailing =
+  (times: number): RotationOptions['installations'] =>
+  (real) => {
+    let failures = times;
+    return {
+      ...real,
+      storeRefreshed: async (...args) => {
+        if (failures-- > 0) throw new Error('the database is unreachable');
+        return real.storeRefreshed(...args);
+      },
+    };
+  };
+
 async function summary(installations: Installations, id: string) {
   const found = await installations.summaryOf(id);
   if (found?.tokenExpiresAt === undefined) throw new Error(`${id} is not installed with a rotating token`);
@@ -137,17 +151,7 @@ describe('waiting for another instance’s refresh', () => {
 describe('a refresh that fails or is not kept', () => {
   it('keeps a refreshed token the store could not write: serves it, never sends the replaced refresh token, and writes it at a later request', async () => {
     const logs = captureLogs();
-    let failures = 2;
-    const bot = instance({
-      logger: logs.logger,
-      installations: (real) => ({
-        ...real,
-        storeRefreshed: async (...args) => {
-          if (failures-- > 0) throw new Error('the database is unreachable');
-          return real.storeRefreshed(...args);
-        },
-      }),
-    });
+    const bot = instance({ logger: logs.logger, installations: writesFailing(2) });
     await installRotating(slack, bot.installations, 'T0NOSTORE', { expiresIn: 60 });
     const installation = await summary(bot.installations, 'T0NOSTORE');
     const refreshCalls = () => slack.calls.filter((c) => c.args.grant_type === 'refresh_token').length;
@@ -181,18 +185,7 @@ describe('a refresh that fails or is not kept', () => {
 
   it('writes a refreshed token the store could not keep again shortly, with no request, holding the refresh lease meanwhile', async () => {
     const logs = captureLogs();
-    let failures = 1;
-    const bot = instance({
-      logger: logs.logger,
-      retryWriteMs: 200,
-      installations: (real) => ({
-        ...real,
-        storeRefreshed: async (...args) => {
-          if (failures-- > 0) throw new Error('the database is unreachable');
-          return real.storeRefreshed(...args);
-        },
-      }),
-    });
+    const bot = instance({ logger: logs.logger, retryWriteMs: 200, installations: writesFailing(1) });
     await installRotating(slack, bot.installations, 'T0RETRY', { expiresIn: 60 });
     const installation = await summary(bot.installations, 'T0RETRY');
     const { botToken } = await bot.authorizationOf(installation, teamSource('T0RETRY'));
