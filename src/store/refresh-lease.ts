@@ -48,15 +48,17 @@ export async function claimRefresh(
   return claimed !== undefined;
 }
 
-/** Lets the refresh go (done, or failed): the next instance that needs one may take it at once. */
-export async function releaseRefresh(store: Store, installation: string, owner: string): Promise<void> {
-  await store.db
+/** The refresh lease row while `owner` holds it, for an update fenced by its holder. */
+const heldBy = (store: Store, installation: string, owner: string) =>
+  store.db
     .updateTable('singletons')
-    .set({ lease_owner: null, lease_until: null })
     .where('installation_id', '=', installation)
     .where('name', '=', TOKEN_REFRESH)
-    .where('lease_owner', '=', owner)
-    .execute();
+    .where('lease_owner', '=', owner);
+
+/** Lets the refresh go (done, or failed): the next instance that needs one may take it at once. */
+export async function releaseRefresh(store: Store, installation: string, owner: string): Promise<void> {
+  await heldBy(store, installation, owner).set({ lease_owner: null, lease_until: null }).execute();
 }
 
 /**
@@ -70,12 +72,8 @@ export async function holdRefresh(
   now: number,
   leaseMs: number,
 ): Promise<boolean> {
-  const result = await store.db
-    .updateTable('singletons')
+  const result = await heldBy(store, installation, owner)
     .set({ lease_until: now + leaseMs })
-    .where('installation_id', '=', installation)
-    .where('name', '=', TOKEN_REFRESH)
-    .where('lease_owner', '=', owner)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
