@@ -101,6 +101,8 @@ export interface TenantScenarioResult {
   /** Checks due more than 5 s ago but not made when the run ended, and the oldest's lateness. */
   overdueAtEnd: { small: number; big: number; oldestSmallSeconds: number; oldestBigSeconds: number };
   instances: { cpuSeconds: number; cpuPercent: number; peakRssMb: number; warnings: number }[];
+  /** Watch checks made (the service's invoice calls), and what each cost: CPU of all instances, statements sent to the database. */
+  perCheck: { checks: number; cpuMs: number; statements: number };
 }
 
 const BIG = 'TBIG00000';
@@ -297,6 +299,13 @@ async function healthy(url: string, timeoutMs = 30_000): Promise<void> {
   }
 }
 
+/** The statements an instance has sent to the database (its /metrics). */
+async function statementsOf(url: string): Promise<number> {
+  const response = await request(`${url}/metrics`, { reset: true });
+  const text = await response.body.text();
+  return Number(/^slackbot_db_statements_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+}
+
 const log = (message: string) => console.error(`[tenants] ${new Date().toISOString()} ${message}`);
 
 export async function tenantScenario(
@@ -358,6 +367,8 @@ export async function tenantScenario(
       await Promise.all(bots.map((b) => healthy(b.url)));
       const loadAverage = loadavg().map((l) => round(l, 2));
       const cpuBefore = bots.map((b) => cpuMs(b.child.pid));
+      const statementsBefore = await Promise.all(bots.map((b) => statementsOf(b.url)));
+      const callsBefore = (await sandbox.calls('/api/v2/invoice/')).length;
       const peakRss = bots.map(() => 0);
       const sampler = setInterval(() => {
         bots.forEach((b, i) => {
@@ -393,6 +404,7 @@ export async function tenantScenario(
       const ended = Date.now();
       clearInterval(sampler);
       const cpuAfter = bots.map((b) => cpuMs(b.child.pid));
+      const statementsAfter = await Promise.all(bots.map((b) => statementsOf(b.url)));
       const overdueAtEnd = await overdue(store, ended);
       const seconds = (ended - started) / 1000;
 
@@ -425,6 +437,9 @@ export async function tenantScenario(
         byKey.set(authorization, times);
       }
       const budget = settings.backgroundRps;
+      const checks = calls.length - callsBefore;
+      const sum = (after: number[], before: number[]) =>
+        after.reduce((n, a, i) => n + a - (before[i] ?? 0), 0);
       const smallRates = small.map((t) => rateOf(byKey.get(`Token ${t.apiKey}`) ?? [], seconds, budget));
       const bigKey = rateOf(byKey.get(`Token ${big.apiKey}`) ?? [], seconds, budget);
 
@@ -455,6 +470,11 @@ export async function tenantScenario(
           bigKey,
         },
         overdueAtEnd,
+        perCheck: {
+          checks,
+          cpuMs: round(sum(cpuAfter, cpuBefore) / checks, 2),
+          statements: round(sum(statementsAfter, statementsBefore) / checks, 2),
+        },
         instances: bots.map((b, i) => {
           const cpu = ((cpuAfter[i] ?? 0) - (cpuBefore[i] ?? 0)) / 1000;
           return {
@@ -495,6 +515,9 @@ export function tenantTable(r: TenantScenarioResult): string {
       '0 / 0',
     ],
     ['calls to the service per second, all keys', r.service.callsPerSecond, ''],
+    ['watch checks made (service calls while measured)', r.perCheck.checks, ''],
+    ['CPU per check, all instances (ms)', r.perCheck.cpuMs, '≤ 0.5'],
+    ['SQL statements per check, all instances', r.perCheck.statements, '< 2'],
     ['small key: calls per second, average', r.service.smallKeys.averagePerKey, ''],
     ['small keys: most calls in a clock second (any key)', r.service.smallKeys.maxPerSecond, `≤ ${budget}`],
     ['small keys: most calls in any 1,000 ms (any key)', r.service.smallKeys.maxSliding, ''],

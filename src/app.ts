@@ -58,6 +58,7 @@ function readGauges(metrics: Metrics, deps: Pick<Common, 'inflight' | 'store' | 
     outbox: () => outboxBacklog(deps.store),
     now: deps.clock,
     breaker: () => deps.breaker.state(),
+    statements: deps.store.statements,
   });
 }
 

@@ -41,6 +41,8 @@ export interface GaugeReaders {
   now: () => number;
   /** The payment service's circuit breaker. */
   breaker: () => BreakerState;
+  /** Statements this instance has sent to the database (src/store/database.ts). */
+  statements: () => number;
 }
 
 /** The breaker's state as a number: 0 closed, 1 open, 2 half-open (a probe may go). */
@@ -207,6 +209,15 @@ function registerGauges(registry: Registry, read: () => GaugeReaders | undefined
     },
   });
 
+  new Counter({
+    name: 'slackbot_db_statements_total',
+    help: 'Statements this instance sent to the database, each one round trip (begin and commit included).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read()?.statements() ?? 0);
+    },
+  });
   new Gauge({
     name: 'slackbot_payment_breaker_state',
     help: "The payment service's circuit breaker: 0 closed, 1 open (calls fail at once, background work paused), 2 half-open (one probe may go).",

@@ -12,6 +12,7 @@ describe('the outbox gauges', () => {
       breaker: () => 'closed',
       outbox: async () => ({ pending: 1, oldestAt }),
       now: () => 10_000_000,
+      statements: () => 0,
     });
     const oldest = async () =>
       /^slackbot_outbox_oldest_seconds (\S+)$/m.exec(await metrics.registry.metrics())?.[1];

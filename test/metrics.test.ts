@@ -66,6 +66,7 @@ describe('metrics', () => {
   it('counts Slack calls, scheduler lag, and reads the gauges at each scrape', async () => {
     const metrics = createMetrics();
     let watches = 3;
+    let statements = 12;
     let backlog: { pending: number; oldestAt: number | undefined } = { pending: 0, oldestAt: undefined };
     metrics.gauges({
       inflight: () => 2,
@@ -74,6 +75,7 @@ describe('metrics', () => {
       breaker: () => 'closed',
       outbox: async () => backlog,
       now: () => 10_000_000,
+      statements: () => statements,
     });
     expect(await scrape(metrics)).toContain('slackbot_outbox_oldest_seconds 0\n');
     backlog = { pending: 5, oldestAt: 10_000_000 - 7_200_000 };
@@ -89,9 +91,12 @@ describe('metrics', () => {
     expect(text).toContain('slackbot_inflight 2');
     expect(text).toContain('slackbot_watches_active 3');
     expect(text).toContain('slackbot_watch_checks_overdue 7');
+    expect(text).toContain('slackbot_db_statements_total 12\n');
     watches = 4;
+    statements = 20;
     text = await scrape(metrics);
     expect(text).toContain('slackbot_watches_active 4');
+    expect(text).toContain('slackbot_db_statements_total 20\n');
     expect(text).toContain('slackbot_process_cpu_seconds_total');
   });
 
@@ -105,6 +110,7 @@ describe('metrics', () => {
       breaker: () => breaker,
       outbox: async () => ({ pending: 0, oldestAt: undefined }),
       now: () => 0,
+      statements: () => 0,
     });
     expect(await scrape(metrics)).toContain('slackbot_payment_breaker_state 0');
     breaker = 'open';

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, type LogEvent, type Logger, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { type DatabaseClock, databaseClock } from './clock.js';
 import { type DatabaseLocation, DEFAULT_POOL_SIZE } from './location.js';
 import { type FileLock, holdFile, LockHeldError } from './lock.js';
@@ -25,6 +25,8 @@ export interface Store {
    * IMMEDIATE`), so a read-then-write transaction never fails halfway for a lock.
    */
   transaction<T>(work: (trx: Kysely<Tables>) => Promise<T>): Promise<T>;
+  /** Statements sent to the database since the store opened (each one round trip), `begin` and `commit` included. */
+  statements(): number;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,16 @@ async function holdSqlite(path: string, where: string): Promise<FileLock> {
   }
 }
 
-async function sqlite(path: string): Promise<Kysely<Tables>> {
+/** Counts every statement Kysely sends (its log sees each one, `begin` and `commit` included). */
+function counting() {
+  let sent = 0;
+  const log = (event: LogEvent) => {
+    if (event.level === 'query' || event.level === 'error') sent += 1;
+  };
+  return { log, sent: () => sent };
+}
+
+async function sqlite(path: string, log: Logger): Promise<Kysely<Tables>> {
   // Each driver is loaded only by the dialect that uses it: pg's modules are no part of a SQLite
   // bot's start or memory, nor libsql's native library of a PostgreSQL one.
   const { default: Database } = await import('libsql');
@@ -69,7 +80,7 @@ async function sqlite(path: string): Promise<Kysely<Tables>> {
   // WAL lets readers run beside the writer; FULL makes every commit survive a crash of the
   // process or the machine; the busy timeout waits out another writer instead of failing.
   database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
-  return new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Tables>({ dialect: new SqliteDialect({ database }), log });
 }
 
 /** int8 (bigint) columns hold epoch milliseconds and counters: read them as numbers, not strings. */
@@ -98,6 +109,7 @@ async function postgres(
   url: string,
   poolSize: number,
   onLost: StoreOptions['onLostConnection'],
+  log: Logger,
 ): Promise<Kysely<Tables>> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
@@ -120,7 +132,7 @@ async function postgres(
     toldAt = now;
     onLost?.(error);
   });
-  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log });
 }
 
 /** Tables whose rows are leased to an instance while it works on them. */
@@ -149,12 +161,18 @@ interface StoreOptions {
 export async function openStore(location: DatabaseLocation, options: StoreOptions = {}): Promise<Store> {
   const where = describeLocation(location);
   const lock = location.kind === 'sqlite' ? await holdSqlite(location.path, where) : undefined;
+  const count = counting();
   let db: Kysely<Tables>;
   try {
     db =
       location.kind === 'sqlite'
-        ? await sqlite(location.path)
-        : await postgres(location.url, location.poolSize ?? DEFAULT_POOL_SIZE, options.onLostConnection);
+        ? await sqlite(location.path, count.log)
+        : await postgres(
+            location.url,
+            location.poolSize ?? DEFAULT_POOL_SIZE,
+            options.onLostConnection,
+            count.log,
+          );
   } catch (error) {
     lock?.release();
     throw cannotOpen(where, error);
@@ -178,6 +196,7 @@ export async function openStore(location: DatabaseLocation, options: StoreOption
     db,
     dialect,
     now: clock ? clock.now : Date.now,
+    statements: count.sent,
     transaction(work) {
       if (dialect === 'postgres') return db.transaction().execute(work);
       return db.connection().execute(async (connection) => {
