@@ -204,7 +204,7 @@ function backgroundWork(
         store,
         gate,
         ...(tenancy.perSecond === undefined ? {} : { perSecond: tenancy.perSecond }),
-        watchesOf: parts.watchesOf,
+        watchesOf: parts.checkersOf,
       }),
       lease,
       clock,

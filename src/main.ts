@@ -14,7 +14,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { CircuitBreaker, createPaymentsClient, openConnections } from './payments/index.js';
 import { Pacer } from './payments/pacer.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
-import { sharedPace } from './store/pace.js';
+import { sharedPaces } from './store/pace.js';
 import { WATCH_CHECKS_AT_ONCE } from './watches/service.js';
 
 /** How long a stop waits for replies in flight; the whole stop stays within 10 s. */
@@ -98,9 +98,10 @@ try {
   // One workspace: the budget is each instance's own (README → Configuration). Many: each
   // installation's key has its budget in the store, whichever instance calls with it, paced on
   // the store's clock (on PostgreSQL the server's, whatever this machine's says).
+  const paces = sharedPaces(shared, config.backgroundRps, shared.now);
   const paymentsFor = paymentsClients(config, breaker, metrics, (installation) =>
     setup.tenancy === 'many' && installation !== undefined
-      ? sharedPace(shared, installation, config.backgroundRps, shared.now)
+      ? paces(installation)
       : new Pacer(config.backgroundRps).take,
   );
   const prepared =

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from './logger.js';
 import type { Tracked } from './pipeline/tracked.js';
-import type { HeldLease, Task } from './scheduler.js';
+import { type HeldLease, servedEach, type Task } from './scheduler.js';
 import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
@@ -326,7 +326,7 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     },
     renew: renewing(db, 'outbox'),
 
-    serve: (installation) => deps.posterOf(installation),
+    serve: servedEach((installation) => deps.posterOf(installation)),
     // Nothing was attempted: no attempt is counted. Its life is bounded all the same: a message
     // whose workspace could not be served for RETRY_FOR_MS (a revoked token) is dropped, not
     // posted days late once it is installed again.

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from './logger.js';
 import type { PaymentsClient } from './payments/index.js';
 import { type Tracked, type TrackingDeps, tracked, type Who } from './pipeline/tracked.js';
+import { holdings } from './runner/holdings.js';
 import type { ServiceState } from './service-state.js';
 import type { SlackPoster } from './slack/poster.js';
+import { coalesce } from './store/coalesce.js';
 import type { Store } from './store/database.js';
 import { ONE_WORKSPACE } from './store/keys.js';
 
@@ -53,7 +54,22 @@ export const UNSERVED_RETRY_MS = 60_000;
  * the work. The runner (`leased`) owns the rest: the lease, each installation's share of the
  * slots, and the one policy for an installation that cannot be served now.
  */
-export interface Task<T, P> {
+/** What work on a claimed item came to; with `completion`, the runner records it (`Task.complete`) with other items' in one statement. */
+export type Ran<C> = Tracked & { completion?: C };
+
+/** An item's completion as the runner hands it to `Task.complete`: the item, its claim's lease, what to record. */
+export interface Completion<T, C> {
+  item: T;
+  lease: Lease;
+  values: C;
+}
+
+/** How long a completion waits for others to share its statement, at most, while other items of the job still run. */
+const COMPLETE_WINDOW_MS = 25;
+/** The most completions one statement records. */
+const COMPLETE_MAX = 200;
+
+export interface Task<T, P, C = never> {
   /** For the request log and metrics: `watch_poll`, `outbox`, … */
   readonly name: string;
   /** Items run at once by this instance. */
@@ -86,12 +102,43 @@ export interface Task<T, P> {
   describe?(item: T): Who;
   /** What an item given back unworked is logged with beside its outcome (its invoice, say). */
   about?(item: T): Pick<Tracked, 'invoiceId'>;
-  /** What the work needs of an installation (its watches, its feed, its bot); undefined while it cannot be served now. */
-  serve(installation: string): Promise<P | undefined>;
+  /**
+   * What the work needs of each installation of a claim (its watches, its feed, its bot), asked
+   * once for the whole claim: an installation missing from the map cannot be served now.
+   */
+  serve(installations: readonly string[]): Promise<ReadonlyMap<string, P>>;
   /** Gives a claimed item back unworked, due again at `until`, only while `lease` still holds it. */
   postpone(item: T, until: number, lease: Lease): Promise<void>;
-  /** The work on a claimed item, with what its installation lent, under its claim's lease. */
-  run(item: T, part: P, lease: HeldLease): Promise<Tracked>;
+  /**
+   * The work on a claimed item, with what its installation lent, under its claim's lease. Work
+   * that has nothing to write but its item's completion returns it (`completion`), for `complete`.
+   */
+  run(item: T, part: P, lease: HeldLease): Promise<Ran<C>>;
+  /**
+   * Records many items' completions in one statement, each only while its claim's token
+   * (`lease.owner`) still holds it; resolves, in order, whether each was recorded (false: its
+   * lease was lost, nothing written).
+   */
+  complete?(done: readonly Completion<T, C>[]): Promise<readonly boolean[]>;
+}
+
+/**
+ * A job's `serve` from what one installation lends (`one`), asked for each installation of a
+ * claim at once; one that fails is not served now (its items are given back), the others are.
+ */
+export function servedEach<P>(
+  one: (installation: string) => Promise<P | undefined>,
+): (installations: readonly string[]) => Promise<ReadonlyMap<string, P>> {
+  return async (installations) => {
+    const parts = new Map<string, P>();
+    await Promise.all(
+      installations.map(async (id) => {
+        const part = await one(id).catch(() => undefined);
+        if (part !== undefined) parts.set(id, part);
+      }),
+    );
+    return parts;
+  };
 }
 
 export interface Job<T> {
@@ -108,113 +155,42 @@ export interface Job<T> {
   run(item: T): Promise<Tracked>;
 }
 
-/** A claim's lease as its items run: `lost` set by a renewal that finds it gone. */
-interface Holding {
-  lease: { owner: string; ms: number; lost: boolean };
-  /** Its items still running. */
-  running: number;
-  /** When it was claimed, on the monotonic clock. */
-  since: number;
-}
-
-/**
- * A claim is renewed for at most this many leases (five minutes of a 30 s lease): work still
- * running then is stuck (a call or a query that never answers), and its lease is let go, so
- * another claim takes the item over instead of it being held for as long as the process lives.
- */
-export const MAX_RENEWALS = 10;
-
-/**
- * The leases of a task's running items, each claim's renewed every third of the lease while any
- * of its items runs (one statement a tick for all of them), so work that outlives its lease keeps
- * it, and no second attempt starts while the first still runs.
- */
-function holdings<T>(
-  task: Pick<Task<T, unknown>, 'name' | 'renew'>,
-  lease: Lease,
-  clock: () => number,
-  logger: Pick<Logger, 'warn'> | undefined,
-) {
-  const byToken = new Map<string, Holding>();
-  const byItem = new Map<T, Holding>();
-  let timer: NodeJS.Timeout | undefined;
-  let renewing = false;
-  async function renew(): Promise<void> {
-    if (renewing) return;
-    renewing = true;
-    const now = performance.now();
-    for (const [token, holding] of byToken) {
-      if (now - holding.since < lease.ms * MAX_RENEWALS || holding.lease.lost) continue;
-      holding.lease.lost = true;
-      logger?.warn(
-        { job: task.name, runningMs: Math.round(now - holding.since) },
-        'work ran far past its lease: let go',
-      );
-      byToken.delete(token);
-    }
-    const tokens = [...byToken.keys()];
-    if (tokens.length === 0) return;
-    try {
-      const kept = await task.renew(tokens, clock(), lease.ms);
-      for (const token of tokens) {
-        const holding = byToken.get(token);
-        if (holding && !kept.has(token)) holding.lease.lost = true;
-      }
-    } catch (error) {
-      // The rows' fence still holds: a lease that ran out meanwhile refuses the work's writes.
-      logger?.warn({ err: error, job: task.name }, 'could not renew the leases of running work');
-    } finally {
-      renewing = false;
-    }
-  }
-  return {
-    /** A fresh lease for one claim: this instance's name and a token no other claim has. */
-    fresh: (): Lease => ({ owner: `${lease.owner}/${randomUUID()}`, ms: lease.ms }),
-    /** An item claimed under `claimed` runs from now on: its lease is renewed until it is let go. */
-    hold(item: T, claimed: Lease): void {
-      const holding = byToken.get(claimed.owner) ?? {
-        lease: { ...claimed, lost: false },
-        running: 0,
-        since: performance.now(),
-      };
-      holding.running += 1;
-      byToken.set(claimed.owner, holding);
-      byItem.set(item, holding);
-      timer ??= setInterval(() => void renew(), lease.ms / 3).unref();
-    },
-    of(item: T): HeldLease {
-      const holding = byItem.get(item);
-      if (!holding) throw new Error(`${task.name}: an item run without being claimed`);
-      return holding.lease;
-    },
-    letGo(item: T): void {
-      const holding = byItem.get(item);
-      byItem.delete(item);
-      if (!holding) return;
-      holding.running -= 1;
-      if (holding.running === 0) byToken.delete(holding.lease.owner);
-      if (byToken.size === 0 && timer) {
-        clearInterval(timer);
-        timer = undefined;
-      }
-    },
-  };
-}
-
 /**
  * A task run under this instance's lease: each claim under a token of its own (this instance's
  * name and a random part), renewed while its items run; each installation's items counted while
  * they run (so claims share slots between installations), and an item whose installation cannot
  * be served now given back for UNSERVED_RETRY_MS, without a call, whatever the job.
  */
-export function leased<T, P>(
-  task: Task<T, P>,
+export function leased<T, P, C = never>(
+  task: Task<T, P, C>,
   lease: Lease,
   clock: () => number,
   logger?: Pick<Logger, 'warn'>,
 ): Job<T> {
   const busy = new Map<string, number>();
   const held = holdings(task, lease, clock, logger);
+  /** What each claimed item's installation lent it, asked once per claim. */
+  const served = new Map<T, P | undefined>();
+  let running = 0;
+  const { complete } = task;
+  // Completions wait for each other while other items still run, so one statement records many.
+  const completing =
+    complete &&
+    coalesce<Completion<T, C>, boolean>({
+      flush: (done) => complete.call(task, done),
+      windowMs: COMPLETE_WINDOW_MS,
+      max: COMPLETE_MAX,
+      ready: (waiting) => waiting >= running,
+    });
+  /** Work's outcome, once its completion (if it returned one) is recorded: lease_lost if it could not be. */
+  async function recorded(item: T, lease: Lease, ran: Ran<C>): Promise<Tracked> {
+    const { completion, ...result } = ran;
+    if (completion === undefined) return result;
+    if (!completing) throw new Error(`${task.name}: work returned a completion the task cannot record`);
+    return (await completing({ item, lease, values: completion }))
+      ? result
+      : { ...result, outcome: 'lease_lost' };
+  }
   const { nextDueAt } = task;
   const release = (installation: string) => {
     const left = (busy.get(installation) ?? 1) - 1;
@@ -241,17 +217,28 @@ export function leased<T, P>(
         busy.set(installation, (busy.get(installation) ?? 0) + 1);
         held.hold(item, claimed);
       }
+      if (items.length === 0) return items;
+      try {
+        const parts = await task.serve([...new Set(items.map((item) => task.installationOf(item)))]);
+        for (const item of items) served.set(item, parts.get(task.installationOf(item)));
+      } catch (error) {
+        // Served by nobody: each item is given back unworked, as for an installation that cannot be served now.
+        logger?.warn({ err: error, job: task.name }, 'could not serve the installations of claimed work');
+      }
       return items;
     },
     async run(item) {
       const installation = task.installationOf(item);
+      const part = served.get(item);
+      served.delete(item);
+      running += 1;
       try {
         const itsLease = held.of(item);
-        const part = await task.serve(installation);
-        if (part !== undefined) return await task.run(item, part, itsLease);
+        if (part !== undefined) return await recorded(item, itsLease, await task.run(item, part, itsLease));
         await task.postpone(item, clock() + UNSERVED_RETRY_MS, itsLease);
         return { outcome: 'paused', ...task.about?.(item) };
       } finally {
+        running -= 1;
         release(installation);
         held.letGo(item);
       }

@@ -138,3 +138,18 @@ export function serviceState(
     },
   };
 }
+
+/**
+ * Of these installations, those whose key the service is known to reject, in one read: the
+ * rest's background work calls without asking again (`mayProbe` is asked for these alone).
+ */
+export async function rejectedAmong(store: Store, installations: readonly string[]): Promise<Set<string>> {
+  if (installations.length === 0) return new Set();
+  const byKey = new Map(installations.map((id) => [keyRejectedKey(id), id]));
+  const rows = await store.db
+    .selectFrom('service_state')
+    .select('key')
+    .where('key', 'in', [...byKey.keys()])
+    .execute();
+  return new Set(rows.map((r) => byKey.get(r.key) as string));
+}

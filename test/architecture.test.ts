@@ -25,7 +25,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['config.ts', 'config/', 'logger.ts'],
   ['views/', 'sandbox/'],
   ['pipeline/'],
-  ['service-state.ts', 'scheduler.ts', 'outbox.ts'],
+  ['service-state.ts', 'scheduler.ts', 'runner/', 'outbox.ts'],
   ['watches/', 'feed/'],
   ['metrics.ts'],
   ['listeners/'],

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { type HeldLease, leased, MAX_RENEWALS, type Task, UNSERVED_RETRY_MS } from '../src/scheduler.js';
+import { MAX_RENEWALS } from '../src/runner/holdings.js';
+import { type HeldLease, leased, servedEach, type Task, UNSERVED_RETRY_MS } from '../src/scheduler.js';
 import { captureLogs } from './support/bolt.js';
 
 /** The runner's leases: a token per claim, renewed while its items run. */
@@ -30,7 +31,7 @@ function slowTask(kept: (tokens: readonly string[]) => Set<string> | Error) {
     },
     dueAt: () => 0,
     installationOf: () => '',
-    serve: async () => true,
+    serve: async (installations) => new Map(installations.map((id) => [id, true])),
     postpone: async () => {},
     run: (item, _part, lease) => {
       leases.set(item, lease);
@@ -130,7 +131,9 @@ describe('a task under the lease (leased)', () => {
       installationOf: (item) => item.installation,
       describe: (item) => ({ channel: item.id }),
       about: (item) => ({ invoiceId: item.id }),
-      serve: async (installation) => (serveable.has(installation) ? `part of ${installation}` : undefined),
+      serve: servedEach(async (installation) =>
+        serveable.has(installation) ? `part of ${installation}` : undefined,
+      ),
       async postpone(item, until, lease) {
         postponed.push(`${item.id} until ${until} by ${lease.owner}`);
       },

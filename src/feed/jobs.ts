@@ -1,5 +1,5 @@
 import type { Tracked } from '../pipeline/tracked.js';
-import { type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
+import { servedEach, type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
 import { renewing } from '../store/lease.js';
@@ -59,7 +59,7 @@ export function feedJobs(deps: FeedJobsDeps): {
       },
       renew: renewing(deps.store.db, 'singletons'),
       installationOf: ofInstallation,
-      serve: deps.feedOf,
+      serve: servedEach(deps.feedOf),
       postpone: (row, until, lease) => queries.postponePoll(lease.owner, row, until),
       run: (row, feed) => feed.poll(row),
     },
@@ -75,7 +75,7 @@ export function feedJobs(deps: FeedJobsDeps): {
       },
       renew: renewing(deps.store.db, 'feed_subscriptions'),
       installationOf: ofInstallation,
-      serve: deps.digestsOf,
+      serve: servedEach(deps.digestsOf),
       postpone: (sub, until, lease) => queries.holdDigest(lease.owner, sub, until),
       run: (sub, feed) => feed.digest(sub),
     },

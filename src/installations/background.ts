@@ -1,12 +1,13 @@
 import type { Logger } from '../logger.js';
 import type { OutboxRow } from '../outbox.js';
 import type { Tracked } from '../pipeline/tracked.js';
-import { serviceState } from '../service-state.js';
+import { rejectedAmong, serviceState } from '../service-state.js';
 import type { SlackPostError } from '../slack/calls.js';
 import type { Store } from '../store/database.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
 import { endWatchesOfAccount } from '../watches/account.js';
 import type { WatchSettings } from '../watches/context.js';
+import type { WatchChecker } from '../watches/poll-job.js';
 import { watchQueries } from '../watches/queries.js';
 import type { Tenancy } from './tenancy.js';
 
@@ -58,12 +59,33 @@ export function backgroundParts(
     },
   });
 
+  /** An installation's watches as it is now (unconnected: they end at their check); undefined when it cannot be served. */
+  async function watchesNow(id: string) {
+    const part = await tenancy.partOf(id);
+    return part && !part.watches ? unconnected(id) : part?.watches;
+  }
+
+  /** An installation's watches, for the poll job; undefined while it cannot be served. */
+  const watchesOf = async (id: string) => ((await mayCall(id)) ? watchesNow(id) : undefined);
+
   return {
-    /** An installation's watches, for the poll job; undefined while it cannot be served. */
-    async watchesOf(id: string) {
-      if (!(await mayCall(id))) return undefined;
-      const part = await tenancy.partOf(id);
-      return part && !part.watches ? unconnected(id) : part?.watches;
+    watchesOf,
+
+    /**
+     * The watches of a claim's installations, for the poll job, one left out while it cannot be
+     * served: one read says whose keys are rejected, and only those ask for their probe.
+     */
+    async checkersOf(ids: readonly string[]): Promise<ReadonlyMap<string, WatchChecker>> {
+      const rejected = await rejectedAmong(deps.store, ids);
+      const checkers = new Map<string, WatchChecker>();
+      await Promise.all(
+        ids.map(async (id) => {
+          const keyRejected = rejected.has(id);
+          const watches = await (keyRejected ? watchesOf(id) : watchesNow(id));
+          if (watches) checkers.set(id, { check: (row) => watches.check(row, { keyRejected }) });
+        }),
+      );
+      return checkers;
     },
 
     /** An installation's feeds, for their balance poll; undefined while it cannot be served. */

@@ -22,6 +22,8 @@ export interface Installations extends Required<InstallationStore> {
   forgetBotToken(id: string): Promise<void>;
   /** Who installed the app there, and whether its payment account is connected: no secret. */
   summaryOf(id: string): Promise<InstallationSummary | undefined>;
+  /** The summaries of many installations in one read (a claim's): one not stored is missing. */
+  summariesOf(ids: readonly string[]): Promise<Map<string, InstallationSummary>>;
   /** The installation's payment service API key, opened; undefined while none is connected. */
   paymentKeyOf(id: string): Promise<string | undefined>;
   /**
@@ -163,6 +165,46 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       return row !== undefined;
     });
 
+  /** Many installations' summaries in one read; one not stored is missing. */
+  async function summariesOf(ids: readonly string[]): Promise<Map<string, InstallationSummary>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('installations')
+      .select([
+        'id',
+        'team_id',
+        'enterprise_id',
+        'is_enterprise_install',
+        'installer_user_id',
+        'payment_api_key',
+        'payment_key_connected_by',
+        'payment_key_connected_at',
+        'bot_token_expires_at',
+      ])
+      .where('id', 'in', ids)
+      .execute();
+    return new Map(
+      rows.map((row) => {
+        const connected = row.payment_api_key !== null && row.payment_key_connected_by !== null;
+        const enterpriseId = row.enterprise_id ?? undefined;
+        const summary: InstallationSummary = {
+          id: row.id,
+          home: { teamId: row.team_id ?? enterpriseId ?? row.id, enterpriseId },
+          enterpriseInstall: row.is_enterprise_install === 1,
+          installerUserId: row.installer_user_id,
+          account: connected
+            ? {
+                connectedBy: row.payment_key_connected_by as string,
+                connectedAt: Number(row.payment_key_connected_at),
+              }
+            : undefined,
+          tokenExpiresAt: row.bot_token_expires_at === null ? undefined : Number(row.bot_token_expires_at),
+        };
+        return [row.id, summary];
+      }),
+    );
+  }
+
   return {
     async storeInstallation(installation) {
       const id = installationIdOf(installation);
@@ -252,37 +294,10 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     },
 
     async summaryOf(id) {
-      const row = await db
-        .selectFrom('installations')
-        .select([
-          'team_id',
-          'enterprise_id',
-          'is_enterprise_install',
-          'installer_user_id',
-          'payment_api_key',
-          'payment_key_connected_by',
-          'payment_key_connected_at',
-          'bot_token_expires_at',
-        ])
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      const connected = row.payment_api_key !== null && row.payment_key_connected_by !== null;
-      const enterpriseId = row.enterprise_id ?? undefined;
-      return {
-        id,
-        home: { teamId: row.team_id ?? enterpriseId ?? id, enterpriseId },
-        enterpriseInstall: row.is_enterprise_install === 1,
-        installerUserId: row.installer_user_id,
-        account: connected
-          ? {
-              connectedBy: row.payment_key_connected_by as string,
-              connectedAt: Number(row.payment_key_connected_at),
-            }
-          : undefined,
-        tokenExpiresAt: row.bot_token_expires_at === null ? undefined : Number(row.bot_token_expires_at),
-      };
+      return (await summariesOf([id])).get(id);
     },
+
+    summariesOf,
 
     async paymentKeyOf(id) {
       const row = await db.selectFrom('installations').selectAll().where('id', '=', id).executeTakeFirst();

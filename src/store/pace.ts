@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { coalesce } from './coalesce.js';
 import type { Store } from './database.js';
-import { whileInstalled } from './installed.js';
 
 /**
  * How far ahead a key's next free call may be for its checks to be claimed: a claimed check
@@ -33,59 +34,88 @@ const PACE_TURNS = 3;
 export const paceInterval = (perSecond: number): number => Math.ceil((1000 + PACE_SLACK_MS) / perSecond);
 
 /**
- * Reserves an installation's next background call, all instances together: its key's next free
- * slot is `max(next, now)` and the one after it `intervalMs` later, in one statement (an upsert
- * the database serializes per row), only while the installation is stored. Resolves with the
- * reserved slot's time (`now` for an installation no longer stored).
+ * Reserves background calls of many installations in one statement, all instances together: for
+ * each, `count` slots `intervalMs` apart from its key's next free one (`max(next, now)`; now when
+ * next is past what a key's own calls could have reserved: the clock was stepped back), only
+ * while the installation is stored (an upsert the database serializes per row). Resolves with each
+ * one's first reserved slot (`now` for an installation no longer stored: nothing to pace).
  */
+export async function reserveSlots(
+  store: Store,
+  wanted: ReadonlyMap<string, number>,
+  now: number,
+  intervalMs: number,
+): Promise<Map<string, number>> {
+  if (wanted.size === 0) return new Map();
+  // Typed for PostgreSQL (a bare parameter in VALUES is text); SQLite reads the same words.
+  const rows = [...wanted].map(
+    ([id, count]) => sql`(cast(${id} as text), cast(${count * intervalMs} as bigint))`,
+  );
+  const next = sql.ref('background_pace.next_slot_at');
+  // SQLite needs the WHERE of an upsert's SELECT to tell its ON CONFLICT from a join's ON.
+  const { rows: reserved } = await sql<{ installation_id: string; next_slot_at: number; span: number }>`
+    with wanted (installation_id, span) as (values ${sql.join(rows)})
+    insert into background_pace (installation_id, next_slot_at)
+    select installations.id, cast(${now} as bigint) + wanted.span
+    from installations join wanted on wanted.installation_id = installations.id
+    where true
+    on conflict (installation_id) do update set next_slot_at =
+      (case when ${next} > ${now} and ${next} <= ${now + PACE_STEPPED_BACK_MS} then ${next} else ${now} end)
+      + (excluded.next_slot_at - ${now})
+    returning installation_id, next_slot_at`.execute(store.db);
+  const first = new Map([...wanted.keys()].map((id) => [id, now]));
+  for (const r of reserved)
+    first.set(r.installation_id, Number(r.next_slot_at) - (wanted.get(r.installation_id) ?? 0) * intervalMs);
+  return first;
+}
+
+/** Reserves one installation's next background call (`reserveSlots` for one). */
 export async function reserveSlot(
   store: Store,
   installation: string,
   now: number,
   intervalMs: number,
 ): Promise<number> {
-  const reserved = await store.db
-    .insertInto('background_pace')
-    .columns(['installation_id', 'next_slot_at'])
-    // Only while the installation is there: a call in flight during an uninstall re-creates nothing.
-    .expression(whileInstalled(store.db, installation, installation, now + intervalMs))
-    .onConflict((oc) =>
-      oc.column('installation_id').doUpdateSet((eb) => {
-        const next = eb.ref('background_pace.next_slot_at');
-        // max(next, now), in words both databases know; now, when next is past what a key's own
-        // calls could have reserved (the clock was stepped back).
-        const free = eb
-          .case()
-          .when(eb.and([eb(next, '>', now), eb(next, '<=', now + PACE_STEPPED_BACK_MS)]))
-          .then(next)
-          .else(eb.val(now))
-          .end();
-        return { next_slot_at: eb(free, '+', intervalMs) };
-      }),
-    )
-    .returning('next_slot_at')
-    .executeTakeFirst();
-  // Uninstalled meanwhile: nothing to pace, the call goes at once (and finds nothing to act on).
-  return reserved ? Number(reserved.next_slot_at) - intervalMs : now;
+  return (await reserveSlots(store, new Map([[installation, 1]]), now, intervalMs)).get(installation) ?? now;
 }
 
+/** How long reservations wait for others to share their statement, at most. */
+const RESERVE_WINDOW_MS = 5;
+/** The most reservations one statement makes. */
+const RESERVE_MAX = 500;
+
 /**
- * An installation's background budget (PAYMENT_API_BACKGROUND_RPS) as a pace for its payments
+ * Every installation's background budget (PAYMENT_API_BACKGROUND_RPS) as a pace for its payments
  * client: each call reserves its key's next slot in the store and waits for it, so the key's
  * calls start `paceInterval(perSecond)` ms apart, give or take PACE_SLACK_MS, whichever instance
- * makes them.
+ * makes them. Calls that ask at about the same time (a claim's checks) reserve in one statement.
  */
-export function sharedPace(
+export function sharedPaces(
   store: Store,
-  installation: string,
   perSecond: number,
   clock: () => number = Date.now,
   wait: (ms: number) => Promise<unknown> = sleep,
-): () => Promise<void> {
+): (installation: string) => () => Promise<void> {
   const intervalMs = paceInterval(perSecond);
-  return async () => {
+  const reserve = coalesce<string, number>({
+    windowMs: RESERVE_WINDOW_MS,
+    max: RESERVE_MAX,
+    async flush(installations) {
+      const wanted = new Map<string, number>();
+      for (const id of installations) wanted.set(id, (wanted.get(id) ?? 0) + 1);
+      const first = await reserveSlots(store, wanted, clock(), intervalMs);
+      // The n-th call of an installation in the statement takes its n-th slot.
+      const taken = new Map<string, number>();
+      return installations.map((id) => {
+        const n = taken.get(id) ?? 0;
+        taken.set(id, n + 1);
+        return (first.get(id) ?? clock()) + n * intervalMs;
+      });
+    },
+  });
+  return (installation) => async () => {
     for (let turn = 1; ; turn += 1) {
-      const slot = await reserveSlot(store, installation, clock(), intervalMs);
+      const slot = await reserve(installation);
       // A timer may fire a little early by the wall clock: wait again until the slot has come.
       let now = clock();
       for (; now < slot; now = clock()) await wait(slot - now);

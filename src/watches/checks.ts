@@ -11,6 +11,7 @@ import {
 } from '../payments/index.js';
 import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
+import type { Ran } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
 import { LeaseLost, leaseOf } from '../store/lease.js';
 import { liveInvoiceCard } from '../views/invoice.js';
@@ -18,7 +19,9 @@ import { transitionMessage } from '../views/watch.js';
 import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';
 import type { WatchedInvoiceRow, WatchRow } from './queries.js';
+import type { CheckRecord, ClaimedCheck } from './queries-checks.js';
 import { changes, fromSnapshot, type InvoiceSnapshot, toSnapshot } from './snapshot.js';
+import { PENDING_SETTLE_MS } from './start.js';
 
 /** What one check came to: the invoice as read (or as last read), and when to check next. */
 interface Reading {
@@ -40,7 +43,31 @@ interface Decision {
   entries: OutgoingEntry[];
 }
 
+/** A claimed check with the active watches it decides from. */
+type Checked = ClaimedCheck & { active: readonly WatchRow[] };
+
 const snapshotOf = (row: WatchedInvoiceRow) => JSON.parse(row.snapshot) as InvoiceSnapshot;
+
+/** What a check came to: changes told and watches ended, or (nothing of either) the record the runner writes. */
+interface Recorded {
+  diff: number;
+  ended: number;
+  completion?: CheckRecord;
+}
+
+/**
+ * A check's record: the reading's snapshot (undefined, left as it was, when the invoice was not
+ * read) and when the next check falls due: the cadence's time, or when the first of its watches
+ * is due to end if that comes first (the last check happens then, not a cadence step later).
+ */
+function recordOf(reading: Reading, now: number, earliestEnd: number): CheckRecord {
+  return {
+    ...(reading.snapshot === undefined ? {} : { snapshot: reading.snapshot }),
+    next_poll_at: Math.max(now + 1000, Math.min(reading.nextAt, earliestEnd)),
+    failures: reading.failures,
+    failing_since: reading.failingSince,
+  };
+}
 
 /**
  * The background check of a watched invoice: it notices a change, keeps each live card current
@@ -97,12 +124,20 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
     row: WatchedInvoiceRow,
     now: number,
     reading: Reading,
-  ): Promise<{ diff: number; ended: number } | undefined> {
+    active: readonly WatchRow[],
+  ): Promise<Recorded | undefined> {
     // Decided, cards rendered, before the transaction; it then writes only for the watches still
     // active, locked until it commits: a Stop committed in between is not undone, a later one waits.
-    const decisions = (await queries.activeOfInvoice(store.db, row.invoice_id)).map((w) =>
-      decide(w, reading, now),
-    );
+    const decisions = active.map((w) => decide(w, reading, now));
+    const quiet = decisions.every((d) => d.reason === undefined && d.entries.length === 0);
+    if (decisions.length > 0 && quiet && row.account_replaced !== 1) {
+      // Nothing to tell and no watch ends: the record alone, which the runner writes with others'.
+      const earliestEnd = Math.min(
+        reading.invoice.timeout.getTime() + graceMs,
+        ...decisions.map((d) => d.watch.ends_at),
+      );
+      return { diff: 0, ended: 0, completion: recordOf(reading, now, earliestEnd) };
+    }
     const result = await store
       .transaction(async (trx) => {
         const held = await queries.holdActive(
@@ -122,13 +157,12 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
           }
           outgoing.push(...entries);
         }
-        // The last check happens when the watch is due to end, not a cadence step later.
-        const completed = await queries.complete(trx, leaseOf(row), row.invoice_id, {
-          snapshot: reading.snapshot, // undefined (left as it was) when the invoice was not read
-          next_poll_at: Math.max(now + 1000, Math.min(reading.nextAt, earliestEnd)),
-          failures: reading.failures,
-          failing_since: reading.failingSince,
-        });
+        const completed = await queries.complete(
+          trx,
+          leaseOf(row),
+          row.invoice_id,
+          recordOf(reading, now, earliestEnd),
+        );
         if (!completed) throw new LeaseLost();
         // Read with the key there is now: a later "unknown" is the invoice's own.
         if (reading.snapshot !== undefined && row.account_replaced === 1)
@@ -158,19 +192,25 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
 
   /** A check that could not read the invoice: nothing to announce, but the end rules still apply. */
   async function unread(
-    row: WatchedInvoiceRow,
+    row: Checked,
     now: number,
     next: { nextAt: number; failures: number; outcome: Outcome },
-  ): Promise<Tracked> {
-    const result = await record(row, now, {
+  ): Promise<Ran<CheckRecord>> {
+    const reading = {
       invoice: fromSnapshot(snapshotOf(row)),
       diff: [],
       nextAt: next.nextAt,
       failures: next.failures,
       failingSince: row.failing_since ?? now,
-    });
+    };
+    const result = await record(row, now, reading, row.active);
     if (!result) return { outcome: 'lease_lost', invoiceId: row.invoice_id };
-    return { outcome: result.ended > 0 ? 'ended' : next.outcome, invoiceId: row.invoice_id };
+    const { completion } = result;
+    return {
+      outcome: result.ended > 0 ? 'ended' : next.outcome,
+      invoiceId: row.invoice_id,
+      ...(completion ? { completion } : {}),
+    };
   }
 
   /** Ends every watch of an invoice (it no longer exists), each told in its thread. */
@@ -193,7 +233,7 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
   }
 
   /** The check's reading failed: ended, paused, or backed off, as the failure says. */
-  async function failed(row: WatchedInvoiceRow, now: number, error: unknown): Promise<Tracked> {
+  async function failed(row: Checked, now: number, error: unknown): Promise<Ran<CheckRecord>> {
     // Unknown to the account of a key replaced since the last reading: that is why, not that it is gone.
     if (error instanceof InvoiceNotFoundError)
       return endAll(row, row.account_replaced === 1 ? 'account_replaced' : 'not_found');
@@ -219,11 +259,32 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
     return unread(row, now, { nextAt, failures, outcome: error.code });
   }
 
-  /** One check of a watched invoice this instance claimed (`watchPollJob`). */
-  async function check(row: WatchedInvoiceRow): Promise<Tracked> {
-    const invoiceId = row.invoice_id;
-    // A watch whose start did not finish is settled first; if it was the only one, there is nothing to check.
-    if (await settleStale(invoiceId)) return { outcome: 'ended', invoiceId };
+  /**
+   * The invoice's active watches a check decides from: as read with its claim, unless a watch
+   * whose start did not finish is settled first (read again then). Undefined when that settling
+   * left the invoice watched by nobody: there is nothing to check.
+   */
+  async function activeOf(row: ClaimedCheck): Promise<readonly WatchRow[] | undefined> {
+    const staleBefore = clock() - PENDING_SETTLE_MS;
+    const stale = row.watches.some((w) => w.state === 'pending' && w.started_at <= staleBefore);
+    if (!stale) return row.watches.filter((w) => w.state === 'active');
+    if (await settleStale(row.invoice_id)) return undefined;
+    return queries.activeOfInvoice(store.db, row.invoice_id);
+  }
+
+  /**
+   * One check of a watched invoice this instance claimed (`watchPollJob`). `keyRejected`: whether
+   * the installation's key was marked rejected when it was claimed (unknown: taken as possibly);
+   * a reading then clears the mark.
+   */
+  async function check(
+    claimed: ClaimedCheck,
+    known: { keyRejected?: boolean } = {},
+  ): Promise<Ran<CheckRecord>> {
+    const invoiceId = claimed.invoice_id;
+    const active = await activeOf(claimed);
+    if (!active) return { outcome: 'ended', invoiceId };
+    const row = { ...claimed, active };
     const now = clock();
     let invoice: Invoice;
     try {
@@ -232,7 +293,7 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
     } catch (error) {
       return failed(row, now, error);
     }
-    await state.markKeyAccepted();
+    if (known.keyRejected !== false) await state.markKeyAccepted();
 
     const after = toSnapshot(invoice);
     const diff = changes(snapshotOf(row), after);
@@ -244,19 +305,15 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
       pollSeconds: settings.pollSeconds,
       failures: 0,
     });
-    const result = await record(row, now, {
-      invoice,
-      diff,
-      snapshot: JSON.stringify(after),
-      nextAt: cadence,
-      failures: 0,
-      failingSince: null,
-    });
+    const reading = { invoice, diff, snapshot: JSON.stringify(after), nextAt: cadence, failures: 0 };
+    const result = await record(row, now, { ...reading, failingSince: null }, active);
     if (!result) return { outcome: 'lease_lost', invoiceId };
+    const { completion } = result;
     return {
       outcome: result.diff > 0 ? 'changed' : result.ended > 0 ? 'ended' : 'unchanged',
       invoiceId,
       quiet: result.diff === 0 && result.ended === 0,
+      ...(completion ? { completion } : {}),
     };
   }
 

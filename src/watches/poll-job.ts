@@ -1,5 +1,4 @@
-import type { Tracked } from '../pipeline/tracked.js';
-import { type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
+import { type Ran, type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import type { ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
 import { renewing } from '../store/lease.js';
@@ -7,11 +6,15 @@ import { paceInterval } from '../store/pace.js';
 import { pruneEnded } from '../store/retention.js';
 import { stepBackGuard } from '../store/schedules.js';
 import { CEILING_MS } from './cadence.js';
-import { type WatchedInvoiceRow, watchQueries } from './queries.js';
+import { watchQueries } from './queries.js';
+import type { CheckRecord, ClaimedCheck } from './queries-checks.js';
 
-/** What the poll job needs of an installation's watches: one check of an invoice it claimed. */
-interface WatchChecker {
-  check(row: WatchedInvoiceRow): Promise<Tracked>;
+/**
+ * What the poll job needs of an installation's watches: one check of an invoice it claimed, with
+ * the record of a check that changed nothing left to the runner (`completion`).
+ */
+export interface WatchChecker {
+  check(row: ClaimedCheck): Promise<Ran<CheckRecord>>;
 }
 
 interface WatchPollDeps {
@@ -24,8 +27,8 @@ interface WatchPollDeps {
    * can start soon. Unset with one workspace, whose budget is each instance's own.
    */
   perSecond?: number;
-  /** The watches of an installation, to check its invoice with its key; undefined when it cannot be served now. */
-  watchesOf: (installation: string) => Promise<WatchChecker | undefined>;
+  /** The watches of each installation of a claim, to check its invoices with its key; one missing cannot be served now. */
+  watchesOf: (installations: readonly string[]) => Promise<ReadonlyMap<string, WatchChecker>>;
   /** WATCH_POLL_SECONDS: with the cadence's ceiling, how far ahead a check is ever scheduled. */
   pollSeconds: number;
   /** ENDED_RETENTION_DAYS: ended watches are deleted this long after they ended. */
@@ -45,7 +48,7 @@ const ONE_KEY_CHECKS_AT_ONCE = 16;
  * The background check of every watched invoice, of every installation: claimed fairly across
  * installations (`claimDue`), each checked by its own installation's watches.
  */
-export function watchPollJob(deps: WatchPollDeps): Task<WatchedInvoiceRow, WatchChecker> {
+export function watchPollJob(deps: WatchPollDeps): Task<ClaimedCheck, WatchChecker, CheckRecord> {
   const queries = watchQueries(deps.store);
   // The cadence's longest step, or a minute's wait (an unserved installation, a rejected key).
   const maxAheadMs = Math.max(deps.pollSeconds * 1000, CEILING_MS) + UNSERVED_RETRY_MS;
@@ -68,9 +71,11 @@ export function watchPollJob(deps: WatchPollDeps): Task<WatchedInvoiceRow, Watch
     async claim(now, limit, lease, busy) {
       await steppedBack(now);
       await prune(now);
-      return deps.gate.claimWithin(now, limit, (allowed) =>
+      const rows = await deps.gate.claimWithin(now, limit, (allowed) =>
         queries.claimDue(lease.owner, now, allowed, lease.ms, busy, paceMs),
       );
+      // What every check decides from, read with the claim: one statement, not one a check.
+      return queries.withWatches(rows);
     },
     renew: renewing(deps.store.db, 'watched_invoices'),
     installationOf: (row) => row.installation_id,
@@ -78,5 +83,9 @@ export function watchPollJob(deps: WatchPollDeps): Task<WatchedInvoiceRow, Watch
     serve: deps.watchesOf,
     postpone: (row, until, lease) => queries.postpone(lease.owner, row, until),
     run: (row, watches) => watches.check(row),
+    complete: (done) =>
+      queries.completeMany(
+        done.map(({ item, lease, values }) => ({ row: item, owner: lease.owner, values })),
+      ),
   };
 }

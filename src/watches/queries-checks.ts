@@ -1,10 +1,17 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Store } from '../store/database.js';
 import { leaseFree } from '../store/lease.js';
 import { PACE_HORIZON_MS } from '../store/pace.js';
 import type { Tables } from '../store/schema.js';
 
 export type WatchedInvoiceRow = Selectable<Tables['watched_invoices']>;
+
+/** A claimed check with its invoice's pending and active watches, read with the claim, in the order of their ids. */
+export type ClaimedCheck = WatchedInvoiceRow & { watches: readonly Selectable<Tables['watches']>[] };
+
+/** What a check that changed nothing records: when the next falls due, and the invoice as read (or why it was not). */
+export type CheckRecord = Pick<WatchedInvoiceRow, 'next_poll_at' | 'failures' | 'failing_since'> &
+  Partial<Pick<WatchedInvoiceRow, 'snapshot'>>;
 
 /** While several installations have checks due, the most of one installation's checks an instance runs at once. */
 const SHARED_SLOTS = 2;
@@ -156,6 +163,58 @@ export function claimQueries(store: Store) {
     ): Promise<WatchedInvoiceRow[]> {
       const horizon = now + PACE_HORIZON_MS;
       return claimChecks(store, { owner, now, limit, leaseMs, busy, paceMs, horizon });
+    },
+
+    /** The pending and active watches of claimed checks' invoices, in one read: what each check decides from. */
+    async withWatches(rows: readonly WatchedInvoiceRow[]): Promise<ClaimedCheck[]> {
+      if (rows.length === 0) return [];
+      const found = await db
+        .selectFrom('watches')
+        .selectAll()
+        .where('state', 'in', ['pending', 'active'])
+        .where(({ eb, refTuple, tuple }) =>
+          eb(
+            refTuple('installation_id', 'invoice_id'),
+            'in',
+            rows.map((r) => tuple(r.installation_id, r.invoice_id)),
+          ),
+        )
+        .orderBy('id')
+        .execute();
+      const of = new Map<string, (typeof found)[number][]>();
+      for (const w of found) {
+        const key = `${w.installation_id}\n${w.invoice_id}`;
+        of.set(key, [...(of.get(key) ?? []), w]);
+      }
+      return rows.map((r) => ({ ...r, watches: of.get(`${r.installation_id}\n${r.invoice_id}`) ?? [] }));
+    },
+
+    /**
+     * Records checks that changed nothing, in one statement, each releasing its lease only while
+     * its claim's token still holds it; resolves, in order, whether each was recorded.
+     */
+    async completeMany(
+      done: readonly { row: WatchedInvoiceRow; owner: string; values: CheckRecord }[],
+    ): Promise<boolean[]> {
+      if (done.length === 0) return [];
+      // Typed for PostgreSQL (a bare parameter in VALUES is text); SQLite reads the same words.
+      const rows = done.map(
+        ({ row, owner, values }) =>
+          sql`(cast(${row.installation_id} as text), cast(${row.invoice_id} as text), cast(${owner} as text), cast(${values.snapshot ?? null} as text), cast(${values.next_poll_at} as bigint), cast(${values.failures} as bigint), cast(${values.failing_since} as bigint))`,
+      );
+      const { rows: recorded } = await sql<{ installation_id: string; invoice_id: string }>`
+        with v (installation_id, invoice_id, owner, snapshot, next_poll_at, failures, failing_since) as (values ${sql.join(rows)})
+        update watched_invoices
+        set snapshot = coalesce(v.snapshot, watched_invoices.snapshot),
+          next_poll_at = v.next_poll_at, failures = v.failures, failing_since = v.failing_since,
+          lease_owner = null, lease_until = null
+        from v
+        where watched_invoices.installation_id = v.installation_id
+          and watched_invoices.invoice_id = v.invoice_id
+          and watched_invoices.lease_owner = v.owner
+        returning watched_invoices.installation_id, watched_invoices.invoice_id`.execute(db);
+      const kept = new Set(recorded.map((r) => `${r.installation_id}\n${r.invoice_id}`));
+      return done.map(({ row }) => kept.has(`${row.installation_id}\n${row.invoice_id}`));
     },
 
     /** Gives a claimed check back unmade, to be tried at `nextAt` (its installation cannot be served now). */

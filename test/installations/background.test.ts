@@ -6,7 +6,7 @@ import { backgroundParts } from '../../src/installations/background.js';
 import type { Tenant } from '../../src/installations/tenant.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { ONE_WORKSPACE } from '../../src/store/keys.js';
-import type { WatchedInvoiceRow } from '../../src/watches/queries.js';
+import type { ClaimedCheck } from '../../src/watches/queries-checks.js';
 import { captureLogs, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 
 /**
@@ -97,7 +97,7 @@ describe('background work of an installation with no payment account', () => {
       { store, logger: logs.logger, clock: () => 1_000_000, settings: { watches: TEST_WATCH_SETTINGS } },
     );
     const checker = await parts.watchesOf('T0GONE');
-    expect(await checker?.check({ invoice_id: 'I-ORPHAN' } as WatchedInvoiceRow)).toEqual({
+    expect(await checker?.check({ invoice_id: 'I-ORPHAN' } as ClaimedCheck)).toEqual({
       outcome: 'not_connected',
     });
     expect(await store.db.selectFrom('watched_invoices').selectAll().execute()).toEqual([]);

@@ -25,7 +25,7 @@ import {
   type Installations,
 } from '../../src/store/installations.js';
 import { createSealer } from '../../src/store/sealing.js';
-import type { WatchedInvoiceRow } from '../../src/watches/queries.js';
+import type { ClaimedCheck } from '../../src/watches/queries-checks.js';
 import {
   captureLogs,
   commandArgs,
@@ -561,7 +561,7 @@ describe('background work’s installations', () => {
   it('has no feeds for an installation without a payment account, ends its watches at their check, and posts for it', async () => {
     const t = tenants({}, { summaries: { T0NEW: installation('T0NEW') } });
     const unconnected = await t.tenants.watchesOf('T0NEW');
-    expect(await unconnected?.check({ invoice_id: 'I-NONE' } as WatchedInvoiceRow)).toEqual({
+    expect(await unconnected?.check({ invoice_id: 'I-NONE' } as ClaimedCheck)).toEqual({
       outcome: 'not_connected',
     });
     expect(await t.tenants.feedOf('T0NEW')).toBeUndefined();

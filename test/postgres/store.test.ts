@@ -2,6 +2,7 @@ import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { openStore, StoreError } from '../../src/store/database.js';
 import { migrationProvider } from '../../src/store/migrations.js';
+import { checkBatchContract } from '../support/check-batch-contract.js';
 import { freshDatabase } from '../support/postgres-server.js';
 import { storeContract } from '../support/store-contract.js';
 
@@ -9,6 +10,7 @@ const server = inject('postgresUrl');
 const url = await freshDatabase(server);
 
 storeContract('PostgreSQL', () => openStore({ kind: 'postgres', url }));
+checkBatchContract('PostgreSQL', () => openStore({ kind: 'postgres', url }));
 
 describe('opening a PostgreSQL store', () => {
   it('migrates once when several instances start at the same moment', async () => {

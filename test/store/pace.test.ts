@@ -9,7 +9,7 @@ import {
   PACE_STEPPED_BACK_MS,
   paceInterval,
   reserveSlot,
-  sharedPace,
+  sharedPaces,
 } from '../../src/store/pace.js';
 import { installed } from '../support/installations-contract.js';
 
@@ -73,9 +73,8 @@ describe('a key’s background budget kept in the store', () => {
   it('waits for its slot, again if a timer fires before the clock reaches it', async () => {
     let now = 50_000;
     const waits: number[] = [];
-    const pace = sharedPace(
+    const pace = sharedPaces(
       store,
-      'T3',
       4,
       () => now,
       async (ms) => {
@@ -83,7 +82,7 @@ describe('a key’s background budget kept in the store', () => {
         // The first wait comes back 10 ms early.
         now += waits.length === 1 ? ms - 10 : ms;
       },
-    );
+    )('T3');
     await pace();
     expect(waits).toEqual([]);
     await pace();
@@ -98,15 +97,14 @@ describe('a key’s background budget kept in the store', () => {
     let now = 80_000;
     const starts: number[] = [];
     const lateBy = [101, 100];
-    const pace = sharedPace(
+    const pace = sharedPaces(
       store,
-      'T5',
       5,
       () => now,
       async (ms) => {
         now += ms + (lateBy.shift() ?? 0);
       },
-    );
+    )('T5');
     const call = async () => {
       await pace();
       starts.push(now);
@@ -122,7 +120,7 @@ describe('a key’s background budget kept in the store', () => {
   });
 
   it('waits on the real clock by default', async () => {
-    const pace = sharedPace(store, 'T4', 20);
+    const pace = sharedPaces(store, 20)('T4');
     const started = Date.now();
     for (let i = 0; i < 3; i += 1) await pace();
     const elapsed = Date.now() - started;

@@ -11,6 +11,7 @@ import { captureLogs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { endingRows, idsIn } from '../support/ending-rows.js';
 import { NOW } from '../support/factories.js';
+import { servingNone } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -34,7 +35,7 @@ const watchJob = (days: number) =>
     gate: gate(),
     pollSeconds: 30,
     endedRetentionDays: days,
-    watchesOf: async () => undefined,
+    watchesOf: servingNone,
   });
 const digestJob = (days: number) =>
   feedJobs({

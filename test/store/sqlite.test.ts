@@ -6,12 +6,14 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeLocation, openStore, StoreError } from '../../src/store/database.js';
+import { checkBatchContract } from '../support/check-batch-contract.js';
 import { storeContract } from '../support/store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 storeContract('SQLite', () => openStore({ kind: 'sqlite', path: join(dir, 'contract', 'bot.sqlite') }));
+checkBatchContract('SQLite', () => openStore({ kind: 'sqlite', path: join(dir, 'batch', 'bot.sqlite') }));
 
 describe('opening a SQLite store', () => {
   it('creates the directory of its file', async () => {

@@ -43,8 +43,17 @@ export interface Leasing {
 export const RETENTION_DAYS = 30;
 
 /** A task under the test instance's lease, as the scheduler runs it (`leased`). */
-const under = <T, P>(task: Task<T, P>, deps: Leasing) =>
+const under = <T, P, C>(task: Task<T, P, C>, deps: Leasing) =>
   leased(task, { owner: deps.owner, ms: deps.leaseMs ?? LEASE_MS }, deps.clock);
+
+/** A job's `serve` lending every installation of a claim the same part. */
+export const servingAll =
+  <P>(part: P) =>
+  async (installations: readonly string[]): Promise<ReadonlyMap<string, P>> =>
+    new Map(installations.map((id) => [id, part]));
+
+/** A job's `serve` that can serve no installation now. */
+export const servingNone = async (): Promise<ReadonlyMap<string, never>> => new Map<string, never>();
 
 /** The watch poll job as the assembly builds it (src/app.ts), serving only these watches. */
 export const watchJob = (deps: WatchDeps & Leasing, watches: Pick<Watches, 'check'>) =>
@@ -54,7 +63,7 @@ export const watchJob = (deps: WatchDeps & Leasing, watches: Pick<Watches, 'chec
       pollSeconds: deps.settings.pollSeconds,
       endedRetentionDays: deps.endedRetentionDays ?? RETENTION_DAYS,
       gate: deps.state,
-      watchesOf: async () => watches,
+      watchesOf: servingAll(watches),
     }),
     deps,
   );

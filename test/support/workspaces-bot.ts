@@ -13,7 +13,7 @@ import { Pacer } from '../../src/payments/pacer.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { createInstallations, type Installations } from '../../src/store/installations.js';
-import { sharedPace } from '../../src/store/pace.js';
+import { sharedPaces } from '../../src/store/pace.js';
 import { prepareSealing } from '../../src/store/rotation.js';
 import { createSealer } from '../../src/store/sealing.js';
 import { WATCH_CHECKS_AT_ONCE } from '../../src/watches/service.js';
@@ -189,6 +189,7 @@ async function startWorkspacesBot(opts: { env?: Record<string, string> } = {}): 
   await prepareSealing(store, sealer, Date.now());
   const metrics = createMetrics();
   const breaker = new CircuitBreaker();
+  const paces = sharedPaces(store, config.backgroundRps);
   const paymentsFor: PaymentsFor = (apiKey, options) =>
     createPaymentsClient({
       baseUrl: config.payments.apiUrl,
@@ -200,7 +201,7 @@ async function startWorkspacesBot(opts: { env?: Record<string, string> } = {}): 
         pace:
           options.installation === undefined
             ? new Pacer(config.backgroundRps).take
-            : sharedPace(store, options.installation, config.backgroundRps),
+            : paces(options.installation),
       },
       breaker: options.checking ? new CircuitBreaker() : breaker,
       userAgent: 'payments-slack-bot/unit',

@@ -106,6 +106,8 @@ describe('a check that cannot be recorded', () => {
   it('lets the store’s failure through, rather than pass for a lost lease', async () => {
     const a = withHook();
     await a.watches.start(request);
+    // A change, recorded with its messages in a transaction (a quiet check's record is the runner's: test/runner-completions.test.ts).
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'partially_paid' });
     clock.now += 31_000;
     const failure = new Error('disk I/O error');
     a.beforeNextWrite(() => Promise.reject(failure));

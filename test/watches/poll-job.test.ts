@@ -7,7 +7,7 @@ import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js'
 import { emptyWork } from '../support/empty-store.js';
 import { NOW } from '../support/factories.js';
 import { recordingPoster } from '../support/fake-slack.js';
-import { RETENTION_DAYS } from '../support/jobs.js';
+import { RETENTION_DAYS, servingAll, servingNone } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /** The watch poll job as the scheduler runs it: what it does with an installation it cannot serve, and how far ahead a check may be. */
@@ -62,14 +62,14 @@ describe('the watch poll job', () => {
   it('gives the check of an installation it cannot serve back for a minute, naming its invoice, and checks it then', async () => {
     const watches = await watched();
     now += MINUTE;
-    const unserved = job(async () => undefined);
+    const unserved = job(servingNone);
     const [row] = await unserved.claim(now, 10);
     if (!row) throw new Error('a due check');
     expect(await unserved.run(row)).toEqual({ outcome: 'paused', invoiceId: OPEN });
     expect(await nextPollAt()).toBe(now + MINUTE);
     expect(await unserved.claim(now + MINUTE - 1, 10)).toEqual([]);
 
-    const served = job(async () => watches);
+    const served = job(servingAll(watches));
     const [again] = await served.claim(now + MINUTE, 10);
     expect(again?.invoice_id).toBe(OPEN);
   });
@@ -79,11 +79,11 @@ describe('the watch poll job', () => {
     const at = (ms: number) =>
       env.store.db.updateTable('watched_invoices').set({ next_poll_at: ms }).execute();
     await at(now + 10 * MINUTE);
-    await job(async () => undefined, 600).claim(now, 10);
+    await job(servingNone, 600).claim(now, 10);
     expect(await nextPollAt()).toBe(now + 10 * MINUTE);
 
     await at(now + 12 * MINUTE);
-    await job(async () => undefined, 600).claim(now, 10);
+    await job(servingNone, 600).claim(now, 10);
     expect(await nextPollAt()).toBe(now);
   });
 });

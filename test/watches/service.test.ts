@@ -7,7 +7,7 @@ import { visibleText } from '../support/block-kit.js';
 import { captureLogs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
 import { NOW } from '../support/factories.js';
 import { latest } from '../support/fake-slack.js';
-import { RETENTION_DAYS } from '../support/jobs.js';
+import { RETENTION_DAYS, servingNone } from '../support/jobs.js';
 import { useWatchWorld, watchRequest } from '../support/watch-world.js';
 
 const world = useWatchWorld();
@@ -118,7 +118,7 @@ describe('checking a watched invoice', () => {
       store: env.store,
       gate: serviceState(env.store, captureLogs().logger),
       perSecond: 5,
-      watchesOf: async () => undefined,
+      watchesOf: servingNone,
       pollSeconds: 30,
       endedRetentionDays: RETENTION_DAYS,
     });
