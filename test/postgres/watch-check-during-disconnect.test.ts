@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
+import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { openStore } from '../../src/store/database.js';
 import { endWatchesOfAccount } from '../../src/watches/account.js';
 import { TEST_WATCH_SETTINGS } from '../support/bolt.js';
@@ -8,7 +9,7 @@ import { useWatchWorld, watchRequest } from '../support/watch-world.js';
 
 /**
  * A check of an invoice watched in several channels, and a Disconnect of the same installation,
- * at the same moment on PostgreSQL: the check locks the invoice's watches, the Disconnect every
+ * at the same moment on PostgreSQL: the check that has a change to tell locks the invoice's watches, the Disconnect every
  * watch of the installation. Locked in different orders, each would hold a row the other waits
  * for (a deadlock, one of them aborted). The planner is made to read by index, as it does on a
  * large table: the check by id, the Disconnect by another index. Before both locked in the
@@ -89,6 +90,8 @@ describe('a check racing a Disconnect, on PostgreSQL', () => {
       await held;
     });
     await lockTaken;
+    // A change to tell: the check records it with its watches locked (a quiet check locks none).
+    world.env.sandbox.updateInvoice(DEMO_INVOICE_IDS.open, { payStatus: 'partially_paid' });
     world.clock.now += 31_000;
     const [row] = await poll.claim(world.clock.now, 10);
     if (!row) throw new Error('no check due');

@@ -27,12 +27,12 @@ const store = await openStore({ kind: 'postgres', url });
 /** Another instance's store: its own connections to the same database. */
 const otherStore = await openStore({ kind: 'postgres', url });
 
-/** Holds back the result of the next read of active watches: the check is then between its read and its write. */
+/** Holds back the result of the next read of active watches (a claim's): its check is then between its read and its write. */
 const pause = new PauseAfter(
   (node, text) =>
     node.kind === 'SelectQueryNode' &&
     text.includes('"name":"watches"') &&
-    text.includes('"value":"active"') &&
+    text.includes('"active"') &&
     !text.includes('ForUpdate'),
 );
 /** The checking instance's view of the store: its reads of active watches can be held back. */
@@ -107,16 +107,16 @@ async function stopDuringCheck(then: () => Invoice): Promise<unknown> {
   answer = then;
   clock.now += 31_000;
   const poll = watchJob(checkerDeps, checker);
-  const [row] = await poll.claim(clock.now, 10);
-  if (!row) throw new Error('no check due');
-
+  // The check reads its watches with its claim.
   const release = pause.arm();
-  const checking = poll.run(row);
+  const claiming = poll.claim(clock.now, 10);
   await pause.reached;
   const [watch] = await other.list(SUPPORT);
   expect(await other.stop(watch?.id ?? '', 'U0STOPPER')).toMatchObject({ kind: 'stopped' });
   release();
-  const result = await checking;
+  const [row] = await claiming;
+  if (!row) throw new Error('no check due');
+  const result = await poll.run(row);
   await deliverAll();
   return result;
 }
