@@ -20,7 +20,7 @@ import type { Metrics } from './metrics.js';
 import { outboxBacklog, outboxJob } from './outbox.js';
 import type { CircuitBreaker } from './payments/index.js';
 import { createScheduler, LEASE_MS, leased, type Scheduler } from './scheduler.js';
-import { serviceState } from './service-state.js';
+import { breakerGate, serviceState } from './service-state.js';
 import type { Store } from './store/database.js';
 import type { Sealer } from './store/sealing.js';
 import { watchQueries } from './watches/queries.js';
@@ -186,7 +186,9 @@ function backgroundWork(
 ): Scheduler {
   const { store, owner, clock, logger } = common;
   const parts = backgroundParts(tenancy, common);
-  const gate = serviceState(store, logger, () => common.breaker.state());
+  const breaker = () => common.breaker.state();
+  // The one workspace's key is the claim's to gate; many workspaces' keys are each served's.
+  const gate = tenancy.perSecond === undefined ? serviceState(store, logger, breaker) : breakerGate(breaker);
   const feed = feedJobs({
     store,
     gate,

@@ -128,8 +128,7 @@ export function serviceState(
 
     async claimWithin(now, wanted, claim) {
       const breaker = circuit();
-      if (breaker === 'open') return [];
-      if (breaker === 'half_open') return claim(1);
+      if (breaker !== 'closed') return breakerGate(circuit).claimWithin(now, wanted, claim);
       if ((await since()) === undefined) return claim(wanted);
       if (now - lastProbe < KEY_PROBE_MS) return [];
       const rows = await claim(1);
@@ -152,4 +151,19 @@ export async function rejectedAmong(store: Store, installations: readonly string
     .where('key', 'in', [...byKey.keys()])
     .execute();
   return new Set(rows.map((r) => byKey.get(r.key) as string));
+}
+
+/**
+ * Background work's claim within what the service's circuit breaker allows alone: nothing while
+ * it is open, one item (its probe) while half-open. Many workspaces: each installation's key is
+ * gated when its work is served (`mayProbe`), not the claim.
+ */
+export function breakerGate(circuit: () => BreakerState): Pick<ServiceState, 'claimWithin'> {
+  return {
+    async claimWithin(_now, wanted, claim) {
+      const breaker = circuit();
+      if (breaker === 'open') return [];
+      return claim(breaker === 'half_open' ? 1 : wanted);
+    },
+  };
 }
