@@ -22,8 +22,9 @@ import type { CircuitBreaker } from './payments/index.js';
 import { createScheduler, LEASE_MS, leased, type Scheduler } from './scheduler.js';
 import { breakerGate, serviceState } from './service-state.js';
 import type { Store } from './store/database.js';
+import { ONE_WORKSPACE } from './store/keys.js';
 import type { Sealer } from './store/sealing.js';
-import { watchQueries } from './watches/queries.js';
+import { claimQueries } from './watches/queries-checks.js';
 import { watchPollJob } from './watches/service.js';
 
 /** A watch check due longer ago than this counts as overdue in the metrics. */
@@ -50,7 +51,7 @@ interface BotDeps {
 
 /** What /metrics reads at each scrape: work in flight, watches, the outbox, the breaker; every installation together. */
 function readGauges(metrics: Metrics, deps: Pick<Common, 'inflight' | 'store' | 'clock' | 'breaker'>): void {
-  const queries = watchQueries(deps.store);
+  const queries = claimQueries(deps.store);
   metrics.gauges({
     inflight: () => deps.inflight.size,
     activeWatches: () => queries.countAllActive(),
@@ -188,7 +189,10 @@ function backgroundWork(
   const parts = backgroundParts(tenancy, common);
   const breaker = () => common.breaker.state();
   // The one workspace's key is the claim's to gate; many workspaces' keys are each served's.
-  const gate = tenancy.perSecond === undefined ? serviceState(store, logger, breaker) : breakerGate(breaker);
+  const gate =
+    tenancy.perSecond === undefined
+      ? serviceState(store, logger, { installation: ONE_WORKSPACE, circuit: breaker })
+      : breakerGate(breaker);
   const feed = feedJobs({
     store,
     gate,

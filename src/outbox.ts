@@ -104,8 +104,8 @@ export async function enqueue(
   trx: Kysely<Tables>,
   entries: readonly OutgoingEntry[],
   now: number,
-  /** Whose token sends them. */
-  installation = ONE_WORKSPACE,
+  /** Whose token sends them: ONE_WORKSPACE for the one workspace. */
+  installation: string,
 ): Promise<void> {
   if (entries.length === 0) return;
   await trx

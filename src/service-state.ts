@@ -38,17 +38,20 @@ export interface ServiceState {
 export function serviceState(
   store: Store,
   logger: Logger,
-  /** The payment service's circuit breaker; always closed where none is given. */
-  circuit: () => BreakerState = () => 'closed',
-  /** Many workspaces: the installation whose key this is about (ONE_WORKSPACE: the environment's key). */
-  installation = ONE_WORKSPACE,
-  /**
-   * Many workspaces: when the account whose key this is was connected. What a call with it says
-   * of the key is kept only while that account is still the installation's: a call in flight
-   * across a Replace key says nothing of the new key.
-   */
-  account?: number,
+  scope: {
+    /** Whose key this is about: ONE_WORKSPACE for the environment's key, else the installation's. */
+    installation: string;
+    /** The payment service's circuit breaker; always closed where none is given. */
+    circuit?: () => BreakerState;
+    /**
+     * Many workspaces: when the account whose key this is was connected. What a call with it says
+     * of the key is kept only while that account is still the installation's: a call in flight
+     * across a Replace key says nothing of the new key.
+     */
+    account?: number;
+  },
 ): ServiceState {
+  const { installation, circuit = () => 'closed', account } = scope;
   const { db } = store;
   const rejected = keyRejectedKey(installation);
   const oneWorkspace = installation === ONE_WORKSPACE;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { enqueue } from '../src/outbox.js';
 import { CircuitBreaker } from '../src/payments/index.js';
+import { ONE_WORKSPACE } from '../src/store/keys.js';
 import { assembledBot, useAssembledWorld } from './support/assembled-bot.js';
 import { captureLogs } from './support/bolt.js';
 
@@ -73,7 +74,12 @@ describe('the assembled bot, at the edges', () => {
     const { port } = await bot.start();
     world.slack.answerNext('chat.postMessage', { ok: false, error: 'is_archived' }, { times: 5 });
     await world.store.transaction((trx) =>
-      enqueue(trx, [{ channel: 'C0ARCHIVED', message: { text: 'Paid', blocks: [] } }], Date.now()),
+      enqueue(
+        trx,
+        [{ channel: 'C0ARCHIVED', message: { text: 'Paid', blocks: [] } }],
+        Date.now(),
+        ONE_WORKSPACE,
+      ),
     );
     await expect
       .poll(async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), {

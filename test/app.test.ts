@@ -3,6 +3,7 @@ import { loadConfig } from '../src/config.js';
 import { fetchIdentity } from '../src/installations/one.js';
 import { DEMO_INVOICE_IDS } from '../src/sandbox/data.js';
 import { serviceState } from '../src/service-state.js';
+import { ONE_WORKSPACE } from '../src/store/keys.js';
 import { assembledBot, useAssembledWorld } from './support/assembled-bot.js';
 import { visibleText } from './support/block-kit.js';
 import { captureLogs } from './support/bolt.js';
@@ -335,7 +336,9 @@ describe('the assembled bot', () => {
   it('shows in the App Home that the service rejects the key', async () => {
     const own = await ownStore();
     const { base } = await started({ BALANCE_ALLOWED_USERS: 'U0KEYHOME' }, own);
-    await serviceState(own, captureLogs().logger).markKeyRejected(Date.parse('2026-11-20T10:00:00Z'));
+    await serviceState(own, captureLogs().logger, { installation: ONE_WORKSPACE }).markKeyRejected(
+      Date.parse('2026-11-20T10:00:00Z'),
+    );
     await postToBot(
       `${base}/slack/events`,
       eventBody({

@@ -6,6 +6,7 @@ import { type DropReason, enqueue } from '../src/outbox.js';
 import { SlackPostError } from '../src/slack/calls.js';
 import { botPoster, type SlackPoster } from '../src/slack/poster.js';
 import { openStore, type Store } from '../src/store/database.js';
+import { ONE_WORKSPACE } from '../src/store/keys.js';
 import { captureLogs } from './support/bolt.js';
 import { outboxOf } from './support/jobs.js';
 import { type SlackStandIn, startSlackStandIn } from './support/slack-stand-in.js';
@@ -58,7 +59,7 @@ function outboxWith(
   return { runDue, dropped };
 }
 const put = (entry: Parameters<typeof enqueue>[1][number], now: number) =>
-  store.transaction((trx) => enqueue(trx, [entry], now));
+  store.transaction((trx) => enqueue(trx, [entry], now, ONE_WORKSPACE));
 const card = (channel: string) =>
   botPoster(TOKEN, { slackApiUrl: slack.apiUrl }).post({ channel, ...paid('Open · Not paid') });
 

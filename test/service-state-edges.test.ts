@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY_PROBE_MS, serviceState } from '../src/service-state.js';
 import { openStore, type Store } from '../src/store/database.js';
+import { ONE_WORKSPACE } from '../src/store/keys.js';
 import { captureLogs } from './support/bolt.js';
 
 const NOW = 1_700_000_000_000;
@@ -52,7 +53,7 @@ describe('the payment key’s state, as an operator sees it', () => {
 
   it('one workspace: names PAYMENT_API_KEY, to be fixed in the configuration', async () => {
     const logs = captureLogs();
-    const state = serviceState(store, logs.logger);
+    const state = serviceState(store, logs.logger, { installation: ONE_WORKSPACE });
     expect(state.keySource).toBe('configuration');
     await state.markKeyRejected(NOW);
     await state.markKeyAccepted();
@@ -68,7 +69,7 @@ describe('the payment key’s state, as an operator sees it', () => {
   it('many workspaces: names the workspace’s key, to be fixed in the workspace', async () => {
     await addInstallation(store, 'T0ONE', CONNECTED_AT);
     const logs = captureLogs();
-    const state = serviceState(store, logs.logger, () => 'closed', 'T0ONE');
+    const state = serviceState(store, logs.logger, { installation: 'T0ONE', circuit: () => 'closed' });
     expect(state.keySource).toBe('workspace');
     await state.markKeyRejected(NOW);
     expect(await state.keyRejectedSince()).toBe(NOW);
@@ -80,7 +81,7 @@ describe('the payment key’s state, as an operator sees it', () => {
   });
 
   it('records the rejection in the store, for every instance to read', async () => {
-    const state = serviceState(store, captureLogs().logger);
+    const state = serviceState(store, captureLogs().logger, { installation: ONE_WORKSPACE });
     await state.markKeyRejected(NOW);
     expect(await rows(store)).toEqual([{ key: 'payment_key_rejected', value: 'rejected', updated_at: NOW }]);
     expect(await state.mayProbe(NOW)).toBe(true);
@@ -95,7 +96,11 @@ describe('the payment key’s state, as an operator sees it', () => {
   it('keeps a rejection seen with the account still connected, under the installation’s key', async () => {
     await addInstallation(store, 'T0ONE', CONNECTED_AT);
     const logs = captureLogs();
-    const state = serviceState(store, logs.logger, () => 'closed', 'T0ONE', CONNECTED_AT);
+    const state = serviceState(store, logs.logger, {
+      installation: 'T0ONE',
+      circuit: () => 'closed',
+      account: CONNECTED_AT,
+    });
     await state.markKeyRejected(NOW);
     expect(await rows(store)).toEqual([
       { key: 'payment_key_rejected:T0ONE', value: 'rejected', updated_at: NOW },
@@ -107,12 +112,20 @@ describe('the payment key’s state, as an operator sees it', () => {
   it('ignores what a call with a replaced account says of the key', async () => {
     await addInstallation(store, 'T0ONE', CONNECTED_AT);
     const logs = captureLogs();
-    const stale = serviceState(store, logs.logger, () => 'closed', 'T0ONE', CONNECTED_AT - 1);
+    const stale = serviceState(store, logs.logger, {
+      installation: 'T0ONE',
+      circuit: () => 'closed',
+      account: CONNECTED_AT - 1,
+    });
     await stale.markKeyRejected(NOW);
     expect(await rows(store)).toEqual([]);
     expect(await stale.keyRejectedSince()).toBeUndefined();
 
-    const current = serviceState(store, logs.logger, () => 'closed', 'T0ONE', CONNECTED_AT);
+    const current = serviceState(store, logs.logger, {
+      installation: 'T0ONE',
+      circuit: () => 'closed',
+      account: CONNECTED_AT,
+    });
     await current.markKeyRejected(NOW);
     await stale.markKeyAccepted();
     expect(await current.keyRejectedSince()).toBe(NOW);

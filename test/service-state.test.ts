@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakerState } from '../src/payments/index.js';
 import { KEY_PROBE_MS, type ServiceState, serviceState } from '../src/service-state.js';
 import { openStore, type Store } from '../src/store/database.js';
+import { ONE_WORKSPACE } from '../src/store/keys.js';
 import { captureLogs } from './support/bolt.js';
 
 describe('background claims within what the key allows', () => {
@@ -21,7 +22,7 @@ describe('background claims within what the key allows', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'service-state-'));
     store = await openStore({ kind: 'sqlite', path: join(dir, 'bot.sqlite') });
-    state = serviceState(store, captureLogs().logger);
+    state = serviceState(store, captureLogs().logger, { installation: ONE_WORKSPACE });
     claims.length = 0;
   });
   afterEach(async () => {
@@ -53,7 +54,10 @@ describe('background claims within what the key allows', () => {
 
   it('claims nothing while the service’s breaker is open, and one probe once it is half-open', async () => {
     let breaker: BreakerState = 'open';
-    const paused = serviceState(store, captureLogs().logger, () => breaker);
+    const paused = serviceState(store, captureLogs().logger, {
+      installation: ONE_WORKSPACE,
+      circuit: () => breaker,
+    });
     expect(await paused.claimWithin(0, 8, claim(true))).toEqual([]);
     expect(claims).toEqual([]);
     breaker = 'half_open';
@@ -65,7 +69,10 @@ describe('background claims within what the key allows', () => {
 
   it('lets the breaker’s half-open probe go even while the key is rejected and its own probe was spent', async () => {
     let breaker: BreakerState = 'closed';
-    const both = serviceState(store, captureLogs().logger, () => breaker);
+    const both = serviceState(store, captureLogs().logger, {
+      installation: ONE_WORKSPACE,
+      circuit: () => breaker,
+    });
     await both.markKeyRejected(0);
     expect(await both.claimWithin(1000, 8, claim(true))).toHaveLength(1);
     breaker = 'half_open';

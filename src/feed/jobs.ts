@@ -5,7 +5,7 @@ import type { Store } from '../store/database.js';
 import { renewing } from '../store/lease.js';
 import { pruneEnded } from '../store/retention.js';
 import { stepBackGuard } from '../store/schedules.js';
-import { feedQueries, type PollRow, type SubscriptionRow } from './queries.js';
+import { feedClaims, type PollRow, type SubscriptionRow } from './queries.js';
 
 /** What one installation's feed does with a claimed poll or digest (`createFeed`). */
 export interface InstallationFeed {
@@ -35,7 +35,7 @@ export function feedJobs(deps: FeedJobsDeps): {
   poll: Task<PollRow, InstallationFeed>;
   digest: Task<SubscriptionRow, InstallationFeed>;
 } {
-  const queries = feedQueries(deps.store);
+  const queries = feedClaims(deps.store);
   // A poll is next due one interval on, or a minute on (a rejected key, an unserved installation), never further.
   const steppedBack = stepBackGuard(deps.store, {
     table: 'singletons',

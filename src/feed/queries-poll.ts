@@ -17,12 +17,8 @@ const withFeed = ({ exists, selectFrom }: ExpressionBuilder<Tables, 'singletons'
       .where('f.state', '=', 'active'),
   );
 
-/**
- * The balance poll's queries: starting it with the first feed, and the scheduler's claims of due
- * polls, across installations.
- */
-export function pollQueries(store: Store, installation: string) {
-  const { db } = store;
+/** An installation's balance poll: starting it with the first feed, and recording each run. */
+export function pollQueries(installation: string) {
   const polls = (trx: Kysely<Tables>) =>
     trx.selectFrom('singletons').where('installation_id', '=', installation).where('name', '=', BALANCE_POLL);
 
@@ -47,6 +43,24 @@ export function pollQueries(store: Store, installation: string) {
     pollSucceededAt: async (trx: Kysely<Tables>) =>
       (await polls(trx).select('last_success_at').executeTakeFirst())?.last_success_at,
 
+    /** Records the poll's next run and releases its lease, only while `owner` holds it; else LeaseLost. */
+    async releasePoll(trx: Kysely<Tables>, owner: string, values: Partial<PollRow>): Promise<void> {
+      const result = await trx
+        .updateTable('singletons')
+        .set({ ...values, lease_owner: null, lease_until: null })
+        .where('installation_id', '=', installation)
+        .where('name', '=', BALANCE_POLL)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) throw new LeaseLost();
+    },
+  };
+}
+
+/** The balance polls across installations: the scheduler's claims of due ones, and giving one back. */
+export function pollClaims(store: Store) {
+  const { db } = store;
+  return {
     /**
      * When the next poll not leased to anyone falls due, of any installation with a feed (MIN gives
      * one row, its value null when nothing is due).
@@ -98,18 +112,6 @@ export function pollQueries(store: Store, installation: string) {
         .where('name', '=', BALANCE_POLL)
         .where('lease_owner', '=', owner)
         .execute();
-    },
-
-    /** Records the poll's next run and releases its lease, only while `owner` holds it; else LeaseLost. */
-    async releasePoll(trx: Kysely<Tables>, owner: string, values: Partial<PollRow>): Promise<void> {
-      const result = await trx
-        .updateTable('singletons')
-        .set({ ...values, lease_owner: null, lease_until: null })
-        .where('installation_id', '=', installation)
-        .where('name', '=', BALANCE_POLL)
-        .where('lease_owner', '=', owner)
-        .executeTakeFirst();
-      if (result.numUpdatedRows === 0n) throw new LeaseLost();
     },
   };
 }

@@ -5,7 +5,7 @@ import { ONE_WORKSPACE } from '../store/keys.js';
 import { LeaseLost, leaseFree } from '../store/lease.js';
 import type { Tables } from '../store/schema.js';
 import { historyQueries } from './queries-history.js';
-import { pollQueries } from './queries-poll.js';
+import { pollClaims, pollQueries } from './queries-poll.js';
 import type { DigestTime } from './schedule.js';
 
 export type SubscriptionRow = Selectable<Tables['feed_subscriptions']>;
@@ -19,18 +19,23 @@ export const digestOf = (s: SubscriptionRow): DigestTime => ({
 });
 
 /**
- * The store's side of the feed: every query the feed makes, and nothing else. Each reads and
- * writes only `installation`'s rows; claiming due polls and digests
- * is across installations: the scheduler serves them all.
+ * The store's side of the feed: every query an installation's feed makes, and nothing else. Each
+ * reads and writes only `installation`'s rows; claiming due polls and digests is across
+ * installations, and another object's (`feedClaims`).
  */
-export function feedQueries(store: Store, installation = ONE_WORKSPACE) {
+export function feedQueries(store: Store, installation: string) {
   return {
     ...subscriptionQueries(store, installation),
     ...messageQueries(store, installation),
     ...historyQueries(installation),
-    ...pollQueries(store, installation),
-    ...digestQueries(store, installation),
+    ...pollQueries(installation),
+    ...digestQueries(installation),
   };
+}
+
+/** The feed's work across installations: the scheduler's claims of due polls and digests. No query here is one installation's. */
+export function feedClaims(store: Store) {
+  return { ...pollClaims(store), ...digestClaims(store) };
 }
 
 export type FeedQueries = ReturnType<typeof feedQueries>;
@@ -201,8 +206,29 @@ function messageQueries(store: Store, installation: string) {
   };
 }
 
-/** The daily digests' queries: the scheduler's claims of due digests, across installations. */
-function digestQueries(store: Store, installation: string) {
+/** An installation's daily digests: moving one on once it is sent. */
+function digestQueries(installation: string) {
+  return {
+    /**
+     * Moves an active subscription's digest to `next` and releases its lease, only while `owner`
+     * holds it; else LeaseLost.
+     */
+    async rescheduleDigest(trx: Kysely<Tables>, owner: string, id: string, next: number): Promise<void> {
+      const result = await trx
+        .updateTable('feed_subscriptions')
+        .set({ next_digest_at: next, lease_owner: null, lease_until: null })
+        .where('installation_id', '=', installation)
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .where('state', '=', 'active')
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) throw new LeaseLost();
+    },
+  };
+}
+
+/** The daily digests across installations: the scheduler's claims of due ones, and holding one back. */
+function digestClaims(store: Store) {
   const { db } = store;
   return {
     /**
@@ -260,22 +286,6 @@ function digestQueries(store: Store, installation: string) {
         .where('id', '=', sub.id)
         .where('lease_owner', '=', owner)
         .execute();
-    },
-
-    /**
-     * Moves an active subscription's digest to `next` and releases its lease, only while `owner`
-     * holds it; else LeaseLost.
-     */
-    async rescheduleDigest(trx: Kysely<Tables>, owner: string, id: string, next: number): Promise<void> {
-      const result = await trx
-        .updateTable('feed_subscriptions')
-        .set({ next_digest_at: next, lease_owner: null, lease_until: null })
-        .where('installation_id', '=', installation)
-        .where('id', '=', id)
-        .where('lease_owner', '=', owner)
-        .where('state', '=', 'active')
-        .executeTakeFirst();
-      if (result.numUpdatedRows === 0n) throw new LeaseLost();
     },
   };
 }

@@ -3,6 +3,7 @@ import type { AccessPolicy, Refusal } from '../access.js';
 import type { OutboxRow } from '../outbox.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { SlackPostError } from '../slack/calls.js';
+import { ONE_WORKSPACE } from '../store/keys.js';
 import {
   digestMovedMessage,
   feedStoppedNotice,
@@ -61,7 +62,7 @@ type UnsubscribeResult = { kind: 'unsubscribed' } | { kind: 'not_subscribed' };
 export function createFeed(deps: FeedDeps) {
   const { store, payments, poster, logger, clock, policy } = deps;
   const { db } = store;
-  const queries = feedQueries(store, deps.installation);
+  const queries = feedQueries(store, deps.installation ?? ONE_WORKSPACE);
   const jobDeps = { ...deps, queries, pollMs: deps.pollSeconds * 1000 };
   const poll = balancePoll(jobDeps);
   const digest = dailyDigest(jobDeps);

@@ -32,7 +32,7 @@ export function backgroundParts(
    */
   async function mayCall(id: string): Promise<boolean> {
     try {
-      return await serviceState(deps.store, deps.logger, undefined, id).mayProbe(deps.clock());
+      return await serviceState(deps.store, deps.logger, { installation: id }).mayProbe(deps.clock());
     } catch (error) {
       const who = id === ONE_WORKSPACE ? {} : { installation: id };
       deps.logger.warn({ err: error, ...who }, 'could not serve an installation’s background work');

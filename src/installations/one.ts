@@ -76,7 +76,10 @@ export function oneWorkspace(config: Config, common: Common, deps: OneWorkspaceD
     token: config.slack.botToken,
     payments: deps.payments,
     health: deps.health,
-    state: serviceState(common.store, common.logger, () => common.breaker.state()),
+    state: serviceState(common.store, common.logger, {
+      installation: ONE_WORKSPACE,
+      circuit: () => common.breaker.state(),
+    }),
     policy: {
       home: { teamId: identity.teamId, enterpriseId: identity.enterpriseId },
       allowedUsers: config.access.balanceUsers,

@@ -104,7 +104,11 @@ export function createTenants(deps: TenantsDeps) {
       onCall: (report) => health.record(report),
     });
     const logger = common.logger.child({ installation: id });
-    const state = serviceState(common.store, logger, () => common.breaker.state(), id, account?.connectedAt);
+    const state = serviceState(common.store, logger, {
+      installation: id,
+      circuit: () => common.breaker.state(),
+      account: account?.connectedAt,
+    });
     const tenant = buildTenant(common, {
       id,
       token,

@@ -135,7 +135,10 @@ async function claimChecks(store: Store, claim: CheckClaim): Promise<WatchedInvo
   return claimed.sort((x, y) => x.next_poll_at - y.next_poll_at);
 }
 
-/** The scheduler's side of the checks: claiming due ones across installations, and giving one back. */
+/**
+ * The checks across installations: claiming due ones, what a claim's checks decide from and
+ * record, giving one back, and the counts for the metrics. No query here is one installation's.
+ */
 export function claimQueries(store: Store) {
   const { db } = store;
   return {
@@ -217,45 +220,6 @@ export function claimQueries(store: Store) {
       return done.map(({ row }) => kept.has(`${row.installation_id}\n${row.invoice_id}`));
     },
 
-    /** Gives a claimed check back unmade, to be tried at `nextAt` (its installation cannot be served now). */
-    async postpone(owner: string, row: WatchedInvoiceRow, nextAt: number): Promise<void> {
-      await db
-        .updateTable('watched_invoices')
-        .set({ next_poll_at: nextAt, lease_owner: null, lease_until: null })
-        .where('installation_id', '=', row.installation_id)
-        .where('invoice_id', '=', row.invoice_id)
-        .where('lease_owner', '=', owner)
-        .execute();
-    },
-  };
-}
-
-/** A check's record, when the next one falls due, and the counts for the metrics. */
-export function checkQueries(store: Store, installation: string) {
-  const { db } = store;
-  const invoices = (trx: Kysely<Tables>) =>
-    trx.updateTable('watched_invoices').where('installation_id', '=', installation);
-
-  return {
-    /**
-     * Records a check and releases the lease, only while `owner` still holds it: an instance
-     * whose lease ran out (it stalled, another took over) cannot write a stale decision.
-     */
-    async complete(
-      trx: Kysely<Tables>,
-      owner: string,
-      invoiceId: string,
-      values: Pick<WatchedInvoiceRow, 'next_poll_at' | 'failures'> &
-        Partial<Pick<WatchedInvoiceRow, 'snapshot' | 'failing_since'>>,
-    ): Promise<boolean> {
-      const result = await invoices(trx)
-        .set({ ...values, lease_owner: null, lease_until: null })
-        .where('invoice_id', '=', invoiceId)
-        .where('lease_owner', '=', owner)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    },
-
     /** When the next check not leased to anyone falls due. */
     nextDueAt: async (now: number): Promise<number | undefined> => {
       const { next } = await db
@@ -283,6 +247,44 @@ export function checkQueries(store: Store, installation: string) {
         .where('state', '=', 'active')
         .executeTakeFirstOrThrow();
       return Number(n);
+    },
+
+    /** Gives a claimed check back unmade, to be tried at `nextAt` (its installation cannot be served now). */
+    async postpone(owner: string, row: WatchedInvoiceRow, nextAt: number): Promise<void> {
+      await db
+        .updateTable('watched_invoices')
+        .set({ next_poll_at: nextAt, lease_owner: null, lease_until: null })
+        .where('installation_id', '=', row.installation_id)
+        .where('invoice_id', '=', row.invoice_id)
+        .where('lease_owner', '=', owner)
+        .execute();
+    },
+  };
+}
+
+/** A check's record, in its installation's transaction. */
+export function checkQueries(installation: string) {
+  const invoices = (trx: Kysely<Tables>) =>
+    trx.updateTable('watched_invoices').where('installation_id', '=', installation);
+
+  return {
+    /**
+     * Records a check and releases the lease, only while `owner` still holds it: an instance
+     * whose lease ran out (it stalled, another took over) cannot write a stale decision.
+     */
+    async complete(
+      trx: Kysely<Tables>,
+      owner: string,
+      invoiceId: string,
+      values: Pick<WatchedInvoiceRow, 'next_poll_at' | 'failures'> &
+        Partial<Pick<WatchedInvoiceRow, 'snapshot' | 'failing_since'>>,
+    ): Promise<boolean> {
+      const result = await invoices(trx)
+        .set({ ...values, lease_owner: null, lease_until: null })
+        .where('invoice_id', '=', invoiceId)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
   };
 }

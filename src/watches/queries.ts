@@ -1,9 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { EndReason } from '../domain/watch.js';
 import type { Store } from '../store/database.js';
-import { ONE_WORKSPACE } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
-import { checkQueries, claimQueries } from './queries-checks.js';
+import { checkQueries } from './queries-checks.js';
 
 export type WatchRow = Selectable<Tables['watches']>;
 export type { WatchedInvoiceRow } from './queries-checks.js';
@@ -13,16 +12,15 @@ export type ListedWatch = WatchRow & { snapshot: string | null };
 
 /**
  * The store's side of watching: every query the watches make, and nothing else. Each reads and
- * writes only `installation`'s rows; claiming due checks, and the
- * counts for the metrics, are across installations: the scheduler serves them all.
+ * writes only `installation`'s rows. Claiming due checks and the counts for the metrics are
+ * across installations, and another object's (`claimQueries`, ./queries-checks.ts).
  */
-export function watchQueries(store: Store, installation = ONE_WORKSPACE) {
+export function watchQueries(store: Store, installation: string) {
   return {
     ...lookupQueries(store, installation),
     ...startQueries(store, installation),
     ...endQueries(store, installation),
-    ...claimQueries(store),
-    ...checkQueries(store, installation),
+    ...checkQueries(installation),
   };
 }
 

@@ -6,6 +6,7 @@ import { enqueue, RETRY_FOR_MS } from '../../src/outbox.js';
 import { num } from '../../src/sandbox/data.js';
 import { SlackPostError } from '../../src/slack/calls.js';
 import { failureOfCode } from '../../src/slack/error-codes.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { visibleText } from '../support/block-kit.js';
 import { HOME_TEAM } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
@@ -126,7 +127,12 @@ describe('a refusal of conversations.info that says nothing about the channel', 
     const card = await poster.post({ channel: FINANCE, text: 'Watched', blocks: section('Watched') });
     const paid = { text: 'Paid', blocks: section('Paid') };
     await env.store.transaction((trx) =>
-      enqueue(trx, [{ channel: FINANCE, threadTs: card, message: paid, watchId: 'w-1' }], clock.now),
+      enqueue(
+        trx,
+        [{ channel: FINANCE, threadTs: card, message: paid, watchId: 'w-1' }],
+        clock.now,
+        ONE_WORKSPACE,
+      ),
     );
     await tick();
     expect(poster.repliesIn(FINANCE, card).map((m) => m.text)).toEqual(['Paid']);

@@ -3,6 +3,7 @@ import { createFeed, type FeedDeps } from '../../src/feed/service.js';
 import type { DropReason } from '../../src/outbox.js';
 import type { PaymentsClient } from '../../src/payments/index.js';
 import { serviceState } from '../../src/service-state.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { captureLogs } from '../support/bolt.js';
 import type { RecordingPoster } from '../support/fake-slack.js';
 import { feedJobsOf, type Leasing, outboxOf, runDue } from '../support/jobs.js';
@@ -30,7 +31,7 @@ export function feedInstance(
   opts: InstanceOptions = {},
 ) {
   const logs = captureLogs();
-  const state = serviceState(env.store, logs.logger);
+  const state = serviceState(env.store, logs.logger, { installation: ONE_WORKSPACE });
   const deps: FeedDeps & Leasing = {
     store: env.store,
     payments: opts.payments ?? env.deps().payments,

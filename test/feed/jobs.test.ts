@@ -8,6 +8,7 @@ import { num } from '../../src/sandbox/data.js';
 import { LEASE_MS, leased } from '../../src/scheduler.js';
 import { serviceState } from '../../src/service-state.js';
 import { createInstallations } from '../../src/store/installations.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { createSealer } from '../../src/store/sealing.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs } from '../support/bolt.js';
@@ -59,7 +60,7 @@ async function installationFeed(id: string, apiKey: string, connectedAt = T0) {
       breaker: new CircuitBreaker(),
     }),
     poster,
-    state: serviceState(env.store, logs.logger, undefined, id),
+    state: serviceState(env.store, logs.logger, { installation: id }),
     logger: logs.logger,
     clock: () => clock.now,
     pollSeconds: 60,
@@ -78,7 +79,7 @@ function serving(feeds: Record<string, { feed: InstallationFeed; poster: Recordi
   };
   const tasks = feedJobs({
     store: env.store,
-    gate: serviceState(env.store, logs.logger),
+    gate: serviceState(env.store, logs.logger, { installation: ONE_WORKSPACE }),
     pollSeconds: 60,
     endedRetentionDays: RETENTION_DAYS,
     feedOf,
@@ -179,7 +180,7 @@ describe('the feed’s jobs, for an installation they cannot serve now', () => {
   const unserved = (pollSeconds = 60) => {
     const tasks = feedJobs({
       store: env.store,
-      gate: serviceState(env.store, captureLogs().logger),
+      gate: serviceState(env.store, captureLogs().logger, { installation: ONE_WORKSPACE }),
       pollSeconds,
       endedRetentionDays: RETENTION_DAYS,
       feedOf: async () => undefined,

@@ -3,10 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { balanceChanges } from '../../src/feed/deltas.js';
-import { feedQueries, type SubscriptionRow } from '../../src/feed/queries.js';
+import { feedClaims, feedQueries, type SubscriptionRow } from '../../src/feed/queries.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { LeaseLost } from '../../src/store/lease.js';
 import { emptyWork } from '../support/empty-store.js';
+
+/** The one workspace's feed queries and the claims across installations, side by side. */
+const feedOf = (store: Store) => ({ ...feedQueries(store, ONE_WORKSPACE), ...feedClaims(store) });
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-feed-queries-'));
 let store: Store;
@@ -45,7 +49,7 @@ const balance = (btc: string) => ({ BTC: { title: 'Bitcoin', balance: btc } });
 
 describe('the feed’s queries', () => {
   it('take the reading at or before a time, the later one of two taken at once', async () => {
-    const q = feedQueries(store);
+    const q = feedOf(store);
     await store.transaction(async (trx) => {
       await q.insertReading(trx, 100, balance('1'));
       await q.insertReading(trx, 200, balance('2'));
@@ -58,7 +62,7 @@ describe('the feed’s queries', () => {
   });
 
   it('count the rises and falls after a time, and prune what is older but the newest reading', async () => {
-    const q = feedQueries(store);
+    const q = feedOf(store);
     const rise = balanceChanges(balance('1'), balance('2'));
     const fall = balanceChanges(balance('2'), balance('1'));
     await store.transaction(async (trx) => {
@@ -77,7 +81,7 @@ describe('the feed’s queries', () => {
   });
 
   it('let only the instance holding the poll release it', async () => {
-    const q = feedQueries(store);
+    const q = feedOf(store);
     await store.transaction((trx) => q.startPoll(trx, 100, 40));
     // No feed runs yet: the poll rests.
     expect(await q.nextPollDueAt(0)).toBeUndefined();
@@ -98,7 +102,7 @@ describe('the feed’s queries', () => {
   });
 
   it('claim due digests earliest first, and let only their holder move them on', async () => {
-    const q = feedQueries(store);
+    const q = feedOf(store);
     const late = subscription({ channel_id: 'G2', next_digest_at: 500 });
     const early = subscription({ channel_id: 'G3', next_digest_at: 300 });
     await store.transaction(async (trx) => {
@@ -116,7 +120,7 @@ describe('the feed’s queries', () => {
   });
 
   it('tag each feed message with its subscription, and end a subscription once', async () => {
-    const q = feedQueries(store);
+    const q = feedOf(store);
     const sub = subscription();
     await store.transaction(async (trx) => {
       await q.insert(trx, sub);
@@ -156,9 +160,9 @@ describe('the feed’s queries', () => {
     expect(await one.changeCounts(store.db, 0)).toEqual({ rises: 1, falls: 0 });
     expect(await two.changeCounts(store.db, 0)).toEqual({ rises: 0, falls: 0 });
     expect(await two.pollSucceededAt(store.db)).toBe(20);
-    expect(await feedQueries(store).latestReading(store.db)).toBeUndefined();
+    expect(await feedOf(store).latestReading(store.db)).toBeUndefined();
     // The one workspace's rows are the installation '' (what migration 007 gave the rows before it).
-    await store.transaction((trx) => feedQueries(store).insertReading(trx, 30, balance('3')));
+    await store.transaction((trx) => feedOf(store).insertReading(trx, 30, balance('3')));
     expect(
       await store.db
         .selectFrom('balance_history')
@@ -168,11 +172,14 @@ describe('the feed’s queries', () => {
     ).toEqual([{ installation_id: '' }]);
 
     // Claims are across installations, the longest overdue first; each releases only its own.
-    expect((await one.claimPolls('a', 100, 5, 1000)).map((p) => p.installation_id)).toEqual(['T2', 'T1']);
+    expect((await feedClaims(store).claimPolls('a', 100, 5, 1000)).map((p) => p.installation_id)).toEqual([
+      'T2',
+      'T1',
+    ]);
     await store.transaction((trx) => one.releasePoll(trx, 'a', { next_run_at: 500 }));
     await expect(store.transaction((trx) => one.releasePoll(trx, 'a', {}))).rejects.toBeInstanceOf(LeaseLost);
     await store.transaction((trx) => two.releasePoll(trx, 'a', { next_run_at: 400 }));
-    expect(await one.nextPollDueAt(101)).toBe(400);
+    expect(await feedClaims(store).nextPollDueAt(101)).toBe(400);
 
     // Ending, noticing and pruning one installation's rows leaves the other's.
     await store.transaction(async (trx) => {

@@ -24,6 +24,7 @@ import {
   type InstallationSummary,
   type Installations,
 } from '../../src/store/installations.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { createSealer } from '../../src/store/sealing.js';
 import type { ClaimedCheck } from '../../src/watches/queries-checks.js';
 import {
@@ -527,7 +528,7 @@ describe('background work’s installations', () => {
     );
     if (!one || !two) throw new Error('two instances');
     expect(await one.tenants.watchesOf('T0BAD')).toBeDefined();
-    await serviceState(store, one.logs.logger, undefined, 'T0BAD').markKeyRejected(now);
+    await serviceState(store, one.logs.logger, { installation: 'T0BAD' }).markKeyRejected(now);
     const served = async () => {
       const parts = await Promise.all(
         [one, two].flatMap((t) => [t.tenants.watchesOf('T0BAD'), t.tenants.feedOf('T0BAD')]),
@@ -545,7 +546,7 @@ describe('background work’s installations', () => {
     expect(await two.tenants.digestsOf('T0BAD')).toBeDefined();
     now += 60_000;
     expect(await served()).toBe(1);
-    await serviceState(store, one.logs.logger, undefined, 'T0BAD').markKeyAccepted();
+    await serviceState(store, one.logs.logger, { installation: 'T0BAD' }).markKeyAccepted();
     expect(await served()).toBe(4);
   });
 
@@ -718,7 +719,7 @@ describe('background work’s installations', () => {
     const lease = { owner: 'test', ms: LEASE_MS };
     const jobs = feedJobs({
       store,
-      gate: serviceState(store, t.logs.logger),
+      gate: serviceState(store, t.logs.logger, { installation: ONE_WORKSPACE }),
       pollSeconds: 60,
       endedRetentionDays: RETENTION_DAYS,
       feedOf: t.tenants.feedOf,

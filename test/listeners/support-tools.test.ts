@@ -8,6 +8,7 @@ import { createCheckPaymentShortcut } from '../../src/listeners/shortcuts/check-
 import { enqueue } from '../../src/outbox.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { buttonArgs, captureLogs, HOME_TEAM } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
@@ -206,7 +207,7 @@ describe('the App Home', () => {
       userId: 'U0FINANCE',
       invoiceId: OPEN,
     });
-    const state = serviceState(env.store, captureLogs().logger);
+    const state = serviceState(env.store, captureLogs().logger, { installation: ONE_WORKSPACE });
     await state.markKeyRejected(Date.parse('2026-11-21T07:00:00Z'));
     try {
       const { result, view } = await open('U0FINANCE');
@@ -232,6 +233,7 @@ describe('the App Home', () => {
           { channel: 'C0SALES', message },
         ],
         twoHoursAgo,
+        ONE_WORKSPACE,
       ),
     );
     try {

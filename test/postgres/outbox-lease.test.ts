@@ -4,6 +4,7 @@ import { Inflight } from '../../src/inflight.js';
 import { enqueue } from '../../src/outbox.js';
 import { createScheduler } from '../../src/scheduler.js';
 import { openStore } from '../../src/store/database.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { captureLogs } from '../support/bolt.js';
 import { recordingPoster } from '../support/fake-slack.js';
 import { outboxOf } from '../support/jobs.js';
@@ -32,7 +33,12 @@ describe('a slow Slack, two instances on PostgreSQL', () => {
       return post(m);
     };
     await store.transaction((trx) =>
-      enqueue(trx, [{ channel: 'C1', threadTs: '1.000001', message, watchId: 'w-1' }], Date.now()),
+      enqueue(
+        trx,
+        [{ channel: 'C1', threadTs: '1.000001', message, watchId: 'w-1' }],
+        Date.now(),
+        ONE_WORKSPACE,
+      ),
     );
     const logs = captureLogs();
     const instances = ['a', 'b'].map((owner) =>

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { type Invoice, InvoiceNotFoundError, type PaymentsClient } from '../../src/payments/index.js';
 import { serviceState } from '../../src/service-state.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { createWatches, type StartRequest, type WatchDeps } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
@@ -53,7 +54,7 @@ const depsOf = (name: string, on: Store): WatchDeps & Leasing => {
     store: on,
     payments,
     poster,
-    state: serviceState(on, logs.logger),
+    state: serviceState(on, logs.logger, { installation: ONE_WORKSPACE }),
     logger: logs.logger,
     clock: () => clock.now,
     settings: TEST_WATCH_SETTINGS,

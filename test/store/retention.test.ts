@@ -4,8 +4,10 @@ import { feedJobs } from '../../src/feed/jobs.js';
 import { feedQueries } from '../../src/feed/queries.js';
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { PRUNE_BATCH, PRUNE_BATCHES_PER_CALL, pruneEnded } from '../../src/store/retention.js';
 import { watchQueries } from '../../src/watches/queries.js';
+import { claimQueries } from '../../src/watches/queries-checks.js';
 import { watchPollJob } from '../../src/watches/service.js';
 import { captureLogs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
@@ -28,7 +30,7 @@ beforeEach(async () => {
   await env.store.db.deleteFrom('feed_subscriptions').execute();
 });
 
-const gate = () => serviceState(env.store, captureLogs().logger);
+const gate = () => serviceState(env.store, captureLogs().logger, { installation: ONE_WORKSPACE });
 const watchJob = (days: number) =>
   watchPollJob({
     store: env.store,
@@ -96,7 +98,7 @@ describe('what /metrics and the App Home read', () => {
   it.each([
     [
       '/metrics: the active watches',
-      (store: Store) => watchQueries(store).countAllActive(),
+      (store: Store) => claimQueries(store).countAllActive(),
       'watches_by_state',
     ],
     [

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { feedQueries } from '../../src/feed/queries.js';
+import { feedClaims } from '../../src/feed/queries.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { stepBackGuard } from '../../src/store/schedules.js';
 
@@ -84,7 +84,7 @@ describe('a clock stepped back ten minutes', () => {
     // Leased for 30 s, by the clock before the step, by an instance still at it.
     await poll('C', back, NOW + 30_000);
     await poll('D', back, back - 1);
-    const claimed = await feedQueries(store).claimPolls('instance-1', back, 5, 30_000);
+    const claimed = await feedClaims(store).claimPolls('instance-1', back, 5, 30_000);
     expect(claimed.map((c) => c.installation_id)).toEqual(['D']);
   });
 });

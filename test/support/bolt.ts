@@ -311,7 +311,7 @@ export function listenerDeps(
       token: 'xoxb-test',
       payments,
       health,
-      state: serviceState(store, logger, () => breaker.state()),
+      state: serviceState(store, logger, { installation: ONE_WORKSPACE, circuit: () => breaker.state() }),
       policy: { home: { teamId: HOME_TEAM, enterpriseId: undefined }, ...opts.policy },
     },
   );

@@ -87,7 +87,7 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       for (const id of ['T0GONE', 'T0STAYS']) {
         await installations.storeInstallation(install(id, `xoxb-${id}-token`));
         await installations.connectPaymentKey(id, `key-of-${id}`, 'U0ADMIN', NOW);
-        await serviceState(store, silent, undefined, id).markKeyRejected(NOW);
+        await serviceState(store, silent, { installation: id }).markKeyRejected(NOW);
         await firstSight(store, eventKey(id, 'event:Ev0001'), NOW);
         await reserveSlot(store, id, NOW, 220);
         await claimRefresh(store, id, 'instance-1', NOW, 10_000);
@@ -132,7 +132,7 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
     it('forgets that the service rejected the key when another is connected, or it is disconnected', async () => {
       const store = await fresh();
       const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
-      const state = (id: string) => serviceState(store, silent, undefined, id);
+      const state = (id: string) => serviceState(store, silent, { installation: id });
       for (const id of ['T0ONE', 'T0TWO']) {
         await installations.storeInstallation(install(id, `xoxb-${id}-token`));
         await installations.connectPaymentKey(id, 'a-rejected-key', 'U0ADMIN', NOW);
@@ -178,9 +178,9 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
       await installations.storeInstallation(install('T0ONE', 'xoxb-one-token'));
       await installations.connectPaymentKey('T0ONE', 'the-key-before', 'U0ADMIN', NOW);
-      const before = serviceState(store, silent, undefined, 'T0ONE', NOW);
+      const before = serviceState(store, silent, { installation: 'T0ONE', account: NOW });
       await installations.connectPaymentKey('T0ONE', 'the-key-now', 'U0ADMIN', NOW + 1);
-      const now = serviceState(store, silent, undefined, 'T0ONE', NOW + 1);
+      const now = serviceState(store, silent, { installation: 'T0ONE', account: NOW + 1 });
       // A call with the key before, in flight across Replace key, comes back rejected.
       await before.markKeyRejected(NOW + 2);
       expect(await now.keyRejectedSince()).toBeUndefined();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { enqueue } from '../../src/outbox.js';
 import type { Store } from '../../src/store/database.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { renewLeases } from '../../src/store/lease.js';
 
 /** Renewing the leases of running work, the same on each database the bot supports. */
@@ -21,6 +22,7 @@ export function leaseRenewalContract(name: string, open: () => Promise<Store>): 
           trx,
           ['C1', 'C2', 'C3', 'C4'].map((channel) => ({ channel, message })),
           0,
+          ONE_WORKSPACE,
         ),
       );
       const owners = ['i/claim-1', 'i/claim-1', 'i/claim-2', null];

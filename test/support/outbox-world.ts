@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type DropReason, enqueue, type OutboxRow } from '../../src/outbox.js';
 import type { SlackPoster } from '../../src/slack/poster.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { captureLogs } from './bolt.js';
 import { type RecordingPoster, recordingPoster } from './fake-slack.js';
 import { outboxOf } from './jobs.js';
@@ -76,8 +77,11 @@ export const outboxRows = (world: OutboxWorld) =>
   world.store.db.selectFrom('outbox').selectAll().orderBy('id').execute();
 
 /** Decides `entries` now, for `installation` (the one workspace unless told). */
-export const decide = (world: OutboxWorld, entries: Parameters<typeof enqueue>[1], installation?: string) =>
-  world.store.transaction((trx) => enqueue(trx, entries, world.clock.now, installation));
+export const decide = (
+  world: OutboxWorld,
+  entries: Parameters<typeof enqueue>[1],
+  installation: string = ONE_WORKSPACE,
+) => world.store.transaction((trx) => enqueue(trx, entries, world.clock.now, installation));
 
 /** Claims and runs the one message due now. */
 export async function runOutboxOnce(world: OutboxWorld, outbox: ReturnType<typeof outboxJob>['outbox']) {

@@ -3,9 +3,11 @@ import { enqueue, outboxBacklog } from '../../src/outbox.js';
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { firstSight } from '../../src/store/events.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { migrationProvider } from '../../src/store/migrations.js';
 import { paceInterval, reserveSlot } from '../../src/store/pace.js';
 import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
+import { claimQueries } from '../../src/watches/queries-checks.js';
 import { captureLogs } from './bolt.js';
 import { emptyWork } from './empty-store.js';
 import { recordingPoster } from './fake-slack.js';
@@ -16,6 +18,12 @@ import { outboxOf } from './jobs.js';
  * What the bot needs of its store, run against each database it supports: the same queries
  * must mean the same on SQLite and on PostgreSQL (leases, fencing, ordering, uniqueness, numbers).
  */
+/** The one workspace's watch queries and the checks across installations, side by side. */
+const watchesOf = (store: Store, installation = ONE_WORKSPACE) => ({
+  ...watchQueries(store, installation),
+  ...claimQueries(store),
+});
+
 export function storeContract(name: string, open: () => Promise<Store>): void {
   describe(`the store on ${name}`, () => {
     let store: Store;
@@ -60,19 +68,19 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('on SQLite, a start takes over the checks a dead process had claimed; on PostgreSQL their leases stand', async () => {
-      await store.transaction((trx) => watchQueries(store).insert(trx, watch(), '{}', 0));
-      expect(await watchQueries(store).claimDue('gone', 0, 10, 30_000)).toHaveLength(1);
+      await store.transaction((trx) => watchesOf(store).insert(trx, watch(), '{}', 0));
+      expect(await watchesOf(store).claimDue('gone', 0, 10, 30_000)).toHaveLength(1);
       // SQLite: the process that claimed them stopped (one store at a time); PostgreSQL: a second instance starts.
       if (store.dialect === 'sqlite') await store.close();
       const next = await open();
-      const claimed = await watchQueries(next).claimDue('next', 1, 10, 30_000);
+      const claimed = await watchesOf(next).claimDue('next', 1, 10, 30_000);
       if (store.dialect === 'sqlite') store = next;
       else await next.close();
       expect(claimed.map((r) => r.invoice_id)).toEqual(store.dialect === 'sqlite' ? ['i-1'] : []);
     });
 
     it('reads times back as numbers, every millisecond kept', async () => {
-      const q = watchQueries(store);
+      const q = watchesOf(store);
       await store.transaction((trx) => q.insert(trx, watch(), '{}', 1_795_262_400_123));
       const [row] = await q.claimDue('me', 1_795_262_400_123, 10, 30_000);
       expect(row?.next_poll_at).toBe(1_795_262_400_123);
@@ -83,13 +91,17 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     it('counts what the outbox holds, and since when the oldest waits, as numbers', async () => {
       expect(await outboxBacklog(store)).toEqual({ pending: 0, oldestAt: undefined });
       const message = { text: 'x', blocks: [] };
-      await store.transaction((trx) => enqueue(trx, [{ channel: 'C1', message }], 1_795_262_400_123));
-      await store.transaction((trx) => enqueue(trx, [{ channel: 'C2', message }], 1_795_262_460_000));
+      await store.transaction((trx) =>
+        enqueue(trx, [{ channel: 'C1', message }], 1_795_262_400_123, ONE_WORKSPACE),
+      );
+      await store.transaction((trx) =>
+        enqueue(trx, [{ channel: 'C2', message }], 1_795_262_460_000, ONE_WORKSPACE),
+      );
       expect(await outboxBacklog(store)).toEqual({ pending: 2, oldestAt: 1_795_262_400_123 });
     });
 
     it('keeps one active watch per invoice per channel, and allows another once it ended', async () => {
-      const q = watchQueries(store);
+      const q = watchesOf(store);
       const first = watch();
       await store.transaction((trx) => q.insert(trx, first, '{}', 0));
       await expect(store.transaction((trx) => q.insert(trx, watch(), '{}', 0))).rejects.toThrow();
@@ -99,7 +111,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('claims only due, unleased checks, oldest first, up to the limit, and an expired lease again', async () => {
-      const q = watchQueries(store);
+      const q = watchesOf(store);
       for (const [i, due] of [30, 10, 20, 99].entries()) {
         await store.transaction((trx) =>
           q.insert(trx, watch({ invoice_id: `i-${i}`, channel_id: `C${i}` }), '{}', due),
@@ -113,13 +125,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
     it('shares each claim evenly between installations with due checks, the longest overdue first', async () => {
       // A big installation with 50 checks due long ago, and two small ones with one each.
-      const big = watchQueries(store, 'T0BIG');
+      const big = watchesOf(store, 'T0BIG');
       await store.transaction(async (trx) => {
         for (let i = 0; i < 50; i += 1)
           await big.insert(trx, watch({ invoice_id: `b-${i}`, channel_id: `C${i}` }), '{}', i);
       });
-      await store.transaction((trx) => watchQueries(store, 'T0SMALL').insert(trx, watch(), '{}', 60));
-      await store.transaction((trx) => watchQueries(store, '').insert(trx, watch(), '{}', 70));
+      await store.transaction((trx) => watchesOf(store, 'T0SMALL').insert(trx, watch(), '{}', 60));
+      await store.transaction((trx) => watchesOf(store, '').insert(trx, watch(), '{}', 70));
       const claimed = await big.claimDue('a', 100, 8, 1000);
       // While others have checks due, the big one has at most two of this instance's slots.
       expect(claimed.map((r) => `${r.installation_id}:${r.invoice_id}`)).toEqual([
@@ -129,7 +141,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         ':i-1',
       ]);
       // Returned longest overdue first, whichever installation.
-      await store.transaction((trx) => watchQueries(store, 'T0LATE').insert(trx, watch(), '{}', 1));
+      await store.transaction((trx) => watchesOf(store, 'T0LATE').insert(trx, watch(), '{}', 1));
       expect(
         (await big.claimDue('z', 100, 3, 1000, new Map([['T0BIG', 1]]))).map(
           (r) => `${r.installation_id}:${r.invoice_id}`,
@@ -144,7 +156,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       // Alone with due checks, it may have them all; still running two here, it has none while
       // another installation's are due.
       expect((await big.claimDue('b', 100, 3, 1000)).map((r) => r.invoice_id)).toEqual(['b-2', 'b-3', 'b-4']);
-      await store.transaction((trx) => watchQueries(store, 'T0OTHER').insert(trx, watch(), '{}', 90));
+      await store.transaction((trx) => watchesOf(store, 'T0OTHER').insert(trx, watch(), '{}', 90));
       const busy = new Map([['T0BIG', 2]]);
       expect((await big.claimDue('c', 100, 8, 1000, busy)).map((r) => r.installation_id)).toEqual([
         'T0OTHER',
@@ -152,7 +164,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('gives a claimed check back only for its lease holder, and knows when the next unleased one is due', async () => {
-      const q = watchQueries(store, 'T0BACK');
+      const q = watchesOf(store, 'T0BACK');
       expect(await q.nextDueAt(0)).toBeUndefined();
       await store.transaction(async (trx) => {
         await q.insert(trx, watch({ invoice_id: 'i-0', channel_id: 'C0' }), '{}', 20);
@@ -174,14 +186,14 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
     it('takes no more than the limit, however many installations have checks due', async () => {
       for (const [i, id] of ['T0A', 'T0B', 'T0C', 'T0D'].entries())
-        await store.transaction((trx) => watchQueries(store, id).insert(trx, watch(), '{}', 10 - i));
-      const claimed = await watchQueries(store).claimDue('a', 100, 2, 1000);
+        await store.transaction((trx) => watchesOf(store, id).insert(trx, watch(), '{}', 10 - i));
+      const claimed = await watchesOf(store).claimDue('a', 100, 2, 1000);
       expect(claimed.map((r) => r.installation_id)).toEqual(['T0D', 'T0C']);
     });
 
     it('claims again what another instance took first, keeping each installation to its share', async () => {
-      const a = watchQueries(store, 'T0A');
-      const b = watchQueries(store, 'T0B');
+      const a = watchesOf(store, 'T0A');
+      const b = watchesOf(store, 'T0B');
       await store.transaction(async (trx) => {
         for (let i = 0; i < 4; i += 1) {
           await a.insert(trx, watch({ invoice_id: `a-${i}`, channel_id: `C${i}` }), '{}', i);
@@ -228,8 +240,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('claims an installation’s checks only while its key can start them soon, and no more than it can', async () => {
-      const busy = watchQueries(store, 'T0BUSY');
-      const idle = watchQueries(store, 'T0IDLE');
+      const busy = watchesOf(store, 'T0BUSY');
+      const idle = watchesOf(store, 'T0IDLE');
       await store.transaction(async (trx) => {
         for (let i = 0; i < 20; i += 1) {
           await busy.insert(trx, watch({ invoice_id: `b-${i}`, channel_id: `C${i}` }), '{}', i);
@@ -259,8 +271,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('keeps each installation’s watches its own: the same channel and invoice in two is two watches', async () => {
-      const one = watchQueries(store, 'T0ONE');
-      const two = watchQueries(store, 'T0TWO');
+      const one = watchesOf(store, 'T0ONE');
+      const two = watchesOf(store, 'T0TWO');
       const mine = watch();
       await store.transaction((trx) => one.insert(trx, mine, '{"one":1}', 0));
       await store.transaction((trx) => two.insert(trx, watch(), '{"two":2}', 0));
@@ -274,7 +286,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('gives each due check to one claimer only, however many claim at once', async () => {
-      const q = watchQueries(store);
+      const q = watchesOf(store);
       await store.transaction(async (trx) => {
         for (let i = 0; i < 60; i += 1)
           await q.insert(trx, watch({ invoice_id: `i-${i}`, channel_id: `C${i}` }), '{}', 0);
@@ -288,7 +300,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('records a check only for the holder of its lease', async () => {
-      const q = watchQueries(store);
+      const q = watchesOf(store);
       await store.transaction((trx) => q.insert(trx, watch(), '{}', 0));
       await q.claimDue('a', 1, 1, 10);
       await q.claimDue('b', 20, 1, 10);
@@ -302,7 +314,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('rolls a transaction back whole when it throws', async () => {
-      const q = watchQueries(store);
+      const q = watchesOf(store);
       await expect(
         store.transaction(async (trx) => {
           await q.insert(trx, watch(), '{}', 0);
@@ -313,7 +325,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('forgets an invoice only when no active watch is left', async () => {
-      const q = watchQueries(store);
+      const q = watchesOf(store);
       const a = watch({ channel_id: 'C1' });
       const b = watch({ channel_id: 'C2' });
       await store.transaction(async (trx) => {
@@ -343,6 +355,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
             { channel: 'C2', message },
           ],
           0,
+          ONE_WORKSPACE,
         ),
       );
       const poster = recordingPoster();
@@ -369,7 +382,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
     it('flips the key state once in each direction', async () => {
       const logs = captureLogs();
-      const state = serviceState(store, logs.logger);
+      const state = serviceState(store, logs.logger, { installation: ONE_WORKSPACE });
       await state.markKeyRejected(5);
       await state.markKeyRejected(6);
       expect(await state.keyRejectedSince()).toBe(5);

@@ -4,6 +4,7 @@ import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/calls.js';
 import type { Store } from '../../src/store/database.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import {
   createWatches,
   type StartRequest,
@@ -51,7 +52,7 @@ export function useWatchWorld() {
     const name = opts.name ?? 'a';
     const poster = env.poster;
     const logs = captureLogs();
-    const state = serviceState(env.store, logs.logger);
+    const state = serviceState(env.store, logs.logger, { installation: ONE_WORKSPACE });
     const deps: WatchDeps & Leasing = {
       store: opts.store ?? env.store,
       payments: opts.client ?? env.deps(opts.payments).payments,

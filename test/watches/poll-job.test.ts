@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { LEASE_MS, leased } from '../../src/scheduler.js';
 import { serviceState } from '../../src/service-state.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { createWatches, watchPollJob } from '../../src/watches/service.js';
 import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
@@ -29,7 +30,7 @@ async function watched() {
     store: env.store,
     payments: env.deps().payments,
     poster: recordingPoster(),
-    state: serviceState(env.store, logs.logger),
+    state: serviceState(env.store, logs.logger, { installation: ONE_WORKSPACE }),
     logger: logs.logger,
     clock: () => now,
     settings: TEST_WATCH_SETTINGS,
@@ -43,7 +44,7 @@ const job = (watchesOf: Parameters<typeof watchPollJob>[0]['watchesOf'], pollSec
   leased(
     watchPollJob({
       store: env.store,
-      gate: serviceState(env.store, captureLogs().logger),
+      gate: serviceState(env.store, captureLogs().logger, { installation: ONE_WORKSPACE }),
       pollSeconds,
       endedRetentionDays: RETENTION_DAYS,
       watchesOf,

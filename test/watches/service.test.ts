@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/calls.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { claimQueries } from '../../src/watches/queries-checks.js';
 import { WATCH_CHECKS_AT_ONCE, watchPollJob } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
@@ -116,7 +118,7 @@ describe('checking a watched invoice', () => {
     expect([a.poll.concurrency, a.poll.claimBatch]).toEqual([16, 8]);
     const many = watchPollJob({
       store: env.store,
-      gate: serviceState(env.store, captureLogs().logger),
+      gate: serviceState(env.store, captureLogs().logger, { installation: ONE_WORKSPACE }),
       perSecond: 5,
       watchesOf: servingNone,
       pollSeconds: 30,
@@ -600,7 +602,7 @@ describe('watches, in detail', () => {
     const a = instance('a');
     const b = instance('b');
     await a.watches.start(request());
-    expect(await a.watches.queries.countAllActive()).toBe(1);
+    expect(await claimQueries(world.env.store).countAllActive()).toBe(1);
     const [watch] = await a.watches.list(CHANNEL);
     const results = await Promise.all([
       a.watches.stop(watch?.id ?? '', 'U0A'),
@@ -611,7 +613,7 @@ describe('watches, in detail', () => {
     expect(
       world.poster.repliesIn(CHANNEL, card().ts).filter((m) => m.text.includes('No longer watching')),
     ).toHaveLength(1);
-    expect(await a.watches.queries.countAllActive()).toBe(0);
+    expect(await claimQueries(world.env.store).countAllActive()).toBe(0);
   });
 
   it('stops by invoice, and says it was not watched the second time', async () => {
