@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
+import { type ParsedUrlQuery, parse as parseQuery } from 'node:querystring';
 import { type App, type Logger as BoltLogger, HTTPResponseAck, type Receiver } from '@slack/bolt';
 import type { Logger } from '../logger.js';
 import { answerAndClose, declaredLength, readBody } from './body.js';
@@ -62,12 +62,15 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const isForm = (contentType: string | undefined) =>
   contentType?.split(';')[0]?.trim() === 'application/x-www-form-urlencoded';
 
+/** A request's body as read: its text, and its fields when it is a form (parsed once, here). */
+interface Admitted {
+  text: string;
+  form: ParsedUrlQuery | undefined;
+}
+
 /** A form post (commands; `payload=` for interactivity) or a JSON body (events), as Slack sends them. */
-function parseBody(text: string, contentType: string | undefined): unknown {
-  if (isForm(contentType)) {
-    const form = parseQuery(text);
-    return typeof form.payload === 'string' ? JSON.parse(form.payload) : form;
-  }
+function parseBody({ text, form }: Admitted): unknown {
+  if (form) return typeof form.payload === 'string' ? JSON.parse(form.payload) : form;
   return JSON.parse(text);
 }
 
@@ -114,14 +117,15 @@ export class SlackHttpReceiver implements Receiver {
   }
 
   /**
-   * The body of a request that may be Slack's, as text; undefined once the request is answered.
+   * The body of a request that may be Slack's, as text (and a form's fields, parsed once for the
+   * SSL check and the request alike); undefined once the request is answered.
    * The headers are checked before a byte of the body is read (docs/slack.md#request-limits): an
    * unsigned request, a timestamp out of the window, a signature that cannot be one, or a body
    * declared larger than the limit is refused at once; a chunked body is read only up to it.
    * The one exception is Slack's unsigned SSL check: an unsigned form is read up to
    * MAX_UNSIGNED_BODY_BYTES to see whether it is one.
    */
-  async #admit(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
+  async #admit(req: IncomingMessage, res: ServerResponse): Promise<Admitted | undefined> {
     const headers = {
       signature: header(req, 'x-slack-signature'),
       timestamp: header(req, 'x-slack-request-timestamp'),
@@ -147,26 +151,26 @@ export class SlackHttpReceiver implements Receiver {
       return undefined;
     }
     const text = read.body.toString('utf8');
+    const form = isForm(contentType) ? parseQuery(text) : undefined;
     // Slack's SSL check carries nothing to act on.
-    if (isForm(contentType) && parseQuery(text).ssl_check === '1') {
+    if (form?.ssl_check === '1') {
       res.writeHead(200).end();
       return undefined;
     }
     const problem = signatureProblem(this.#options.signingSecret, headers, text, nowSeconds);
     if (problem) return void this.#refuse(res, 401, problem);
-    return text;
+    return { text, form };
   }
 
   readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const { logger } = this.#options;
-    const text = await this.#admit(req, res);
-    if (text === undefined) return;
+    const admitted = await this.#admit(req, res);
+    if (admitted === undefined) return;
     const refuse = (status: number, reason: string) => this.#refuse(res, status, reason);
-    const contentType = header(req, 'content-type');
 
     let body: unknown;
     try {
-      body = parseBody(text, contentType);
+      body = parseBody(admitted);
     } catch {
       return refuse(400, 'malformed_body');
     }

@@ -65,9 +65,15 @@ type Interpolation = Mrkdwn | string | number;
 
 /** mrkdwn from a template: literal parts are trusted, interpolated strings are escaped. */
 export function md(strings: TemplateStringsArray, ...values: Interpolation[]): Mrkdwn {
-  const escaped = values.map((value) => (value instanceof Mrkdwn ? value.text : escapeText(String(value))));
-  // The literal parts as written, with each value between them.
-  return trust(String.raw({ raw: strings }, ...escaped));
+  // The literal parts as written, with each value between them: a loop, not String.raw with a
+  // spread of the escaped values, which cost about as much as the rest of a card (issue 39).
+  let text = strings[0] ?? '';
+  for (let i = 0; i < values.length; i += 1) {
+    const value = values[i];
+    text += value instanceof Mrkdwn ? value.text : escapeText(String(value));
+    text += strings[i + 1] ?? '';
+  }
+  return trust(text);
 }
 
 /** Joins safe pieces with a literal separator. */

@@ -19,6 +19,14 @@ describe('md', () => {
     );
   });
 
+  it('puts each value, escaped or trusted, between the literal parts in order, their escapes read', () => {
+    expect(md`${1}`.text).toBe('1');
+    expect(md``.text).toBe('');
+    expect(md`*A*\n${esc('x & y')} · ${2.5} ${'<b>'}${md`_${'c'}_`} end`.text).toBe(
+      '*A*\nx &amp; y · 2.5 &lt;b&gt;_c_ end',
+    );
+  });
+
   it('never lets any interpolated string produce markup', () => {
     fc.assert(
       fc.property(markupish, (raw) => {
