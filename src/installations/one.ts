@@ -77,6 +77,7 @@ export function oneWorkspace(config: Config, common: Common, deps: OneWorkspaceD
     payments: deps.payments,
     health: deps.health,
     state: serviceState(common.store, common.logger, () => common.breaker.state()),
+    directory: common.directoryOf(ONE_WORKSPACE, config.slack.botToken),
     policy: {
       home: { teamId: identity.teamId, enterpriseId: identity.enterpriseId },
       allowedUsers: config.access.balanceUsers,
