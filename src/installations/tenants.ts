@@ -49,14 +49,14 @@ export interface TenantsDeps {
     installation: InstallationSummary,
     userId: string,
   ) => Promise<void>;
-  /** Installations kept at once (2,000 by default, about 5 KB each: bench/weight.ts); the least recently used goes first. */
+  /** Installations kept at once (2,000 by default, about 7 KB each: bench/weight.ts); the least recently used goes first. */
   max?: number;
 }
 
 /** A part no longer used: its payments client lets go of the breaker every client shares. */
 const retire = (part: Part) => part.row?.payments.close?.();
 
-/** Installations kept in memory at once by default (about 5 KB each: bench/weight.ts). */
+/** Installations kept in memory at once by default (about 7 KB each: bench/weight.ts). */
 export const KEPT_INSTALLATIONS = 2000;
 
 /** Which account an installation's key is: when it was connected, or 'none'. */
