@@ -1,25 +1,17 @@
 /**
- * The "weight" scenario of `npm run bench`: how much heap one installation's part takes while the
- * many-workspaces bot keeps it in memory (src/installations/tenants.ts: its handlers, payments
- * client, access rules, watches, feed and poster). It builds BENCH_WEIGHT_TENANTS parts (default
- * 2,000, the number kept by default), each connected with its own key, and reads the heap after
- * a full garbage collection before and after.
+ * The "weight" scenario of `npm run bench`: how much heap one installation takes while the
+ * many-workspaces bot keeps it in memory (src/installations/tenants.ts: its row, that is its
+ * token, payments client, health, service state, rules and people), and what using it costs now
+ * that its handlers, watches and feeds are made for each request or check. It keeps
+ * BENCH_WEIGHT_TENANTS installations (default 2,000, the number kept by default), each connected
+ * with its own key (test/support/kept-installations.ts: clients made as src/main.ts makes them),
+ * serves each one request (its /balance handler) and one check (its watches and feed), and reads
+ * the heap after a full garbage collection before and after. test/installations/weight.test.ts
+ * runs it small, as a bound.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { AllMiddlewareArgs } from '@slack/bolt';
-import { Pool } from 'undici';
-import { Inflight } from '../src/inflight.js';
-import { createCommon } from '../src/installations/tenant.js';
-import { createTenants } from '../src/installations/tenants.js';
-import { createLogger } from '../src/logger.js';
-import { CircuitBreaker, createPaymentsClient } from '../src/payments/index.js';
-import { Pacer } from '../src/payments/pacer.js';
-import { openStore } from '../src/store/database.js';
-import type { InstallationSummary, Installations } from '../src/store/installations.js';
+import { connectedInstallation, keptInstallations } from '../test/support/kept-installations.js';
 import { round } from './lib.js';
 
 export interface WeightResult {
@@ -28,6 +20,10 @@ export interface WeightResult {
   perTenantKb: number;
   /** Heap taken by all of them, in MB. */
   totalMb: number;
+  /** CPU time to make a kept installation's handler for a request (/balance), in microseconds. */
+  requestUs: number;
+  /** CPU time to make a kept installation's watches and feed for a check, in microseconds. */
+  checkUs: number;
 }
 
 setFlagsFromString('--expose-gc');
@@ -39,72 +35,39 @@ const heap = () => {
 };
 
 export async function weightScenario(serviceUrl: string, tenants = 2000): Promise<WeightResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-weight-'));
-  const store = await openStore({ kind: 'sqlite', path: join(dir, 'bot.sqlite') });
-  const pool = new Pool(serviceUrl);
-  const breaker = new CircuitBreaker();
-  const summary = (id: string): InstallationSummary => ({
-    id,
-    home: { teamId: id, enterpriseId: undefined },
-    enterpriseInstall: false,
-    installerUserId: `U0${id}`,
-    account: { connectedBy: `U0${id}`, connectedAt: 1 },
-    tokenExpiresAt: undefined,
-  });
-  const parts = createTenants({
-    common: createCommon({
-      settings: {
-        invoiceReply: 'in_channel',
-        watches: { pollSeconds: 30, graceMinutes: 60, maxDays: 7, limitPerChannel: 25 },
-        balancePollSeconds: 60,
-        payments: { payUrl: undefined, timeoutMs: 8000 },
-      },
-      logger: createLogger({ level: 'silent', secrets: [] }),
-      store,
-      metrics: { request: () => undefined, slackCall: () => undefined },
-      breaker,
-      inflight: new Inflight(),
-      clock: Date.now,
-      owner: 'bench',
-      clientOptions: { slackApiUrl: 'http://127.0.0.1:9/api/' },
-      wakeOutbox: () => undefined,
-    }),
-    tokenFor: async (inst) => `xoxb-${inst.id}`,
-    installations: { paymentKeyOf: async (id: string) => `key-${id}` } as unknown as Installations,
-    paymentsFor: (apiKey, options) =>
-      createPaymentsClient({
-        baseUrl: serviceUrl,
-        apiKey,
-        dispatcher: pool,
-        userAgent: 'bench',
-        timeoutMs: options.timeoutMs,
-        breaker,
-        background: { dispatcher: pool, pace: new Pacer(5).take },
-      }),
-    connect: async () => undefined,
-    publishAccountHome: async () => undefined,
+  const kept = await keptInstallations({
+    serviceUrl,
+    installations: {
+      summaryOf: async (id) => connectedInstallation(id),
+      paymentKeyOf: async (id) => `key-${id}`,
+    },
     max: tenants,
   });
-  const build = async (id: string) => {
-    const context = {
-      installation: summary(id),
-      botToken: `xoxb-${id}`,
-    } as unknown as AllMiddlewareArgs['context'];
-    await parts.handlersOf(context);
+  const use = async (id: string) => {
+    await kept.request(connectedInstallation(id));
+    await kept.check(id);
   };
   // Every module and shared object exists before the first reading.
-  await build('warm-up');
-  parts.forget('warm-up');
+  await use('warm-up');
+  kept.tenants.forget('warm-up');
   const before = heap();
-  for (let i = 0; i < tenants; i += 1) await build(`T${i}`);
+  for (let i = 0; i < tenants; i += 1) await use(`T${i}`);
   const after = heap();
-  const result = {
-    tenants: parts.size,
-    perTenantKb: round((after - before) / parts.size / 1024, 1),
-    totalMb: round((after - before) / 2 ** 20, 1),
+  // The installations are kept now: what follows is the cost of using one, not of building it.
+  const cpu = async (work: (id: string) => Promise<unknown>) => {
+    const started = process.cpuUsage();
+    for (let i = 0; i < tenants; i += 1) await work(`T${i}`);
+    const { user, system } = process.cpuUsage(started);
+    return round((user + system) / tenants, 1);
   };
-  await pool.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  const { size } = kept.tenants;
+  const result = {
+    tenants: size,
+    perTenantKb: round((after - before) / size / 1024, 1),
+    totalMb: round((after - before) / 2 ** 20, 1),
+    requestUs: await cpu((id) => kept.request(connectedInstallation(id))),
+    checkUs: await cpu((id) => kept.check(id)),
+  };
+  await kept.close();
   return result;
 }

@@ -4,6 +4,7 @@ import type { Tracked } from '../pipeline/tracked.js';
 import { rejectedAmong, serviceState } from '../service-state.js';
 import type { SlackPostError } from '../slack/calls.js';
 import type { Store } from '../store/database.js';
+import type { InstallationSummary } from '../store/installations.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
 import { endWatchesOfAccount } from '../watches/account.js';
 import type { WatchSettings } from '../watches/context.js';
@@ -16,7 +17,7 @@ import type { Tenancy } from './tenancy.js';
  * bot, or nothing while it cannot be served now (the scheduler then postpones its work).
  */
 export function backgroundParts(
-  tenancy: Pick<Tenancy, 'partOf'>,
+  tenancy: Pick<Tenancy, 'partOf' | 'summariesOf'>,
   deps: {
     store: Store;
     logger: Logger;
@@ -59,9 +60,12 @@ export function backgroundParts(
     },
   });
 
-  /** An installation's watches as it is now (unconnected: they end at their check); undefined when it cannot be served. */
-  async function watchesNow(id: string) {
-    const part = await tenancy.partOf(id);
+  /**
+   * An installation's watches as it is now (unconnected: they end at their check); undefined when
+   * it cannot be served. `known`: its summary as a claim's one read found it.
+   */
+  async function watchesNow(id: string, known?: InstallationSummary) {
+    const part = await tenancy.partOf(id, known);
     return part && !part.watches ? unconnected(id) : part?.watches;
   }
 
@@ -76,12 +80,15 @@ export function backgroundParts(
      * served: one read says whose keys are rejected, and only those ask for their probe.
      */
     async checkersOf(ids: readonly string[]): Promise<ReadonlyMap<string, WatchChecker>> {
-      const rejected = await rejectedAmong(deps.store, ids);
+      const [rejected, known] = await Promise.all([
+        rejectedAmong(deps.store, ids),
+        tenancy.summariesOf?.(ids),
+      ]);
       const checkers = new Map<string, WatchChecker>();
       await Promise.all(
         ids.map(async (id) => {
           const keyRejected = rejected.has(id);
-          const watches = await (keyRejected ? watchesOf(id) : watchesNow(id));
+          const watches = await (keyRejected ? watchesOf(id) : watchesNow(id, known?.get(id)));
           if (watches) checkers.set(id, { check: (row) => watches.check(row, { keyRejected }) });
         }),
       );

@@ -125,6 +125,7 @@ export function manyWorkspaces(
     }),
     handlersOf: tenants.handlersOf,
     partOf: tenants.partOf,
+    summariesOf: installations.summariesOf,
     bind(app: App) {
       clients = boltClients(app, KEPT_INSTALLATIONS);
     },

@@ -80,6 +80,7 @@ export function oneWorkspace(config: Config, common: Common, deps: OneWorkspaceD
       installation: ONE_WORKSPACE,
       circuit: () => common.breaker.state(),
     }),
+    directory: common.directoryOf(ONE_WORKSPACE, config.slack.botToken),
     policy: {
       home: { teamId: identity.teamId, enterpriseId: identity.enterpriseId },
       allowedUsers: config.access.balanceUsers,

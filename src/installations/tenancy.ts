@@ -1,6 +1,7 @@
 import type { App, AppOptions } from '@slack/bolt';
 import type { Routes } from '../http/server.js';
 import type { HandlersOf, MoreRoutes } from '../listeners/index.js';
+import type { InstallationSummary } from '../store/installations.js';
 import type { Tenant } from './tenant.js';
 
 /**
@@ -19,9 +20,16 @@ export interface Tenancy {
   handlersOf: HandlersOf;
   /**
    * An installation's part for background work, by id; undefined while it cannot be served
-   * (uninstalled, its token revoked, the store failing just then): its work waits.
+   * (uninstalled, its token revoked, the store failing just then): its work waits. `known` is
+   * its summary as the caller just read it (one read of many installations): given, the tenancy
+   * does not read it again.
    */
-  partOf(installation: string): Promise<Tenant | undefined>;
+  partOf(installation: string, known?: InstallationSummary): Promise<Tenant | undefined>;
+  /**
+   * Many workspaces: the summaries of a claim's installations, in one read, for `partOf` (one
+   * not stored is missing). The one workspace has none to read.
+   */
+  summariesOf?(installations: readonly string[]): Promise<ReadonlyMap<string, InstallationSummary>>;
   /**
    * Each key's background calls per second, all instances together, when its budget is kept in
    * the store (many workspaces); unset when each instance keeps its own (one workspace).

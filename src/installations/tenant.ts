@@ -1,11 +1,12 @@
 import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
-import { type AccessPolicy, createAccess, type Directory } from '../access.js';
+import { type Access, type AccessPolicy, createAccess, type Directory } from '../access.js';
 import type { Config } from '../config.js';
 import { createFeed, type Feed } from '../feed/service.js';
 import type { Inflight } from '../inflight.js';
 import type { ListenerDeps } from '../listeners/deps.js';
 import { createHandlers, type Handlers } from '../listeners/index.js';
+import { lazily } from '../listeners/lazily.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { outboxBacklog } from '../outbox.js';
@@ -58,8 +59,10 @@ export interface Common {
   owner: string;
   /** Web API client options, with Bolt's logger (SLACK_API_URL, deadlines, retries). */
   clientOptions: webApi.WebClientOptions;
-  /** An installation's side of Slack, with its token (`slackSides`; the tests give their stand-ins). */
+  /** An installation's side of Slack, with its token, made for each use (`slackSides`; the tests give their stand-ins). */
   slackOf: (installation: string, token: string) => SlackSide;
+  /** An installation's people, kept with it between requests (`slackSides`; the tests give their stand-ins). */
+  directoryOf: (installation: string, token: string) => Directory;
   /** Asks the outbox to deliver now rather than at its next tick. */
   wakeOutbox: () => void;
   /** The request pipeline and settings every installation's listeners share (`sharedListenerDeps`). */
@@ -91,12 +94,15 @@ export function sharedListenerDeps(
 type SharedListenerDeps = ReturnType<typeof sharedListenerDeps>;
 
 /** What every installation shares, built once: the shared listener deps and Slack sides made from the rest. */
-export function createCommon(base: Omit<Common, 'shared' | 'slackOf'>): Common {
-  return { ...base, shared: sharedListenerDeps(base), slackOf: slackSides(base) };
+export function createCommon(base: Omit<Common, 'shared' | 'slackOf' | 'directoryOf'>): Common {
+  return { ...base, shared: sharedListenerDeps(base), ...slackSides(base) };
 }
 
-/** One installation's own: its token, its key's client, its rules, what all instances know of its key. */
-interface Installation {
+/**
+ * One installation's own, what is kept of it between requests: its token, its key's client, its
+ * rules and people, what all instances know of its key. Everything else is made from it per use.
+ */
+export interface Installation {
   /** Its id: `ONE_WORKSPACE` for the workspace set up from the environment. */
   id: string;
   token: string;
@@ -105,13 +111,18 @@ interface Installation {
   state: ServiceState;
   /** Its workspace or organisation, and who may ask what where. */
   policy: AccessPolicy;
+  /** Its people as Slack's directory answered them (`Common.directoryOf`). */
+  directory: Directory;
   /** Many workspaces: when the account whose key `payments` holds was connected. */
   account?: number;
   /** More of the App Home for a person (the payment account), given a Web API client with its token. */
   moreHome?: (client: () => webApi.WebClient, userId: string) => Promise<KnownBlock[]>;
 }
 
-/** One installation's part: its listeners' deps and handlers, its watches and feeds, its bot. */
+/**
+ * One installation's part as a request or a check uses it: its listeners' deps and handlers, its
+ * watches and feeds, its bot. Made from its `Installation` for that one use (`buildTenant`).
+ */
 export interface Tenant {
   handlers: Handlers;
   deps: ListenerDeps | undefined;
@@ -137,48 +148,55 @@ export function ownPipeline(shared: SharedListenerDeps, id: string) {
   };
 }
 
-/** An installation's side of Slack: its bot's posts, its people, a Web API client with its token. */
+/** An installation's side of Slack for one use: its bot's posts, a Web API client with its token. */
 interface SlackSide {
   poster: SlackPoster;
-  directory: Directory;
   /** Made the first time it is used (looking people up is rare). */
   client: () => webApi.WebClient;
 }
 
 /**
  * Each installation's side of Slack: one client posts for every installation, each call with the
- * installation's token (a Web API client is about 26 KB, most of what an installation's part
- * would weigh); its calls are counted as its own.
+ * installation's token (a Web API client is about 26 KB); its calls are counted as its own.
  */
 function slackSides(common: Pick<Common, 'clientOptions' | 'metrics'>) {
   const posting = posterClient(undefined, common.clientOptions);
-  return (id: string, token: string): SlackSide => {
-    const onCall = (method: SlackMethod, result: string) => common.metrics.slackCall(method, result, id);
-    let people: webApi.WebClient | undefined;
-    const client = () => {
-      people ??= new webApi.WebClient(token, common.clientOptions);
-      return people;
-    };
-    const directory = createDirectory(
-      { users: { info: (args) => client().users.info(args) } },
-      { onCall: (result) => onCall('users.info', result) },
-    );
-    return { poster: createSlackPoster(posting, onCall, token), directory, client };
+  const counted = (id: string) => (method: SlackMethod, result: string) =>
+    common.metrics.slackCall(method, result, id);
+  return {
+    slackOf: (id: string, token: string): SlackSide => {
+      let client: webApi.WebClient | undefined;
+      return {
+        poster: createSlackPoster(posting, counted(id), token),
+        client: () => {
+          client ??= new webApi.WebClient(token, common.clientOptions);
+          return client;
+        },
+      };
+    },
+    directoryOf: (id: string, token: string): Directory => {
+      const onCall = counted(id);
+      return createDirectory(
+        // A client of its token for each look-up (one a person an hour; about 55 µs to make), kept
+        // by nobody: a 429 pauses that client's queue, never another installation's look-ups.
+        { users: { info: (args) => new webApi.WebClient(token, common.clientOptions).users.info(args) } },
+        { onCall: (result) => onCall('users.info', result) },
+      );
+    },
   };
 }
 
 /**
  * The one way an installation is served, whichever the tenancy: its `ListenerDeps` (its
  * payments client, its access rules and people, its poster, its log lines and metrics tagged
- * with it), its watches and feeds, and the handlers built on them. Nothing in it can reach
- * another installation's key, token or answers.
+ * with it), its watches and feeds, and the handlers built on them, each made the first time the
+ * use asks for it. Nothing in it can reach another installation's key, token or answers.
  */
 export function buildTenant(common: Common, inst: Installation): Tenant {
   const { id, token, payments, state } = inst;
-  const { shared } = common;
-  const own = ownPipeline(shared, id);
+  const own = ownPipeline(common.shared, id);
   const { logger } = own;
-  const { poster, directory, client } = common.slackOf(id, token);
+  const { poster, client } = common.slackOf(id, token);
   const background: BackgroundDeps = {
     store: common.store,
     payments,
@@ -188,28 +206,75 @@ export function buildTenant(common: Common, inst: Installation): Tenant {
     clock: common.clock,
     wakeOutbox: common.wakeOutbox,
   };
-  const watches = createWatches({ ...background, installation: id, settings: common.settings.watches });
-  const feed = createFeed({
-    ...background,
-    installation: id,
-    ...(inst.account === undefined ? {} : { account: inst.account }),
-    pollSeconds: common.settings.balancePollSeconds,
-    policy: inst.policy,
+  return lazily<Used>({
+    poster: () => poster,
+    access: () => createAccess(inst.policy, inst.directory),
+    watches: () => createWatches({ ...background, installation: id, settings: common.settings.watches }),
+    feed: () =>
+      createFeed({
+        ...background,
+        installation: id,
+        ...(inst.account === undefined ? {} : { account: inst.account }),
+        pollSeconds: common.settings.balancePollSeconds,
+        policy: inst.policy,
+      }),
+    deps: (tenant) => listenerDeps(common, inst, own, { tenant, poster, client }),
+    handlers: (tenant) => createHandlers(tenant.deps as ListenerDeps),
   });
-  const { moreHome } = inst;
-  const deps: ListenerDeps = {
-    ...own,
-    payments,
-    access: createAccess(inst.policy, directory),
-    watches,
-    feed,
-    poster,
+}
+
+/** A tenant as its deps see it: its access rules are made when first asked for, as its watches are. */
+type Used = Tenant & { access: Access };
+
+/** Where an installation's deps find the tenant they serve. */
+const SERVES = Symbol('serves');
+
+/**
+ * The deps' access rules, watches and feed, each made the first time it is read (by the tenant
+ * they serve, which keeps it for the rest of the use). Own properties, so a spread of the deps
+ * copies them; their getters made once, not per request: an object literal with getters after a
+ * spread took about 17 µs to make, most of what serving a request from the row cost.
+ */
+const MADE_ON_USE: PropertyDescriptorMap = {
+  access: { enumerable: true, get: servedBy((t) => t.access) },
+  watches: { enumerable: true, get: servedBy((t) => t.watches) },
+  feed: { enumerable: true, get: servedBy((t) => t.feed) },
+};
+
+function servedBy(read: (tenant: Used) => unknown) {
+  return function (this: { [SERVES]: Used }) {
+    return read(this[SERVES]);
+  };
+}
+
+/** The deps' getters over the tenant they serve (the rest is assigned after: `listenerDeps`). */
+function madeOnUse(tenant: Used): Pick<ListenerDeps, 'access' | 'watches' | 'feed'> {
+  const onUse = { [SERVES]: tenant } as { [SERVES]: Used } & Pick<
+    ListenerDeps,
+    'access' | 'watches' | 'feed'
+  >;
+  return Object.defineProperties(onUse, MADE_ON_USE);
+}
+
+/** An installation's `ListenerDeps` for one use, its watches and feed those of the tenant they serve. */
+function listenerDeps(
+  common: Common,
+  inst: Installation,
+  own: SharedListenerDeps,
+  made: SlackSide & { tenant: Used },
+): ListenerDeps {
+  const { id, state, moreHome } = inst;
+  const { client } = made;
+  // The getters first, then the rest assigned: made the other way round (a literal, then its
+  // getters), the object fell to a slow shape and took ten times as long to make.
+  return Object.assign(madeOnUse(made.tenant), own, {
+    payments: inst.payments,
+    poster: made.poster,
     health: inst.health,
     keyRejectedSince: () => state.keyRejectedSince(),
     keySource: state.keySource,
     outboxBacklog: () => outboxBacklog(common.store, id),
-    firstSight: (key) => shared.firstSight(id === ONE_WORKSPACE ? key : eventKey(id, key)),
+    firstSight: (key: string) => common.shared.firstSight(id === ONE_WORKSPACE ? key : eventKey(id, key)),
     ...(moreHome ? { moreHome: (userId: string) => moreHome(client, userId) } : {}),
-  };
-  return { deps, handlers: createHandlers(deps), watches, feed, poster };
+  });
 }

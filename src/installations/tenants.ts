@@ -1,13 +1,14 @@
 import type { Context, webApi } from '@slack/bolt';
 import { publishHome } from '../listeners/home.js';
 import type { CommandArgs, Handlers } from '../listeners/index.js';
+import { lazily } from '../listeners/lazily.js';
 import { notConnectedHandlers } from '../listeners/workspaces/not-connected.js';
 import { installationOf, mayManage } from '../listeners/workspaces/payment-account.js';
 import { type CallReport, createHealth, type PaymentsClient } from '../payments/index.js';
 import { serviceState } from '../service-state.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
 import { paymentAccountBlocks } from '../views/installation.js';
-import { buildTenant, type Common, ownPipeline, type Tenant } from './tenant.js';
+import { buildTenant, type Common, type Installation, ownPipeline, type Tenant } from './tenant.js';
 
 /**
  * How long background work keeps an installation's token without reading it again: a rotating
@@ -48,24 +49,32 @@ export interface TenantsDeps {
     installation: InstallationSummary,
     userId: string,
   ) => Promise<void>;
-  /** Installations kept at once (2,000 by default, about 48 KB each: bench/weight.ts); the least recently used goes first. */
+  /** Installations kept at once (2,000 by default, about 7 KB each: bench/weight.ts); the least recently used goes first. */
   max?: number;
 }
 
 /** A part no longer used: its payments client lets go of the breaker every client shares. */
-const retire = (tenant: Tenant) => tenant.deps?.payments.close?.();
+const retire = (part: Part) => part.row?.payments.close?.();
 
-/** Installations kept in memory at once by default (about 48 KB each: bench/weight.ts). */
+/** Installations kept in memory at once by default (about 7 KB each: bench/weight.ts). */
 export const KEPT_INSTALLATIONS = 2000;
 
 /** Which account an installation's key is: when it was connected, or 'none'. */
 const accountOf = (installation: InstallationSummary) => String(installation.account?.connectedAt ?? 'none');
 
-/** An installation's part, and what it was built from: a new key, or a rotated token, builds it again. */
-interface Part extends Tenant {
+/**
+ * What is kept of an installation between requests, and what it was built from (a new key, or a
+ * rotated token, builds it again): its row, not its handlers, watches or feeds, which are made
+ * from it for each request or check (`served`).
+ */
+interface Part {
   version: string;
   /** When the account whose key it holds was connected: 'none' while none is. */
   account: string;
+  installation: InstallationSummary;
+  token: string;
+  /** Its token, key's client, rules and people (./tenant.ts); undefined while no account is connected. */
+  row: Installation | undefined;
 }
 
 /**
@@ -74,7 +83,7 @@ interface Part extends Tenant {
  * rules (its workspace or organisation, its people), its poster and directory (its bot token),
  * its log lines tagged with it, its watches and feeds — and the handlers built on them. Nothing in one installation's
  * deps can reach another's key, token or answers. The most recently used `max` installations
- * are kept; a replaced key or a rotated token builds the installation's part again.
+ * are kept, each as its row (`Part`); a replaced key or a rotated token builds it again.
  */
 export function createTenants(deps: TenantsDeps) {
   const { max = KEPT_INSTALLATIONS } = deps;
@@ -86,17 +95,9 @@ export function createTenants(deps: TenantsDeps) {
   async function build(installation: InstallationSummary, token: string, version: string): Promise<Part> {
     const { id, account } = installation;
     const { common } = deps;
-    const built = { version, account: accountOf(installation) };
+    const built = { version, account: accountOf(installation), installation, token };
     const apiKey = account && (await deps.installations.paymentKeyOf(id));
-    if (!apiKey) {
-      const handlers = notConnectedHandlers(
-        ownPipeline(common.shared, id),
-        installation.installerUserId,
-        ({ client, event }) => deps.publishAccountHome(client, installation, event.user),
-      );
-      const none = { deps: undefined, watches: undefined, feed: undefined };
-      return { ...built, handlers: withConnect(handlers), ...none, poster: common.slackOf(id, token).poster };
-    }
+    if (!apiKey) return { ...built, row: undefined };
     const health = createHealth(common.breaker);
     const payments = deps.paymentsFor(apiKey, {
       installation: id,
@@ -109,7 +110,7 @@ export function createTenants(deps: TenantsDeps) {
       circuit: () => common.breaker.state(),
       account: account?.connectedAt,
     });
-    const tenant = buildTenant(common, {
+    const row: Installation = {
       id,
       token,
       payments,
@@ -117,6 +118,7 @@ export function createTenants(deps: TenantsDeps) {
       state,
       // Its feeds go to its private channels: nobody lists people or channels for a workspace of many.
       policy: { home: installation.home, listable: false },
+      directory: common.directoryOf(id, token),
       account: account?.connectedAt,
       moreHome: async (client, userId) =>
         paymentAccountBlocks({
@@ -124,16 +126,54 @@ export function createTenants(deps: TenantsDeps) {
           account,
           canManage: await mayManage(client(), installation, userId),
         }),
+    };
+    return { ...built, row };
+  }
+
+  /** An installation's part for one request or check, made from what is kept of it. */
+  function served(part: Part): Tenant {
+    const { common } = deps;
+    const { installation, token, row } = part;
+    if (row) {
+      const tenant = buildTenant(common, row);
+      return lazily<Tenant>({
+        handlers: () => withConnect(tenant.handlers),
+        deps: () => tenant.deps,
+        watches: () => tenant.watches,
+        feed: () => tenant.feed,
+        poster: () => tenant.poster,
+      });
+    }
+    const { id } = installation;
+    return lazily<Tenant>({
+      handlers: () =>
+        withConnect(
+          notConnectedHandlers(
+            ownPipeline(common.shared, id),
+            installation.installerUserId,
+            ({ client, event }) => deps.publishAccountHome(client, installation, event.user),
+          ),
+        ),
+      deps: () => undefined,
+      watches: () => undefined,
+      feed: () => undefined,
+      poster: () => common.slackOf(id, token).poster,
     });
-    return { ...tenant, ...built, handlers: withConnect(tenant.handlers) };
   }
 
   /** `/balance connect` opens the modal, whether the account is connected yet or not. */
   function withConnect(handlers: Handlers): Handlers {
-    const balance = handlers.command['/balance'];
     const connect = (args: CommandArgs) =>
-      args.command.text.trim().toLowerCase() === 'connect' ? deps.connect(args) : balance(args);
-    return { ...handlers, command: { ...handlers.command, '/balance': connect } };
+      args.command.text.trim().toLowerCase() === 'connect'
+        ? deps.connect(args)
+        : handlers.command['/balance'](args);
+    return lazily<Handlers>({
+      command: () => lazily({ '/balance': () => connect, '/invoice': () => handlers.command['/invoice'] }),
+      button: () => handlers.button,
+      shortcut: () => handlers.shortcut,
+      event: () => handlers.event,
+      step: () => handlers.step,
+    });
   }
 
   function tenantOf(installation: InstallationSummary, token: string): Promise<Part> {
@@ -171,11 +211,13 @@ export function createTenants(deps: TenantsDeps) {
   /**
    * An installation's part for background work, by id, with its token from `deps.tokenFor`
    * (refreshed as requests' are); undefined when it cannot be served (uninstalled, its token
-   * revoked, the store failing just then: its work waits and is tried again).
+   * revoked, the store failing just then: its work waits and is tried again). `known` is its
+   * summary as the caller read it moments ago (one read of many installations): given, it is
+   * not read again.
    */
-  async function partOf(id: string): Promise<Tenant | undefined> {
+  async function partOf(id: string, known?: InstallationSummary): Promise<Tenant | undefined> {
     try {
-      const installation = await deps.installations.summaryOf(id);
+      const installation = known ?? (await deps.installations.summaryOf(id));
       if (!installation) {
         forget(id);
         return undefined;
@@ -185,13 +227,14 @@ export function createTenants(deps: TenantsDeps) {
       const kept = tenants.get(id);
       const at = resolvedAt.get(id);
       if (kept && at !== undefined && clock() - at < TOKEN_KEPT_MS) {
-        const tenant = await kept;
-        if (tenant.account === accountOf(installation)) return tenant;
+        const part = await kept;
+        if (part.account === accountOf(installation)) return served(part);
       }
       const token = await deps.tokenFor(installation);
-      const tenant = installation && token ? await tenantOf(installation, token) : undefined;
-      if (tenant) resolvedAt.set(id, clock());
-      return tenant;
+      if (!token) return undefined;
+      const part = await tenantOf(installation, token);
+      resolvedAt.set(id, clock());
+      return served(part);
     } catch (error) {
       logger.warn({ err: error, installation: id }, 'could not serve an installation’s background work');
       return undefined;
@@ -211,7 +254,7 @@ export function createTenants(deps: TenantsDeps) {
   return {
     /** The handlers of the request's installation (put in the context by `authorize`). */
     handlersOf: async (context: Context): Promise<Handlers> =>
-      (await tenantOf(installationOf(context), tokenOf(context))).handlers,
+      served(await tenantOf(installationOf(context), tokenOf(context))).handlers,
 
     /** Publishes a person's App Home as their installation shows it now (after connecting, say). */
     async publishHome(
@@ -220,7 +263,7 @@ export function createTenants(deps: TenantsDeps) {
       client: webApi.WebClient,
       userId: string,
     ) {
-      const tenant = await tenantOf(installation, tokenOf(context));
+      const tenant = served(await tenantOf(installation, tokenOf(context)));
       if (tenant.deps) await publishHome(tenant.deps, client, userId);
       else await deps.publishAccountHome(client, installation, userId);
     },

@@ -38,6 +38,7 @@ import type { ListenerDeps } from './deps.js';
 import { createAppHomeOpened } from './events/app-home-opened.js';
 import { createLinkSharedEvent } from './events/link-shared.js';
 import { createGetInvoiceStep, FUNCTION_GET_INVOICE, type StepArgs } from './functions/get-invoice.js';
+import { lazily } from './lazily.js';
 import { type Route, route, routeKey } from './router.js';
 import { createCheckPaymentShortcut } from './shortcuts/check-payment.js';
 
@@ -70,30 +71,36 @@ export interface Handlers {
   step: Listener<FunctionArgs>;
 }
 
-/** The handlers of one installation's deps. */
+/**
+ * The handlers of one installation's deps, each made the first time it is asked for: a request
+ * builds its own handler only (src/listeners/lazily.ts), over the deps it was given.
+ */
 export function createHandlers(deps: ListenerDeps): Handlers {
   const command = (name: string, handler: CommandHandler) => commandListener(deps, name, handler);
   const button = (actionId: string, handler: ButtonHandler) =>
     actionListener<ButtonArgs>(deps, actionId, handler);
-  return {
-    command: {
-      '/balance': command('/balance', createBalanceCommand(deps)),
-      '/invoice': command('/invoice', createInvoiceCommand(deps)),
-    },
-    button: {
-      [ACTION_REFRESH]: button(ACTION_REFRESH, createRefreshInvoiceAction(deps)),
-      [ACTION_OPEN_PAYMENT_PAGE]: button(ACTION_OPEN_PAYMENT_PAGE, acknowledgeOpenPaymentPage),
-      [ACTION_WATCH]: button(ACTION_WATCH, createWatchInvoiceAction(deps)),
-      [ACTION_STOP_WATCH]: button(ACTION_STOP_WATCH, createStopWatchAction(deps)),
-      [ACTION_SHARE]: button(ACTION_SHARE, createShareInvoiceAction(deps)),
-    },
-    shortcut: shortcutListener(deps, SHORTCUT_CHECK_PAYMENT, createCheckPaymentShortcut(deps)),
-    event: {
-      link_shared: eventListener(deps, 'link_shared', createLinkSharedEvent(deps)),
-      app_home_opened: eventListener(deps, 'app_home_opened', createAppHomeOpened(deps)),
-    },
-    step: functionListener(deps, FUNCTION_GET_INVOICE, createGetInvoiceStep(deps)),
-  };
+  return lazily<Handlers>({
+    command: () =>
+      lazily({
+        '/balance': () => command('/balance', createBalanceCommand(deps)),
+        '/invoice': () => command('/invoice', createInvoiceCommand(deps)),
+      }),
+    button: () =>
+      lazily({
+        [ACTION_REFRESH]: () => button(ACTION_REFRESH, createRefreshInvoiceAction(deps)),
+        [ACTION_OPEN_PAYMENT_PAGE]: () => button(ACTION_OPEN_PAYMENT_PAGE, acknowledgeOpenPaymentPage),
+        [ACTION_WATCH]: () => button(ACTION_WATCH, createWatchInvoiceAction(deps)),
+        [ACTION_STOP_WATCH]: () => button(ACTION_STOP_WATCH, createStopWatchAction(deps)),
+        [ACTION_SHARE]: () => button(ACTION_SHARE, createShareInvoiceAction(deps)),
+      }),
+    shortcut: () => shortcutListener(deps, SHORTCUT_CHECK_PAYMENT, createCheckPaymentShortcut(deps)),
+    event: () =>
+      lazily<Handlers['event']>({
+        link_shared: () => eventListener(deps, 'link_shared', createLinkSharedEvent(deps)),
+        app_home_opened: () => eventListener(deps, 'app_home_opened', createAppHomeOpened(deps)),
+      }),
+    step: () => functionListener(deps, FUNCTION_GET_INVOICE, createGetInvoiceStep(deps)),
+  });
 }
 
 /** The handlers for a request's installation: one set for the one workspace, or per installation. */

@@ -103,66 +103,90 @@ export interface PaymentsClient {
 export function createPaymentsClient(options: PaymentsClientOptions): PaymentsClient {
   const interactive = interactiveLane(options);
   const background: Lane = options.background ? backgroundLane(options.background) : interactive;
-  const caller = callerOf(options);
-  // An outage answers everyone at once: calls still waiting for a turn are let go with it, and so
-  // are calls already waiting on the service that is not answering (each would wait out its deadline).
-  const unsubscribe = caller.breaker.onChange((state) => {
-    if (state !== 'open') return;
-    interactive.turns.releaseWaiting(new CircuitOpenError());
-    background.turns.releaseWaiting(new CircuitOpenError());
-    for (const controller of caller.underWay) controller.abort(new CircuitOpenError());
-  });
-  const interactiveFlights = new SingleFlight();
-  const backgroundFlights = new SingleFlight();
+  return new KeyClient(callerOf(options), interactive, background);
+}
+
+/**
+ * One key's client: what must stay per key (its lanes' turns, its calls in flight for
+ * single-flight, its place among the breaker's listeners) as a few fields, its calls on the
+ * prototype, so that thousands of keys kept at once weigh little each.
+ */
+class KeyClient implements PaymentsClient {
+  readonly #caller: Caller;
+  readonly #interactive: Lane;
+  readonly #background: Lane;
+  readonly #interactiveFlights = new SingleFlight();
+  readonly #backgroundFlights = new SingleFlight();
+  readonly #unsubscribe: () => void;
+
+  constructor(caller: Caller, interactive: Lane, background: Lane) {
+    this.#caller = caller;
+    this.#interactive = interactive;
+    this.#background = background;
+    // An outage answers everyone at once: calls still waiting for a turn are let go with it, and so
+    // are calls already waiting on the service that is not answering (each would wait out its deadline).
+    this.#unsubscribe = caller.breaker.onChange((state) => {
+      if (state !== 'open') return;
+      interactive.turns.releaseWaiting(new CircuitOpenError());
+      background.turns.releaseWaiting(new CircuitOpenError());
+      for (const controller of caller.underWay) controller.abort(new CircuitOpenError());
+    });
+  }
+
+  close(): void {
+    this.#unsubscribe();
+  }
+
   /**
    * Identical calls in flight share one execution. Background work joins any call already in
    * flight, a person's or its own; a person joins only another person's, never a background call
    * that may still be waiting for its budget.
    */
-  const flight = <T>(key: string, call: CallOptions, work: (lane: Lane) => Promise<T>): Promise<T> =>
-    call.background
-      ? (interactiveFlights.join<T>(key) ?? backgroundFlights.run(key, () => work(background)))
-      : interactiveFlights.run(key, () => work(interactive));
+  #flight<T>(key: string, call: CallOptions, work: (lane: Lane) => Promise<T>): Promise<T> {
+    return call.background
+      ? (this.#interactiveFlights.join<T>(key) ??
+          this.#backgroundFlights.run(key, () => work(this.#background)))
+      : this.#interactiveFlights.run(key, () => work(this.#interactive));
+  }
 
-  return {
-    close: unsubscribe,
-    getBalance(call = {}) {
-      const path = '/api/v2/balance';
-      return flight(path, call, (lane) =>
-        observed(caller, lane, 'balance', async (tried) => {
-          const answer = await get(caller, lane, path, 'balance', tried);
-          const json = parse(answer);
-          // docs/payment-api.md#success: only "success" is a balance; an error in a 200 is not.
-          const { status, message } = validate(envelopeSchema, json, answer);
-          if (status !== 'success') {
-            const said = message ? `: ${cut(message, SNIPPET_LENGTH)}` : '';
-            throw unexpected(
-              answer,
-              `the status is ${JSON.stringify(status ?? null)}, not "success"${said}`,
-              [],
-            );
-          }
-          return validate(balanceResponseSchema, json, answer).result;
-        }),
-      );
-    },
+  getBalance(call: CallOptions = {}): Promise<readonly BalanceEntry[]> {
+    const path = '/api/v2/balance';
+    const caller = this.#caller;
+    return this.#flight(path, call, (lane) =>
+      observed(caller, lane, 'balance', async (tried) => {
+        const answer = await get(caller, lane, path, 'balance', tried);
+        const json = parse(answer);
+        // docs/payment-api.md#success: only "success" is a balance; an error in a 200 is not.
+        const { status, message } = validate(envelopeSchema, json, answer);
+        if (status !== 'success') {
+          const said = message ? `: ${cut(message, SNIPPET_LENGTH)}` : '';
+          throw unexpected(
+            answer,
+            `the status is ${JSON.stringify(status ?? null)}, not "success"${said}`,
+            [],
+          );
+        }
+        return validate(balanceResponseSchema, json, answer).result;
+      }),
+    );
+  }
 
-    getInvoice(id, call = {}) {
-      // The type says it is an id; this guard keeps a caller's cast from reaching a URL path.
-      if (parseInvoiceId(id) !== id) return Promise.reject(new TypeError('getInvoice: not an invoice id'));
-      const path = `/api/v2/invoice/${id}`;
-      return flight(path, call, (lane) =>
-        observed(caller, lane, 'invoice', async (tried) => {
-          try {
-            const answer = await get(caller, lane, path, 'invoice', tried);
-            return validate(invoiceSchema, parse(answer), answer);
-          } catch (error) {
-            throw isNotFound(error) ? new InvoiceNotFoundError(id, { status: 400, cause: error }) : error;
-          }
-        }),
-      );
-    },
-  };
+  getInvoice(id: InvoiceId, call: CallOptions = {}): Promise<Invoice> {
+    // The type says it is an id; this guard keeps a caller's cast from reaching a URL path.
+    if (parseInvoiceId(id) !== id) return Promise.reject(new TypeError('getInvoice: not an invoice id'));
+    const path = `/api/v2/invoice/${id}`;
+    const caller = this.#caller;
+    return this.#flight(path, call, (lane) =>
+      observed(caller, lane, 'invoice', async (tried) => {
+        try {
+          const answer = await get(caller, lane, path, 'invoice', tried);
+          return validate(invoiceSchema, parse(answer), answer);
+        } catch (error) {
+          throw isNotFound(error) ? new InvoiceNotFoundError(id, { status: 400, cause: error }) : error;
+        }
+      }),
+    );
+  }
 }
 
 /** What every call of the client shares, from its options: the service, the key, the limits, the breaker. */
@@ -178,7 +202,8 @@ function callerOf(options: PaymentsClientOptions): Caller {
     maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     retry: options.retry ?? DEFAULT_RETRY,
-    world: { ...REAL_WORLD, ...options.retryEnvironment },
+    // The real world is one object every client shares; a test's is merged over it.
+    world: options.retryEnvironment ? { ...REAL_WORLD, ...options.retryEnvironment } : REAL_WORLD,
     redact: createRedactor([options.apiKey]),
     breaker: options.breaker ?? new CircuitBreaker(),
     underWay: new Set<AbortController>(),

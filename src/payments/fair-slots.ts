@@ -57,11 +57,37 @@ interface Waiter {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-interface Key {
-  running: number;
-  readonly waiting: Waiter[];
-  readonly maxQueue: number;
-  readonly concurrency: number;
+/** What a key's part does with the slots it shares: one pair of functions per `FairSlots`, not per key. */
+interface Engine {
+  run<T>(key: Key, work: () => Promise<T>, maxWaitMs: number | undefined): Promise<T>;
+  release(key: Key, error: Error): void;
+}
+
+/**
+ * One key's part: a few fields (its calls running and waiting, its limits), its methods on the
+ * prototype, so that a process keeping thousands of keys keeps little for each.
+ */
+class Key implements KeySlots {
+  running = 0;
+  readonly waiting: Waiter[] = [];
+
+  constructor(
+    private readonly engine: Engine,
+    readonly maxQueue: number,
+    readonly concurrency: number,
+  ) {}
+
+  run<T>(work: () => Promise<T>, maxWaitMs?: number): Promise<T> {
+    return this.engine.run(this, work, maxWaitMs);
+  }
+
+  releaseWaiting(error: Error): void {
+    this.engine.release(this, error);
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
 }
 
 export class FairSlots {
@@ -71,6 +97,10 @@ export class FairSlots {
   #running = 0;
   /** Keys with calls waiting, the one whose turn came longest ago first. */
   readonly #turns = new Set<Key>();
+  readonly #engine: Engine = {
+    run: (key, work, maxWaitMs) => this.#run(key, work, maxWaitMs),
+    release: (key, error) => this.#release(key, error),
+  };
 
   constructor(options: FairSlotsOptions) {
     this.slots = options.slots;
@@ -85,19 +115,7 @@ export class FairSlots {
 
   /** A new key's part (one per payments client, that is per API key). */
   key(options: KeySlotsOptions = {}): KeySlots {
-    const key: Key = {
-      running: 0,
-      waiting: [],
-      maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE,
-      concurrency: options.concurrency ?? this.slots,
-    };
-    return {
-      run: (work, maxWaitMs) => this.#run(key, work, maxWaitMs),
-      releaseWaiting: (error) => this.#release(key, error),
-      get queued() {
-        return key.waiting.length;
-      },
-    };
+    return new Key(this.#engine, options.maxQueue ?? DEFAULT_MAX_QUEUE, options.concurrency ?? this.slots);
   }
 
   async #run<T>(key: Key, work: () => Promise<T>, maxWaitMs: number | undefined): Promise<T> {

@@ -298,7 +298,8 @@ export function listenerDeps(
       breaker,
       owner: 'test-instance',
       clientOptions: {},
-      slackOf: () => ({ poster, directory, client: () => new webApi.WebClient('xoxb-test') }),
+      slackOf: () => ({ poster, client: () => new webApi.WebClient('xoxb-test') }),
+      directoryOf: () => directory,
       wakeOutbox: () => undefined,
       shared: {
         ...sharedListenerDeps(base),
@@ -312,6 +313,7 @@ export function listenerDeps(
       payments,
       health,
       state: serviceState(store, logger, { installation: ONE_WORKSPACE, circuit: () => breaker.state() }),
+      directory,
       policy: { home: { teamId: HOME_TEAM, enterpriseId: undefined }, ...opts.policy },
     },
   );

@@ -1,0 +1,82 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backgroundParts } from '../../src/installations/background.js';
+import type { Tenant } from '../../src/installations/tenant.js';
+import { serviceState } from '../../src/service-state.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import type { InstallationSummary } from '../../src/store/installations.js';
+import type { ClaimedCheck } from '../../src/watches/queries-checks.js';
+import { captureLogs, TEST_WATCH_SETTINGS } from '../support/bolt.js';
+
+/**
+ * A claim's installations are served with what one read says of them all: whose keys the
+ * service rejects (only those ask for their probe), and their summaries (no installation read
+ * again, check by check).
+ */
+
+let store: Store;
+beforeAll(async () => {
+  store = await openStore({
+    kind: 'sqlite',
+    path: join(mkdtempSync(join(tmpdir(), 'claims-')), 'bot.sqlite'),
+  });
+});
+afterAll(() => store.close());
+
+const summary = (id: string) => ({ id }) as InstallationSummary;
+
+describe('the watches of a claim’s installations', () => {
+  it('reads whose keys are rejected once, gives each part its summary, and tells each check whether its key was', async () => {
+    const logs = captureLogs();
+    await serviceState(store, logs.logger, { installation: 'T0BAD' }).markKeyRejected(1_000_000 - 120_000);
+    const given: [string, InstallationSummary | undefined][] = [];
+    const told: [string, unknown][] = [];
+    const part = (id: string) =>
+      ({
+        watches: {
+          check: async (_row: ClaimedCheck, known: unknown) => {
+            told.push([id, known]);
+            return { outcome: 'unchanged' };
+          },
+        },
+      }) as unknown as Tenant;
+    const summariesAsked: string[][] = [];
+    const parts = backgroundParts(
+      {
+        partOf: async (id, known) => {
+          given.push([id, known]);
+          return part(id);
+        },
+        summariesOf: async (ids) => {
+          summariesAsked.push([...ids]);
+          return new Map(ids.filter((id) => id !== 'T0GONE').map((id) => [id, summary(id)]));
+        },
+      },
+      { store, logger: logs.logger, clock: () => 1_000_000, settings: { watches: TEST_WATCH_SETTINGS } },
+    );
+    const before = store.statements();
+    const checkers = await parts.checkersOf(['T0A', 'T0B', 'T0GONE', 'T0BAD']);
+    // One read of the rejected keys, and for the one rejected key its probe (its state, then the probe taken).
+    expect(store.statements() - before).toBe(3);
+    expect(summariesAsked).toEqual([['T0A', 'T0B', 'T0GONE', 'T0BAD']]);
+    expect(new Map(given)).toEqual(
+      new Map([
+        ['T0A', summary('T0A')],
+        ['T0B', summary('T0B')],
+        ['T0GONE', undefined],
+        ['T0BAD', undefined],
+      ]),
+    );
+    for (const [id, checker] of checkers) await checker.check({ invoice_id: `I-${id}` } as ClaimedCheck);
+    expect(new Map(told)).toEqual(
+      new Map([
+        ['T0A', { keyRejected: false }],
+        ['T0B', { keyRejected: false }],
+        ['T0GONE', { keyRejected: false }],
+        ['T0BAD', { keyRejected: true }],
+      ]),
+    );
+  });
+});
