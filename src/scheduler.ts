@@ -79,6 +79,12 @@ export interface Task<T, P, C = never> {
    * claim costs the store more than its items do. 1 by default.
    */
   readonly claimBatch?: number;
+  /**
+   * For a job whose items fall due one after another all the time (the watch checks): after a
+   * claim that took fewer than it had room for, the next comes this much later, with everything
+   * that fell due meanwhile, rather than one claim (and its statements) for every item that ends.
+   */
+  readonly claimGapMs?: number;
   /** How long to wait before looking again when nothing was due. */
   readonly idleMs: number;
   /**
@@ -145,6 +151,7 @@ export interface Job<T> {
   readonly name: string;
   readonly concurrency: number;
   readonly claimBatch?: number;
+  readonly claimGapMs?: number;
   readonly idleMs: number;
   /** Takes up to `limit` due items, leased to this instance. */
   claim(now: number, limit: number): Promise<T[]>;
@@ -201,6 +208,7 @@ export function leased<T, P, C = never>(
     name: task.name,
     concurrency: task.concurrency,
     ...(task.claimBatch === undefined ? {} : { claimBatch: task.claimBatch }),
+    ...(task.claimGapMs === undefined ? {} : { claimGapMs: task.claimGapMs }),
     idleMs: task.idleMs,
     dueAt: (item) => task.dueAt(item),
     ...(nextDueAt ? { nextDueAt: (now: number) => nextDueAt.call(task, now) } : {}),
@@ -298,10 +306,13 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
       (item: T) => job.run(item),
     );
     const batch = Math.min(job.claimBatch ?? 1, job.concurrency);
+    /** The loop waits for slots to free up (too few for a claim): a finishing item wakes it. */
+    let starved = false;
     while (!stopping) {
       let claimed = 0;
       const free = job.concurrency - running;
       const claiming = free >= batch;
+      starved = !claiming;
       if (claiming) {
         try {
           const now = deps.clock();
@@ -312,7 +323,8 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
             running += 1;
             void run(item).finally(() => {
               running -= 1;
-              wakeJob(job.name);
+              // With a claim gap, claims come at its pace, not at every item's end.
+              if (job.claimGapMs === undefined || starved) wakeJob(job.name);
             });
           }
         } catch (error) {
@@ -324,7 +336,10 @@ export function createScheduler(deps: SchedulerDeps, jobs: readonly Job<unknown>
       // A full batch means more may be due: look again at once (or, with too few slots free, when
       // one frees up: a finishing item wakes the loop).
       if (claimed > 0 && claimed === free) continue;
-      const wait = claiming ? await untilNextDue(job) : job.idleMs;
+      // After a partial claim, a job with a claim gap looks again once the gap has passed (what
+      // fell due meanwhile comes in one claim), without asking when the next item is due.
+      const gap = claimed > 0 ? job.claimGapMs : undefined;
+      const wait = gap ?? (claiming ? await untilNextDue(job) : job.idleMs);
       // Work due now that could not be claimed (background paused: the payment service's breaker
       // open, or its key rejected) is looked for again after a tick, not at once in a spin.
       await pause(job.name, claimed === 0 && wait === 0 ? job.idleMs : wait);

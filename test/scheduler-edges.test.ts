@@ -59,3 +59,50 @@ describe('the scheduler, between claims', () => {
     await scheduler.stop();
   });
 });
+
+describe('the scheduler, for a job with a claim gap', () => {
+  it('claims again a gap after a partial claim, not at each item’s end, and asks for no next due time then', async () => {
+    const ends: (() => void)[] = [];
+    const asked = { nextDue: 0 };
+    const a = job('a', [[1], [2], [3], [4]], {
+      claimGapMs: 200,
+      nextDueAt: async (now) => {
+        asked.nextDue += 1;
+        return now;
+      },
+      run: () =>
+        new Promise((resolve) => {
+          ends.push(() => resolve({ outcome: 'sent' }));
+        }),
+    });
+    const scheduler = createScheduler(deps(), [a.job]);
+    scheduler.start();
+    await expect.poll(() => a.seen.claims).toBe(1);
+    // The item's end wakes no claim: the next comes with the gap.
+    ends.shift()?.();
+    await sleep(100);
+    expect(a.seen.claims).toBe(1);
+    await expect.poll(() => a.seen.claims, { timeout: 1000 }).toBe(2);
+    expect(asked.nextDue).toBe(0);
+    await scheduler.stop();
+    for (const end of ends) end();
+  });
+
+  it('claims when a slot frees up while every slot was taken', async () => {
+    const ends: (() => void)[] = [];
+    const a = job('a', [[1, 2, 3, 4], [5]], {
+      claimGapMs: 60_000,
+      run: () =>
+        new Promise((resolve) => {
+          ends.push(() => resolve({ outcome: 'sent' }));
+        }),
+    });
+    const scheduler = createScheduler(deps(), [a.job]);
+    scheduler.start();
+    await expect.poll(() => a.seen.claims).toBe(1);
+    ends.shift()?.();
+    await expect.poll(() => a.seen.claims, { timeout: 1000 }).toBe(2);
+    await scheduler.stop();
+    for (const end of ends) end();
+  });
+});
