@@ -363,7 +363,12 @@ export async function tenantScenario(
       const setupSeconds = round((Date.now() - setupStarted) / 1000);
       log(`setup took ${setupSeconds} s; starting ${settings.instances} instances`);
       const started = Date.now();
-      bots.push(...(await Promise.all(Array.from({ length: settings.instances }, () => startBot(env)))));
+      // BENCH_CPU_PROF=<dir>: each instance writes a V8 CPU profile there as it stops.
+      const prof = process.env.BENCH_CPU_PROF;
+      const nodeArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [];
+      bots.push(
+        ...(await Promise.all(Array.from({ length: settings.instances }, () => startBot(env, { nodeArgs })))),
+      );
       await Promise.all(bots.map((b) => healthy(b.url)));
       const loadAverage = loadavg().map((l) => round(l, 2));
       const cpuBefore = bots.map((b) => cpuMs(b.child.pid));

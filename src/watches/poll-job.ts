@@ -35,7 +35,7 @@ interface WatchPollDeps {
 }
 
 /** After a claim that did not fill every slot, the next comes this much later (`Task.claimGapMs`). */
-const CLAIM_GAP_MS = 100;
+const CLAIM_GAP_MS = 250;
 
 /** The checks an instance runs at once, all installations together. */
 export const WATCH_CHECKS_AT_ONCE = 48;
@@ -67,7 +67,7 @@ export function watchPollJob(deps: WatchPollDeps): Task<ClaimedCheck, WatchCheck
     // A claim reads every installation's due checks: claimed by the half, not one at a time.
     concurrency,
     claimBatch: concurrency / 2,
-    // Checks fall due all the time: claimed ten times a second, each claim with what fell due.
+    // Checks fall due all the time: claimed four times a second, each claim with what fell due.
     claimGapMs: CLAIM_GAP_MS,
     idleMs: 1000,
     dueAt: (row) => row.next_poll_at,
