@@ -24,7 +24,7 @@ import { breakerGate, serviceState } from './service-state.js';
 import type { Store } from './store/database.js';
 import { ONE_WORKSPACE } from './store/keys.js';
 import type { Sealer } from './store/sealing.js';
-import { claimQueries } from './watches/queries-checks.js';
+import { checkClaims } from './watches/queries-checks.js';
 import { watchPollJob } from './watches/service.js';
 
 /** A watch check due longer ago than this counts as overdue in the metrics. */
@@ -51,7 +51,7 @@ interface BotDeps {
 
 /** What /metrics reads at each scrape: work in flight, watches, the outbox, the breaker; every installation together. */
 function readGauges(metrics: Metrics, deps: Pick<Common, 'inflight' | 'store' | 'clock' | 'breaker'>): void {
-  const queries = claimQueries(deps.store);
+  const queries = checkClaims(deps.store);
   metrics.gauges({
     inflight: () => deps.inflight.size,
     activeWatches: () => queries.countAllActive(),

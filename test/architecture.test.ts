@@ -182,4 +182,34 @@ describe('the shape of src/', () => {
           /^(listeners|pipeline|http|installations|slack\/(poster|people|response-url))/,
         );
   });
+
+  /** Every file under src/ with its text, relative to src/. */
+  const texts = () => sources(SRC).map((path) => [relative(SRC, path), readFileSync(path, 'utf8')] as const);
+
+  it('names the installation everywhere: nothing falls back to the one workspace when it is not given', () => {
+    // A parameter's default (`installation = ONE_WORKSPACE`) or a fallback (`?? ONE_WORKSPACE`).
+    const fallback = /(?:[\w)\]]\s*=(?!=)|\?\?)\s*ONE_WORKSPACE\b/;
+    const found = texts().flatMap(([file, text]) =>
+      text
+        .split('\n')
+        .flatMap((line, i) => (fallback.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+    expect(fallback.test('function f(installation = ONE_WORKSPACE) {')).toBe(true);
+    expect(fallback.test('const id = deps.installation ?? ONE_WORKSPACE;')).toBe(true);
+    expect(fallback.test('if (installation === ONE_WORKSPACE) return;')).toBe(false);
+  });
+
+  it('keeps one installation’s queries and the queries across installations apart: a `…Queries` factory needs its installation', () => {
+    const factories = texts().flatMap(([file, text]) =>
+      [...text.matchAll(/export function (\w+Queries)\(([^)]*)\)/g)].map((m) => ({
+        where: `${file} ${m[1]}`,
+        params: m[2] ?? '',
+      })),
+    );
+    expect(factories.map((f) => f.where)).toEqual(
+      expect.arrayContaining(['watches/queries.ts watchQueries', 'feed/queries.ts feedQueries']),
+    );
+    for (const { where, params } of factories) expect(params, where).toMatch(/\binstallation: string\b/);
+  });
 });

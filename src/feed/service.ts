@@ -3,7 +3,6 @@ import type { AccessPolicy, Refusal } from '../access.js';
 import type { OutboxRow } from '../outbox.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { SlackPostError } from '../slack/calls.js';
-import { ONE_WORKSPACE } from '../store/keys.js';
 import {
   digestMovedMessage,
   feedStoppedNotice,
@@ -21,8 +20,8 @@ import { digestOf, feedQueries, type SubscriptionRow } from './queries.js';
 import { type DigestTime, formatDigestTime, nextDigestAt } from './schedule.js';
 
 export interface FeedDeps extends BackgroundDeps {
-  /** Many workspaces: the installation whose feeds these are ('' is the one workspace's). */
-  installation?: string;
+  /** The installation whose feeds these are: ONE_WORKSPACE for the one workspace. */
+  installation: string;
   /**
    * Many workspaces: when the account whose key `payments` holds was connected. A reading is
    * kept only while that account is still the installation's, checked in the reading's own
@@ -62,7 +61,7 @@ type UnsubscribeResult = { kind: 'unsubscribed' } | { kind: 'not_subscribed' };
 export function createFeed(deps: FeedDeps) {
   const { store, payments, poster, logger, clock, policy } = deps;
   const { db } = store;
-  const queries = feedQueries(store, deps.installation ?? ONE_WORKSPACE);
+  const queries = feedQueries(store, deps.installation);
   const jobDeps = { ...deps, queries, pollMs: deps.pollSeconds * 1000 };
   const poll = balancePoll(jobDeps);
   const digest = dailyDigest(jobDeps);

@@ -5,7 +5,6 @@ import type { Change, EndReason } from '../domain/watch.js';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Invoice } from '../payments/index.js';
 import type { BackgroundDeps } from '../scheduler.js';
-import { ONE_WORKSPACE } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import { endReasonText, transitionMessage, watchEndedMessage } from '../views/watch.js';
@@ -17,8 +16,8 @@ export type WatchSettings = Config['watches'];
 
 export interface WatchDeps extends BackgroundDeps {
   settings: WatchSettings;
-  /** The installation whose watches these are: ONE_WORKSPACE (the default) for the one workspace. */
-  installation?: string;
+  /** The installation whose watches these are: ONE_WORKSPACE for the one workspace. */
+  installation: string;
 }
 
 /** Reasons that end a watch without a word in its thread: the bot could not post there anyway. */
@@ -37,7 +36,7 @@ export const liveWatch = (w: Pick<WatchRow, 'id' | 'watcher_id' | 'started_at'>)
  */
 export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'installation'>>(deps: D) {
   const { settings } = deps;
-  const installation = deps.installation ?? ONE_WORKSPACE;
+  const { installation } = deps;
   const queries = watchQueries(deps.store, installation);
   const graceMs = settings.graceMinutes * 60_000;
   /** Why a watch ended, in words. */

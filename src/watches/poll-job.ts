@@ -6,7 +6,7 @@ import { paceInterval } from '../store/pace.js';
 import { pruneEnded } from '../store/retention.js';
 import { stepBackGuard } from '../store/schedules.js';
 import { CEILING_MS } from './cadence.js';
-import { type CheckRecord, type ClaimedCheck, claimQueries } from './queries-checks.js';
+import { type CheckRecord, type ClaimedCheck, checkClaims } from './queries-checks.js';
 
 /**
  * What the poll job needs of an installation's watches: one check of an invoice it claimed, with
@@ -51,7 +51,7 @@ const ONE_KEY_CHECKS_AT_ONCE = 16;
  * installations (`claimDue`), each checked by its own installation's watches.
  */
 export function watchPollJob(deps: WatchPollDeps): Task<ClaimedCheck, WatchChecker, CheckRecord> {
-  const queries = claimQueries(deps.store);
+  const queries = checkClaims(deps.store);
   // The cadence's longest step, or a minute's wait (an unserved installation, a rejected key).
   const maxAheadMs = Math.max(deps.pollSeconds * 1000, CEILING_MS) + UNSERVED_RETRY_MS;
   const steppedBack = stepBackGuard(deps.store, {

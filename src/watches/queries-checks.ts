@@ -139,7 +139,7 @@ async function claimChecks(store: Store, claim: CheckClaim): Promise<WatchedInvo
  * The checks across installations: claiming due ones, what a claim's checks decide from and
  * record, giving one back, and the counts for the metrics. No query here is one installation's.
  */
-export function claimQueries(store: Store) {
+export function checkClaims(store: Store) {
   const { db } = store;
   return {
     /**

@@ -13,7 +13,7 @@ export type ListedWatch = WatchRow & { snapshot: string | null };
 /**
  * The store's side of watching: every query the watches make, and nothing else. Each reads and
  * writes only `installation`'s rows. Claiming due checks and the counts for the metrics are
- * across installations, and another object's (`claimQueries`, ./queries-checks.ts).
+ * across installations, and another object's (`checkClaims`, ./queries-checks.ts).
  */
 export function watchQueries(store: Store, installation: string) {
   return {

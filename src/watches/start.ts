@@ -5,7 +5,6 @@ import type { EndReason } from '../domain/watch.js';
 import { ATTEMPT_WINDOW_MS, CLOCK_TOLERANCE_MS } from '../outbox.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { type PostFailure, SlackPostError, slackWasBusy } from '../slack/calls.js';
-import { ONE_WORKSPACE } from '../store/keys.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import type { Mrkdwn } from '../views/mrkdwn.js';
 import { nextPollAt } from './cadence.js';
@@ -121,7 +120,7 @@ export function watchStarts(ctx: WatchContext) {
       if (!raced) throw error;
       return existing(raced, invoice);
     }
-    return post({ ...watch, installation_id: deps.installation ?? ONE_WORKSPACE }, invoice, req.threadTs);
+    return post({ ...watch, installation_id: deps.installation }, invoice, req.threadTs);
   }
 
   return { start, settleStale };

@@ -33,6 +33,7 @@ export function feedInstance(
   const logs = captureLogs();
   const state = serviceState(env.store, logs.logger, { installation: ONE_WORKSPACE });
   const deps: FeedDeps & Leasing = {
+    installation: ONE_WORKSPACE,
     store: env.store,
     payments: opts.payments ?? env.deps().payments,
     poster,

@@ -59,6 +59,7 @@ const depsOf = (name: string, on: Store): WatchDeps & Leasing => {
     clock: () => clock.now,
     settings: TEST_WATCH_SETTINGS,
     owner: name,
+    installation: ONE_WORKSPACE,
   };
 };
 const instance = (name: string, on: Store) => createWatches(depsOf(name, on));

@@ -7,7 +7,7 @@ import type { Store } from '../../src/store/database.js';
 import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { PRUNE_BATCH, PRUNE_BATCHES_PER_CALL, pruneEnded } from '../../src/store/retention.js';
 import { watchQueries } from '../../src/watches/queries.js';
-import { claimQueries } from '../../src/watches/queries-checks.js';
+import { checkClaims } from '../../src/watches/queries-checks.js';
 import { watchPollJob } from '../../src/watches/service.js';
 import { captureLogs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
@@ -98,7 +98,7 @@ describe('what /metrics and the App Home read', () => {
   it.each([
     [
       '/metrics: the active watches',
-      (store: Store) => claimQueries(store).countAllActive(),
+      (store: Store) => checkClaims(store).countAllActive(),
       'watches_by_state',
     ],
     [

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/database.js';
 import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
-import { claimQueries } from '../../src/watches/queries-checks.js';
+import { checkClaims } from '../../src/watches/queries-checks.js';
 import { emptyWork } from './empty-store.js';
 
 /**
@@ -51,11 +51,11 @@ export function checkBatchContract(name: string, open: () => Promise<Store>): vo
         });
       }
       await store.db.updateTable('watches').set({ state: 'ended' }).where('id', '=', 'B-1').execute();
-      return claimQueries(store).claimDue(owner, 1, 10, 10_000);
+      return checkClaims(store).claimDue(owner, 1, 10, 10_000);
     }
 
     it('reads the pending and active watches of every claimed check at once, each with its own invoice’s, in id order', async () => {
-      const rows = await claimQueries(store).withWatches(await claimed('a'));
+      const rows = await checkClaims(store).withWatches(await claimed('a'));
       const seen = Object.fromEntries(
         rows.map((r) => [`${r.installation_id}/${r.invoice_id}`, r.watches.map((w) => `${w.id} ${w.state}`)]),
       );
@@ -65,14 +65,14 @@ export function checkBatchContract(name: string, open: () => Promise<Store>): vo
         'B/i-1': ['B-2 active'],
         'B/i-2': ['B-3 pending'],
       });
-      expect(await claimQueries(store).withWatches([])).toEqual([]);
+      expect(await checkClaims(store).withWatches([])).toEqual([]);
     });
 
     it('records many checks in one statement, each only for its own lease’s holder, keeping a snapshot not read', async () => {
       const rows = await claimed('a');
       const [first, second, third] = rows;
       if (!first || !second || !third) throw new Error('three claimed checks');
-      const recorded = await claimQueries(store).completeMany([
+      const recorded = await checkClaims(store).completeMany([
         {
           row: first,
           owner: 'a',
@@ -104,7 +104,7 @@ export function checkBatchContract(name: string, open: () => Promise<Store>): vo
         failing_since: 42,
         lease_owner: null,
       });
-      expect(await claimQueries(store).completeMany([])).toEqual([]);
+      expect(await checkClaims(store).completeMany([])).toEqual([]);
     });
   });
 }

@@ -7,7 +7,7 @@ import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { migrationProvider } from '../../src/store/migrations.js';
 import { paceInterval, reserveSlot } from '../../src/store/pace.js';
 import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
-import { claimQueries } from '../../src/watches/queries-checks.js';
+import { checkClaims } from '../../src/watches/queries-checks.js';
 import { captureLogs } from './bolt.js';
 import { emptyWork } from './empty-store.js';
 import { recordingPoster } from './fake-slack.js';
@@ -21,7 +21,7 @@ import { outboxOf } from './jobs.js';
 /** The one workspace's watch queries and the checks across installations, side by side. */
 const watchesOf = (store: Store, installation = ONE_WORKSPACE) => ({
   ...watchQueries(store, installation),
-  ...claimQueries(store),
+  ...checkClaims(store),
 });
 
 export function storeContract(name: string, open: () => Promise<Store>): void {

@@ -63,7 +63,7 @@ export function useWatchWorld() {
       settings: { ...TEST_WATCH_SETTINGS, ...opts.settings },
       owner: name,
       wakeOutbox: opts.wakeOutbox,
-      installation: opts.installation,
+      installation: opts.installation ?? ONE_WORKSPACE,
     };
     const watches = createWatches(deps);
     const outbox = outboxOf({

@@ -3,7 +3,7 @@ import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/calls.js';
 import { ONE_WORKSPACE } from '../../src/store/keys.js';
-import { claimQueries } from '../../src/watches/queries-checks.js';
+import { checkClaims } from '../../src/watches/queries-checks.js';
 import { WATCH_CHECKS_AT_ONCE, watchPollJob } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
@@ -602,7 +602,7 @@ describe('watches, in detail', () => {
     const a = instance('a');
     const b = instance('b');
     await a.watches.start(request());
-    expect(await claimQueries(world.env.store).countAllActive()).toBe(1);
+    expect(await checkClaims(world.env.store).countAllActive()).toBe(1);
     const [watch] = await a.watches.list(CHANNEL);
     const results = await Promise.all([
       a.watches.stop(watch?.id ?? '', 'U0A'),
@@ -613,7 +613,7 @@ describe('watches, in detail', () => {
     expect(
       world.poster.repliesIn(CHANNEL, card().ts).filter((m) => m.text.includes('No longer watching')),
     ).toHaveLength(1);
-    expect(await claimQueries(world.env.store).countAllActive()).toBe(0);
+    expect(await checkClaims(world.env.store).countAllActive()).toBe(0);
   });
 
   it('stops by invoice, and says it was not watched the second time', async () => {
