@@ -40,7 +40,7 @@ export const paceInterval = (perSecond: number): number => Math.ceil((1000 + PAC
  * while the installation is stored (an upsert the database serializes per row). Resolves with each
  * one's first reserved slot (`now` for an installation no longer stored: nothing to pace).
  */
-export async function reserveSlots(
+async function reserveSlots(
   store: Store,
   wanted: ReadonlyMap<string, number>,
   now: number,
