@@ -29,7 +29,7 @@ export function coalesce<I, R>(options: CoalesceOptions<I, R>): (item: I) => Pro
   let writing = false;
 
   async function write(): Promise<void> {
-    if (timer) clearTimeout(timer);
+    clearTimeout(timer);
     timer = undefined;
     if (writing || waiting.length === 0) return;
     writing = true;

@@ -38,7 +38,7 @@ export const paceInterval = (perSecond: number): number => Math.ceil((1000 + PAC
  * each, `count` slots `intervalMs` apart from its key's next free one (`max(next, now)`; now when
  * next is past what a key's own calls could have reserved: the clock was stepped back), only
  * while the installation is stored (an upsert the database serializes per row). Resolves with each
- * one's first reserved slot (`now` for an installation no longer stored: nothing to pace).
+ * one's first reserved slot; one no longer stored is missing (nothing to pace: its call goes now).
  */
 async function reserveSlots(
   store: Store,
@@ -46,7 +46,6 @@ async function reserveSlots(
   now: number,
   intervalMs: number,
 ): Promise<Map<string, number>> {
-  if (wanted.size === 0) return new Map();
   // Typed for PostgreSQL (a bare parameter in VALUES is text); SQLite reads the same words.
   const rows = [...wanted].map(
     ([id, count]) => sql`(cast(${id} as text), cast(${count * intervalMs} as bigint))`,
@@ -63,10 +62,12 @@ async function reserveSlots(
       (case when ${next} > ${now} and ${next} <= ${now + PACE_STEPPED_BACK_MS} then ${next} else ${now} end)
       + (excluded.next_slot_at - ${now})
     returning installation_id, next_slot_at`.execute(store.db);
-  const first = new Map([...wanted.keys()].map((id) => [id, now]));
-  for (const r of reserved)
-    first.set(r.installation_id, Number(r.next_slot_at) - (wanted.get(r.installation_id) ?? 0) * intervalMs);
-  return first;
+  return new Map(
+    reserved.map((r) => [
+      r.installation_id,
+      Number(r.next_slot_at) - (wanted.get(r.installation_id) ?? 0) * intervalMs,
+    ]),
+  );
 }
 
 /** Reserves one installation's next background call (`reserveSlots` for one). */

@@ -119,6 +119,25 @@ describe('a key’s background budget kept in the store', () => {
     expect(starts.at(-1)).toBe(81_210);
   });
 
+  it('gives calls of one key that ask together consecutive slots, reserved in one statement', async () => {
+    const now = 90_000;
+    const waits: number[] = [];
+    const pace = sharedPaces(
+      store,
+      4,
+      () => now,
+      async (ms) => {
+        waits.push(ms);
+        throw new Error('stop waiting');
+      },
+    )('T6');
+    const before = store.statements();
+    const calls = await Promise.allSettled([pace(), pace(), pace()]);
+    expect(store.statements() - before).toBe(1);
+    expect(calls.map((c) => c.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    expect(waits.sort((a, b) => a - b)).toEqual([275, 550]);
+  });
+
   it('waits on the real clock by default', async () => {
     const pace = sharedPaces(store, 20)('T4');
     const started = Date.now();
