@@ -1,13 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from './logger.js';
+import { claimOutbox, OUTBOX } from './outbox-claim.js';
 import type { Tracked } from './pipeline/tracked.js';
+import { leaseOf, leaseQueue, writeHeld } from './runner/leases.js';
 import { type HeldLease, servedEach, type Task } from './scheduler.js';
 import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
 import { ONE_WORKSPACE } from './store/keys.js';
-import { renewing } from './store/lease.js';
-import { claimOutbox } from './store/outbox-claim.js';
 import { stepBackGuard } from './store/schedules.js';
 import type { Tables } from './store/schema.js';
 import type { Message } from './views/blocks.js';
@@ -16,7 +16,7 @@ import type { Message } from './views/blocks.js';
  * Messages the bot sends on its own, delivered from the store: the decision to send a message
  * and the message itself are written in one transaction (`enqueue`), and a job delivers them, one
  * at a time per lane (a watch's messages, a channel's feed: `laneOf`), in order, its slots shared
- * between installations (src/store/outbox-claim.ts): one workspace's backlog does not hold back
+ * between installations (src/outbox-claim.ts): one workspace's backlog does not hold back
  * another's messages, nor one kind of message another kind.
  *
  * Slack failing or asking to wait (a 5xx, a time-out, a 429, an outage of hours, any code Slack
@@ -186,26 +186,18 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     column: 'next_attempt_at',
     maxAheadMs: MAX_BACKOFF_MS + 60_000,
   });
-  /** Updates the row only while the lease it was claimed under (`row.lease_owner`) still holds it. */
-  const fenced = async (row: OutboxRow, values: Partial<OutboxRow>) => {
-    if (row.lease_owner === null) return false;
-    const result = await db
-      .updateTable('outbox')
-      .set(values)
-      .where('id', '=', row.id)
-      .where('lease_owner', '=', row.lease_owner)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
-  };
-  const finish = (row: OutboxRow, result: string) =>
-    fenced(row, { done_at: clock(), result, lease_owner: null, lease_until: null });
+  /**
+   * Updates the row only while the lease it was claimed under still holds it, and lets the lease
+   * go unless `keep` (the delivery goes on).
+   */
+  const fenced = (row: OutboxRow, values: Partial<OutboxRow>, keep = false) =>
+    writeHeld(db, OUTBOX, { id: row.id }, leaseOf(row), values, { keep });
+  const finish = (row: OutboxRow, result: string) => fenced(row, { done_at: clock(), result });
   /** Tries again in `delayMs` (MAX_BACKOFF_MS at most); an attempt is counted unless nothing was attempted (`counted: false`). */
   const later = (row: OutboxRow, delayMs: number, counted = true) =>
     fenced(row, {
       next_attempt_at: clock() + Math.min(delayMs, MAX_BACKOFF_MS),
       attempts: row.attempts + (counted ? 1 : 0),
-      lease_owner: null,
-      lease_until: null,
     });
 
   /**
@@ -255,13 +247,13 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
       await finish(row, 'found');
       return { outcome: 'found' };
     }
-    if (lease.lost || !(await fenced(row, { attempted_at: clock() }))) return { outcome: 'lease_lost' };
+    if (lease.lost || !(await fenced(row, { attempted_at: clock() }, true))) return { outcome: 'lease_lost' };
     try {
       await poster.post(target);
     } catch (error) {
       // Slack takes nothing it answers with a 429: the next attempt has nothing to look for.
       if (error instanceof SlackPostError && error.failure === 'rate_limited')
-        await fenced(row, { attempted_at: null });
+        await fenced(row, { attempted_at: null }, true);
       throw error;
     }
     await finish(row, 'sent');
@@ -308,6 +300,21 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     }
   }
 
+  /** A message given back unattempted (its workspace cannot be served now): due again at `until`, or dropped once too old. */
+  async function giveBack(row: OutboxRow, until: number): Promise<void> {
+    if (clock() - row.created_at < RETRY_FOR_MS) return void (await later(row, until - clock(), false));
+    logger.warn(
+      {
+        channel: row.channel,
+        method: row.method,
+        reason: 'gave_up',
+        waitedMinutes: Math.round((clock() - row.created_at) / 60_000),
+      },
+      'gave up on a message to Slack: its workspace could not be served',
+    );
+    if (await finish(row, 'dropped: its workspace could not be served')) deps.onDropped?.('gave_up');
+  }
+
   return {
     name: 'outbox',
     concurrency: 4,
@@ -324,25 +331,15 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
       await steppedBack(now);
       return claimOutbox(store, { owner: lease.owner, now, limit, leaseMs: lease.ms, busy });
     },
-    renew: renewing(db, 'outbox'),
+    queue: {
+      renew: leaseQueue(store, OUTBOX).renew,
+      // Nothing was attempted: no attempt is counted. Its life is bounded all the same: a message
+      // whose workspace could not be served for RETRY_FOR_MS (a revoked token) is dropped, not
+      // posted days late once it is installed again.
+      giveBack: (row, _owner, until) => giveBack(row, until),
+    },
 
     serve: servedEach((installation) => deps.posterOf(installation)),
-    // Nothing was attempted: no attempt is counted. Its life is bounded all the same: a message
-    // whose workspace could not be served for RETRY_FOR_MS (a revoked token) is dropped, not
-    // posted days late once it is installed again.
-    async postpone(row, until) {
-      if (clock() - row.created_at < RETRY_FOR_MS) return void (await later(row, until - clock(), false));
-      logger.warn(
-        {
-          channel: row.channel,
-          method: row.method,
-          reason: 'gave_up',
-          waitedMinutes: Math.round((clock() - row.created_at) / 60_000),
-        },
-        'gave up on a message to Slack: its workspace could not be served',
-      );
-      if (await finish(row, 'dropped: its workspace could not be served')) deps.onDropped?.('gave_up');
-    },
 
     async run(row, poster, lease) {
       try {

@@ -2,6 +2,7 @@ import type { Logger } from './logger.js';
 import type { PaymentsClient } from './payments/index.js';
 import { type Tracked, type TrackingDeps, tracked, type Who } from './pipeline/tracked.js';
 import { holdings } from './runner/holdings.js';
+import { LeaseLost, type LeaseQueue } from './runner/leases.js';
 import type { ServiceState } from './service-state.js';
 import type { SlackPoster } from './slack/poster.js';
 import { coalesce } from './store/coalesce.js';
@@ -94,10 +95,10 @@ export interface Task<T, P, C = never> {
    */
   claim(now: number, limit: number, lease: Lease, busy: ReadonlyMap<string, number>): Promise<T[]>;
   /**
-   * Leases every row still held by one of `tokens` until `now + leaseMs` (`renewing` in
-   * store/lease.ts); resolves with the tokens that still hold a row.
+   * The claimed items' leases in the store (`leaseQueue` in runner/leases.ts): renewed while
+   * they run, an item given back through it.
    */
-  renew(tokens: readonly string[], now: number, leaseMs: number): Promise<ReadonlySet<string>>;
+  readonly queue: LeaseQueue<T>;
   /** When the next item falls due, if the job can tell: the loop then sleeps until then, not a whole idle tick. */
   nextDueAt?(now: number): Promise<number | undefined>;
   /** When the item was due, for the scheduler's lag. */
@@ -113,8 +114,6 @@ export interface Task<T, P, C = never> {
    * once for the whole claim: an installation missing from the map cannot be served now.
    */
   serve(installations: readonly string[]): Promise<ReadonlyMap<string, P>>;
-  /** Gives a claimed item back unworked, due again at `until`, only while `lease` still holds it. */
-  postpone(item: T, until: number, lease: Lease): Promise<void>;
   /**
    * The work on a claimed item, with what its installation lent, under its claim's lease. Work
    * that has nothing to write but its item's completion returns it (`completion`), for `complete`.
@@ -175,7 +174,12 @@ export function leased<T, P, C = never>(
   logger?: Pick<Logger, 'warn'>,
 ): Job<T> {
   const busy = new Map<string, number>();
-  const held = holdings(task, lease, clock, logger);
+  const held = holdings(
+    { name: task.name, renew: (tokens, now, ms) => task.queue.renew(tokens, now, ms) },
+    lease,
+    clock,
+    logger,
+  );
   /** What each claimed item's installation lent it, asked once per claim. */
   const served = new Map<T, P | undefined>();
   let running = 0;
@@ -243,8 +247,12 @@ export function leased<T, P, C = never>(
       try {
         const itsLease = held.of(item);
         if (part !== undefined) return await recorded(item, itsLease, await task.run(item, part, itsLease));
-        await task.postpone(item, clock() + UNSERVED_RETRY_MS, itsLease);
+        await task.queue.giveBack(item, itsLease.owner, clock() + UNSERVED_RETRY_MS);
         return { outcome: 'paused', ...task.about?.(item) };
+      } catch (error) {
+        // A write fenced by a lease lost meanwhile: rolled back, nothing sent; another claim has it.
+        if (error instanceof LeaseLost) return { outcome: 'lease_lost', ...task.about?.(item) };
+        throw error;
       } finally {
         running -= 1;
         release(installation);

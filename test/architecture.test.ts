@@ -25,7 +25,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['config.ts', 'config/', 'logger.ts'],
   ['views/', 'sandbox/'],
   ['pipeline/'],
-  ['service-state.ts', 'scheduler.ts', 'runner/', 'outbox.ts'],
+  ['service-state.ts', 'scheduler.ts', 'runner/', 'outbox.ts', 'outbox-claim.ts'],
   ['watches/', 'feed/'],
   ['metrics.ts'],
   ['listeners/'],
@@ -211,5 +211,34 @@ describe('the shape of src/', () => {
       expect.arrayContaining(['watches/queries.ts watchQueries', 'feed/queries.ts feedQueries']),
     );
     for (const { where, params } of factories) expect(params, where).toMatch(/\binstallation: string\b/);
+  });
+  /**
+   * Where a lease column may be named outside the runner: the schema and its migrations define
+   * them, and the store's open releases a dead process's leases on SQLite (under the file's lock,
+   * before any runner starts).
+   */
+  const LEASE_COLUMNS_ALLOWED = new Set(['store/schema.ts', 'store/migrations.ts', 'store/database.ts']);
+  /** A lease statement's mark: a lease column, or a lease condition written by hand. */
+  const leaseStatement = /\blease_(?:owner|until)\b|\bleaseFree\b/;
+
+  it('leaves the lease protocol to the runner: no job claims, renews, fences or lets go of a lease in SQL of its own', () => {
+    const outside = texts().flatMap(([file, text]) =>
+      file.startsWith('runner/') || LEASE_COLUMNS_ALLOWED.has(file)
+        ? []
+        : text
+            .split('\n')
+            .flatMap((line, i) => (leaseStatement.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(outside).toEqual([]);
+    // What it finds: a claim's lease, a fence, a hand-written lease condition.
+    expect(leaseStatement.test('.set({ lease_owner: owner, lease_until: now + leaseMs })')).toBe(true);
+    expect(leaseStatement.test(".where('lease_owner', '=', owner)")).toBe(true);
+    expect(leaseStatement.test(".where(leaseFree('w.lease_until', now))")).toBe(true);
+    expect(leaseStatement.test('leaseRows(store, CHECKS, chosen, alias, lease, now)')).toBe(false);
+    // The runner's statements are there: what the rule protects is not an empty room.
+    const runner = texts().filter(([file]) => file.startsWith('runner/'));
+    expect(runner.filter(([, text]) => leaseStatement.test(text)).map(([file]) => file)).toEqual(
+      expect.arrayContaining(['runner/leases.ts', 'runner/refresh-lease.ts']),
+    );
   });
 });

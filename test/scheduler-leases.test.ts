@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { MAX_RENEWALS } from '../src/runner/holdings.js';
+import { LeaseLost } from '../src/runner/leases.js';
 import { type HeldLease, leased, servedEach, type Task, UNSERVED_RETRY_MS } from '../src/scheduler.js';
 import { captureLogs } from './support/bolt.js';
 
@@ -23,16 +24,18 @@ function slowTask(kept: (tokens: readonly string[]) => Set<string> | Error) {
       next += limit;
       return Array.from({ length: limit }, (_, n) => `item-${from + n + 1}`);
     },
-    async renew(tokens) {
-      renewals.push([...tokens]);
-      const answer = kept(tokens);
-      if (answer instanceof Error) throw answer;
-      return answer;
+    queue: {
+      async renew(tokens) {
+        renewals.push([...tokens]);
+        const answer = kept(tokens);
+        if (answer instanceof Error) throw answer;
+        return answer;
+      },
+      giveBack: async () => {},
     },
     dueAt: () => 0,
     installationOf: () => '',
     serve: async (installations) => new Map(installations.map((id) => [id, true])),
-    postpone: async () => {},
     run: (item, _part, lease) => {
       leases.set(item, lease);
       return new Promise((resolve) => ends.set(item, () => resolve({ outcome: 'sent' })));
@@ -126,7 +129,12 @@ describe('a task under the lease (leased)', () => {
         claims.push({ lease, busy: Object.fromEntries(busy) });
         return due.splice(0, limit);
       },
-      renew: async () => new Set(),
+      queue: {
+        renew: async () => new Set(),
+        async giveBack(item, owner, until) {
+          postponed.push(`${item.id} until ${until} by ${owner}`);
+        },
+      },
       dueAt: () => 0,
       installationOf: (item) => item.installation,
       describe: (item) => ({ channel: item.id }),
@@ -134,9 +142,6 @@ describe('a task under the lease (leased)', () => {
       serve: servedEach(async (installation) =>
         serveable.has(installation) ? `part of ${installation}` : undefined,
       ),
-      async postpone(item, until, lease) {
-        postponed.push(`${item.id} until ${until} by ${lease.owner}`);
-      },
       async run(item, part) {
         ran.push(`${item.id} with ${part}`);
         return { outcome: 'sent' };
@@ -196,6 +201,18 @@ describe('a task under the lease (leased)', () => {
     );
     expect(batched.claimBatch).toBe(2);
     expect(await batched.nextDueAt?.(10)).toBe(15);
+  });
+
+  it('ends an item whose fenced write found its lease lost as lease_lost, whatever the job, and frees its slot', async () => {
+    const { t, claims } = task(new Set(['A']));
+    t.run = async () => {
+      throw new LeaseLost();
+    };
+    const job = leased(t, LEASE, () => 0);
+    const [a1] = await job.claim(0, 1);
+    expect(await job.run(a1 as Item)).toEqual({ outcome: 'lease_lost', invoiceId: 'a1' });
+    await job.claim(0, 1);
+    expect(claims.at(-1)?.busy).toEqual({});
   });
 
   it('releases an installation’s slot even when its work throws', async () => {

@@ -1,7 +1,7 @@
 import type { StoredBalance } from '../domain/balance.js';
 import type { Tracked } from '../pipeline/tracked.js';
+import { leaseOf } from '../runner/leases.js';
 import type { BackgroundDeps } from '../scheduler.js';
-import { LeaseLost, leaseOf } from '../store/lease.js';
 import { digestMessage } from '../views/feed.js';
 import { digestOf, type FeedQueries, type SubscriptionRow } from './queries.js';
 import { nextDigestAt } from './schedule.js';
@@ -28,42 +28,37 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
     const now = clock();
     const lateBy = now - sub.next_digest_at;
     const next = nextDigestAt(digestOf(sub), now);
-    try {
-      const sent = await store.transaction(async (trx) => {
-        await queries.rescheduleDigest(trx, leaseOf(sub), sub.id, next);
-        if (lateBy >= LATE_DIGEST_LIMIT_MS) return false;
-        const latest = await queries.latestReading(trx);
-        if (!latest) return false;
-        const dayAgo = (await queries.latestReading(trx, now - DAY_MS)) ?? (await queries.oldestReading(trx));
-        const { rises, falls } = await queries.changeCounts(trx, now - DAY_MS);
-        const readAt = (await queries.pollSucceededAt(trx)) ?? latest.taken_at;
-        const message = digestMessage({
-          balances: JSON.parse(latest.balances) as StoredBalance,
-          asOf: new Date(readAt),
-          before:
-            dayAgo && dayAgo.id !== latest.id ? (JSON.parse(dayAgo.balances) as StoredBalance) : undefined,
-          beforeAt: dayAgo && dayAgo.id !== latest.id ? new Date(dayAgo.taken_at) : undefined,
-          rises,
-          falls,
-          lateByMs: lateBy >= LATE_MARK_MS ? lateBy : undefined,
-        });
-        await queries.enqueueTo(trx, [sub], message, now);
-        return true;
+    const sent = await store.transaction(async (trx) => {
+      await queries.rescheduleDigest(trx, leaseOf(sub), sub.id, next);
+      if (lateBy >= LATE_DIGEST_LIMIT_MS) return false;
+      const latest = await queries.latestReading(trx);
+      if (!latest) return false;
+      const dayAgo = (await queries.latestReading(trx, now - DAY_MS)) ?? (await queries.oldestReading(trx));
+      const { rises, falls } = await queries.changeCounts(trx, now - DAY_MS);
+      const readAt = (await queries.pollSucceededAt(trx)) ?? latest.taken_at;
+      const message = digestMessage({
+        balances: JSON.parse(latest.balances) as StoredBalance,
+        asOf: new Date(readAt),
+        before:
+          dayAgo && dayAgo.id !== latest.id ? (JSON.parse(dayAgo.balances) as StoredBalance) : undefined,
+        beforeAt: dayAgo && dayAgo.id !== latest.id ? new Date(dayAgo.taken_at) : undefined,
+        rises,
+        falls,
+        lateByMs: lateBy >= LATE_MARK_MS ? lateBy : undefined,
       });
-      if (!sent) {
-        if (lateBy >= LATE_DIGEST_LIMIT_MS) {
-          logger.warn(
-            { channel: sub.channel_id, lateMinutes: Math.round(lateBy / 60_000) },
-            'a digest more than 12 hours late was skipped',
-          );
-        }
-        return { outcome: 'unchanged', quiet: true };
+      await queries.enqueueTo(trx, [sub], message, now);
+      return true;
+    });
+    if (!sent) {
+      if (lateBy >= LATE_DIGEST_LIMIT_MS) {
+        logger.warn(
+          { channel: sub.channel_id, lateMinutes: Math.round(lateBy / 60_000) },
+          'a digest more than 12 hours late was skipped',
+        );
       }
-      deps.wakeOutbox?.();
-      return { outcome: 'sent' };
-    } catch (error) {
-      if (error instanceof LeaseLost) return { outcome: 'lease_lost' };
-      throw error;
+      return { outcome: 'unchanged', quiet: true };
     }
+    deps.wakeOutbox?.();
+    return { outcome: 'sent' };
   };
 }

@@ -1,11 +1,11 @@
 import type { Tracked } from '../pipeline/tracked.js';
+import { leaseQueue } from '../runner/leases.js';
 import { servedEach, type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
-import { renewing } from '../store/lease.js';
 import { pruneEnded } from '../store/retention.js';
 import { stepBackGuard } from '../store/schedules.js';
-import { feedClaims, type PollRow, type SubscriptionRow } from './queries.js';
+import { DIGESTS, feedClaims, POLLS, type PollRow, type SubscriptionRow } from './queries.js';
 
 /** What one installation's feed does with a claimed poll or digest (`createFeed`). */
 export interface InstallationFeed {
@@ -57,10 +57,9 @@ export function feedJobs(deps: FeedJobsDeps): {
           queries.claimPolls(lease.owner, now, allowed, lease.ms),
         );
       },
-      renew: renewing(deps.store.db, 'singletons'),
+      queue: leaseQueue(deps.store, POLLS),
       installationOf: ofInstallation,
       serve: servedEach(deps.feedOf),
-      postpone: (row, until, lease) => queries.postponePoll(lease.owner, row, until),
       run: (row, feed) => feed.poll(row),
     },
     digest: {
@@ -73,10 +72,9 @@ export function feedJobs(deps: FeedJobsDeps): {
         await prune(now);
         return queries.claimDigests(lease.owner, now, limit, lease.ms);
       },
-      renew: renewing(deps.store.db, 'feed_subscriptions'),
+      queue: leaseQueue(deps.store, DIGESTS),
       installationOf: ofInstallation,
       serve: servedEach(deps.digestsOf),
-      postpone: (sub, until, lease) => queries.holdDigest(lease.owner, sub, until),
       run: (sub, feed) => feed.digest(sub),
     },
   };

@@ -1,9 +1,9 @@
 import type { StoredBalance } from '../domain/balance.js';
 import { type BalanceEntry, InvalidApiKeyError, isPaymentError } from '../payments/index.js';
 import type { Tracked } from '../pipeline/tracked.js';
+import { leaseOf } from '../runner/leases.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
-import { LeaseLost, leaseOf } from '../store/lease.js';
 import { feedMessage, keyRejectedNotice } from '../views/feed.js';
 import { balanceChanges, toStored } from './deltas.js';
 import type { FeedQueries, PollRow } from './queries.js';
@@ -63,42 +63,37 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
     await state.markKeyAccepted();
 
     const current = toStored(entries);
-    try {
-      const announced = await store.transaction(async (trx) => {
-        await queries.releasePoll(trx, leaseOf(row), { next_run_at: now + pollMs, last_success_at: now });
-        // A reading of the account before a Replace key or Disconnect that committed meanwhile
-        // is no reading of this one: compared with the new account's, it would look like a payment.
-        if (!(await queries.readsAccount(trx, deps.account))) return undefined;
-        await queries.clearKeyNotices(trx);
-        await queries.pruneHistory(trx, now - KEEP_HISTORY_MS);
-        const latest = await queries.latestReading(trx);
-        if (!latest) {
-          // The first reading (of the feed, or since a Replace key) is the baseline: nothing moved yet.
-          await queries.insertReading(trx, now, current);
-          return 0;
-        }
-        const changes = balanceChanges(JSON.parse(latest.balances) as StoredBalance, current);
-        if (changes.length === 0) return 0;
+    const announced = await store.transaction(async (trx) => {
+      await queries.releasePoll(trx, leaseOf(row), { next_run_at: now + pollMs, last_success_at: now });
+      // A reading of the account before a Replace key or Disconnect that committed meanwhile
+      // is no reading of this one: compared with the new account's, it would look like a payment.
+      if (!(await queries.readsAccount(trx, deps.account))) return undefined;
+      await queries.clearKeyNotices(trx);
+      await queries.pruneHistory(trx, now - KEEP_HISTORY_MS);
+      const latest = await queries.latestReading(trx);
+      if (!latest) {
+        // The first reading (of the feed, or since a Replace key) is the baseline: nothing moved yet.
         await queries.insertReading(trx, now, current);
-        await queries.insertChanges(trx, now, changes);
-        // The balance was last seen as `latest` at its reading or at the last successful poll since
-        // (a reading is stored only when the balance moved).
-        const since = Math.max(latest.taken_at, row.last_success_at ?? latest.taken_at);
-        const gap = now - since > GAP_INTERVALS * pollMs ? new Date(since) : undefined;
-        const message = feedMessage(changes, new Date(now), gap);
-        await queries.enqueueTo(trx, await queries.active(trx), message, now);
-        return changes.length;
-      });
-      if (announced === undefined) return { outcome: 'account_changed' };
-      if (announced > 0) deps.wakeOutbox?.();
-      return {
-        outcome: announced > 0 ? 'changed' : 'unchanged',
-        quiet: announced === 0,
-        counts: { currencies: announced },
-      };
-    } catch (error) {
-      if (error instanceof LeaseLost) return { outcome: 'lease_lost' };
-      throw error;
-    }
+        return 0;
+      }
+      const changes = balanceChanges(JSON.parse(latest.balances) as StoredBalance, current);
+      if (changes.length === 0) return 0;
+      await queries.insertReading(trx, now, current);
+      await queries.insertChanges(trx, now, changes);
+      // The balance was last seen as `latest` at its reading or at the last successful poll since
+      // (a reading is stored only when the balance moved).
+      const since = Math.max(latest.taken_at, row.last_success_at ?? latest.taken_at);
+      const gap = now - since > GAP_INTERVALS * pollMs ? new Date(since) : undefined;
+      const message = feedMessage(changes, new Date(now), gap);
+      await queries.enqueueTo(trx, await queries.active(trx), message, now);
+      return changes.length;
+    });
+    if (announced === undefined) return { outcome: 'account_changed' };
+    if (announced > 0) deps.wakeOutbox?.();
+    return {
+      outcome: announced > 0 ? 'changed' : 'unchanged',
+      quiet: announced === 0,
+      counts: { currencies: announced },
+    };
   };
 }

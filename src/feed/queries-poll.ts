@@ -1,12 +1,19 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { leaseRows, nextFreeAt, type Queue, releaseHeld } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
-import { LeaseLost, leaseFree } from '../store/lease.js';
 import type { Tables } from '../store/schema.js';
 
 /** The balance poll's row: one per installation, however many instances run. */
 export type PollRow = Selectable<Tables['singletons']>;
 
 const BALANCE_POLL = 'balance_poll';
+
+/** The balance polls as the runner leases them: one an installation, due at `next_run_at`. */
+export const POLLS: Queue<'singletons'> = {
+  table: 'singletons',
+  key: ['installation_id', 'name'],
+  due: 'next_run_at',
+};
 
 /** A poll whose installation has a feed running: the first feed starts it, and it rests once the last ends. */
 const withFeed = ({ exists, selectFrom }: ExpressionBuilder<Tables, 'singletons'>) =>
@@ -31,8 +38,6 @@ export function pollQueries(installation: string) {
           installation_id: installation,
           name: BALANCE_POLL,
           next_run_at: nextRunAt,
-          lease_owner: null,
-          lease_until: null,
           last_success_at: lastSuccessAt,
         })
         .onConflict((oc) => oc.columns(['installation_id', 'name']).doNothing())
@@ -44,16 +49,8 @@ export function pollQueries(installation: string) {
       (await polls(trx).select('last_success_at').executeTakeFirst())?.last_success_at,
 
     /** Records the poll's next run and releases its lease, only while `owner` holds it; else LeaseLost. */
-    async releasePoll(trx: Kysely<Tables>, owner: string, values: Partial<PollRow>): Promise<void> {
-      const result = await trx
-        .updateTable('singletons')
-        .set({ ...values, lease_owner: null, lease_until: null })
-        .where('installation_id', '=', installation)
-        .where('name', '=', BALANCE_POLL)
-        .where('lease_owner', '=', owner)
-        .executeTakeFirst();
-      if (result.numUpdatedRows === 0n) throw new LeaseLost();
-    },
+    releasePoll: (trx: Kysely<Tables>, owner: string, values: Partial<PollRow>): Promise<void> =>
+      releaseHeld(trx, POLLS, { installation_id: installation, name: BALANCE_POLL }, owner, values),
   };
 }
 
@@ -65,16 +62,8 @@ export function pollClaims(store: Store) {
      * When the next poll not leased to anyone falls due, of any installation with a feed (MIN gives
      * one row, its value null when nothing is due).
      */
-    nextPollDueAt: async (now: number) =>
-      (
-        await db
-          .selectFrom('singletons')
-          .select((eb) => eb.fn.min<number>('next_run_at').as('next'))
-          .where('name', '=', BALANCE_POLL)
-          .where(leaseFree('lease_until', now))
-          .where(withFeed)
-          .executeTakeFirstOrThrow()
-      ).next ?? undefined,
+    nextPollDueAt: (now: number) =>
+      nextFreeAt(POLLS, db.selectFrom('singletons').where('name', '=', BALANCE_POLL).where(withFeed), now),
 
     /**
      * Takes up to `limit` due polls of installations with a feed, the longest overdue first,
@@ -83,35 +72,21 @@ export function pollClaims(store: Store) {
      */
     claimPolls: async (owner: string, now: number, limit: number, leaseMs: number): Promise<PollRow[]> =>
       (
-        await db
-          .updateTable('singletons')
-          .set({ lease_owner: owner, lease_until: now + leaseMs })
-          .where('name', '=', BALANCE_POLL)
-          .where('installation_id', 'in', (eb) =>
-            eb
-              .selectFrom('singletons')
-              .select('installation_id')
-              .where('name', '=', BALANCE_POLL)
-              .where('next_run_at', '<=', now)
-              .where(leaseFree('lease_until', now))
-              .where(withFeed)
-              .orderBy('next_run_at')
-              .limit(limit)
-              .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
-          )
-          .returningAll()
-          .execute()
+        await leaseRows(
+          store,
+          POLLS,
+          db
+            .selectFrom('singletons')
+            .select(['installation_id', 'name'])
+            .where('name', '=', BALANCE_POLL)
+            .where('next_run_at', '<=', now)
+            .where(withFeed)
+            .orderBy('next_run_at')
+            .limit(limit),
+          'singletons',
+          { owner, until: now + leaseMs },
+          now,
+        )
       ).sort((a, b) => a.next_run_at - b.next_run_at),
-
-    /** Gives a claimed poll back unread, due at `until`, only while `owner` holds its lease. */
-    async postponePoll(owner: string, row: PollRow, until: number): Promise<void> {
-      await db
-        .updateTable('singletons')
-        .set({ next_run_at: until, lease_owner: null, lease_until: null })
-        .where('installation_id', '=', row.installation_id)
-        .where('name', '=', BALANCE_POLL)
-        .where('lease_owner', '=', owner)
-        .execute();
-    },
   };
 }

@@ -1,14 +1,28 @@
 import type { Kysely, Selectable } from 'kysely';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
+import { leaseRows, nextFreeAt, type Queue, releaseHeld, UNLEASED } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
 import { ONE_WORKSPACE } from '../store/keys.js';
-import { LeaseLost, leaseFree } from '../store/lease.js';
 import type { Tables } from '../store/schema.js';
 import { historyQueries } from './queries-history.js';
 import { pollClaims, pollQueries } from './queries-poll.js';
+
+export { POLLS } from './queries-poll.js';
+
 import type { DigestTime } from './schedule.js';
 
 export type SubscriptionRow = Selectable<Tables['feed_subscriptions']>;
+
+/**
+ * The daily digests as the runner leases them: one a subscription, due at `next_digest_at`; one
+ * given back is held, still due when it was (a digest's day is its due time's).
+ */
+export const DIGESTS: Queue<'feed_subscriptions'> = {
+  table: 'feed_subscriptions',
+  key: ['id'],
+  due: 'next_digest_at',
+  holds: true,
+};
 export type { PollRow } from './queries-poll.js';
 
 /** A subscription's digest time. */
@@ -82,7 +96,7 @@ function subscriptionQueries(store: Store, installation: string) {
     async end(trx: Kysely<Tables>, id: string, reason: string, now: number): Promise<boolean> {
       const result = await trx
         .updateTable('feed_subscriptions')
-        .set({ state: 'ended', ended_at: now, end_reason: reason, lease_owner: null, lease_until: null })
+        .set({ state: 'ended', ended_at: now, end_reason: reason, ...UNLEASED })
         .where('installation_id', '=', installation)
         .where('id', '=', id)
         .where('state', '=', 'active')
@@ -103,8 +117,7 @@ function subscriptionQueries(store: Store, installation: string) {
           digest_minute: digest.minute,
           digest_zone: digest.zone,
           next_digest_at: next,
-          lease_owner: null,
-          lease_until: null,
+          ...UNLEASED,
         })
         .where('installation_id', '=', installation)
         .where('id', '=', id)
@@ -213,17 +226,10 @@ function digestQueries(installation: string) {
      * Moves an active subscription's digest to `next` and releases its lease, only while `owner`
      * holds it; else LeaseLost.
      */
-    async rescheduleDigest(trx: Kysely<Tables>, owner: string, id: string, next: number): Promise<void> {
-      const result = await trx
-        .updateTable('feed_subscriptions')
-        .set({ next_digest_at: next, lease_owner: null, lease_until: null })
-        .where('installation_id', '=', installation)
-        .where('id', '=', id)
-        .where('lease_owner', '=', owner)
-        .where('state', '=', 'active')
-        .executeTakeFirst();
-      if (result.numUpdatedRows === 0n) throw new LeaseLost();
-    },
+    rescheduleDigest: (trx: Kysely<Tables>, owner: string, id: string, next: number): Promise<void> =>
+      releaseHeld(trx, DIGESTS, { installation_id: installation, id, state: 'active' }, owner, {
+        next_digest_at: next,
+      }),
   };
 }
 
@@ -235,15 +241,8 @@ function digestClaims(store: Store) {
      * When the next digest not leased to anyone falls due, of any installation (MIN gives one row,
      * its value null when nothing is due).
      */
-    nextDigestDueAt: async (now: number) =>
-      (
-        await db
-          .selectFrom('feed_subscriptions')
-          .select((eb) => eb.fn.min<number>('next_digest_at').as('next'))
-          .where('state', '=', 'active')
-          .where(leaseFree('lease_until', now))
-          .executeTakeFirstOrThrow()
-      ).next ?? undefined,
+    nextDigestDueAt: (now: number) =>
+      nextFreeAt(DIGESTS, db.selectFrom('feed_subscriptions').where('state', '=', 'active'), now),
 
     /**
      * Takes up to `limit` subscriptions whose digest is due, of any installation, the earliest
@@ -257,35 +256,20 @@ function digestClaims(store: Store) {
       leaseMs: number,
     ): Promise<SubscriptionRow[]> =>
       (
-        await db
-          .updateTable('feed_subscriptions')
-          .set({ lease_owner: owner, lease_until: now + leaseMs })
-          .where('id', 'in', (eb) =>
-            eb
-              .selectFrom('feed_subscriptions as s')
-              .select('s.id')
-              .where('s.state', '=', 'active')
-              .where('s.next_digest_at', '<=', now)
-              .where(leaseFree('s.lease_until', now))
-              .orderBy('s.next_digest_at')
-              .limit(limit)
-              .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
-          )
-          .returningAll()
-          .execute()
+        await leaseRows(
+          store,
+          DIGESTS,
+          db
+            .selectFrom('feed_subscriptions as s')
+            .select('s.id')
+            .where('s.state', '=', 'active')
+            .where('s.next_digest_at', '<=', now)
+            .orderBy('s.next_digest_at')
+            .limit(limit),
+          's',
+          { owner, until: now + leaseMs },
+          now,
+        )
       ).sort((a, b) => a.next_digest_at - b.next_digest_at),
-
-    /**
-     * Keeps a claimed digest from everyone until `until`, still due when it was (a digest's day
-     * is its due time's), only while `owner` holds its lease.
-     */
-    async holdDigest(owner: string, sub: SubscriptionRow, until: number): Promise<void> {
-      await db
-        .updateTable('feed_subscriptions')
-        .set({ lease_until: until })
-        .where('id', '=', sub.id)
-        .where('lease_owner', '=', owner)
-        .execute();
-    },
   };
 }

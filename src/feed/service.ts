@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AccessPolicy, Refusal } from '../access.js';
 import type { OutboxRow } from '../outbox.js';
+import { UNLEASED } from '../runner/leases.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { SlackPostError } from '../slack/calls.js';
 import {
@@ -149,8 +150,7 @@ export function createFeed(deps: FeedDeps) {
             ended_at: null,
             end_reason: null,
             next_digest_at: nextDigestAt(req.digest, now),
-            lease_owner: null,
-            lease_until: null,
+            ...UNLEASED,
             key_notice_at: null,
           });
           await queries.startPoll(trx, now + jobDeps.pollMs, now);

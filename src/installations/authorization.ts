@@ -2,9 +2,9 @@ import { setTimeout as pause } from 'node:timers/promises';
 import type { Authorize, AuthorizeResult, Installation } from '@slack/bolt';
 import type { InstallationStore, InstallProvider } from '@slack/oauth';
 import type { Logger } from '../logger.js';
+import { claimRefresh, releaseRefresh } from '../runner/refresh-lease.js';
 import type { Store } from '../store/database.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
-import { claimRefresh, releaseRefresh } from '../store/refresh-lease.js';
 import { unwrittenTokens } from './unwritten-tokens.js';
 
 /** What Bolt asks `authorize` about: the request's workspace, organisation, and whether the install is organisation-wide. */
@@ -45,7 +45,7 @@ interface AuthorizationDeps {
  * The authorization of a request, or of background work, from its installation: its bot token,
  * refreshed first when it expires within two hours. One refresh per installation at a time, in
  * this process (concurrent requests share it) and across instances (a lease row in the store,
- * src/store/refresh-lease.ts); no connection or transaction is held while Slack is asked. Each
+ * src/runner/refresh-lease.ts); no connection or transaction is held while Slack is asked. Each
  * caller then reads the installation for itself, so every request keeps its own workspace (an
  * organisation-wide install serves many).
  */

@@ -1,9 +1,9 @@
 import type { Installation } from '@slack/bolt';
 import type { InstallationStore } from '@slack/oauth';
 import type { Logger } from '../logger.js';
+import { holdRefresh, releaseRefresh } from '../runner/refresh-lease.js';
 import type { Store } from '../store/database.js';
 import type { Installations } from '../store/installations.js';
-import { holdRefresh, releaseRefresh } from '../store/refresh-lease.js';
 
 /** A refreshed installation the store has not kept yet, and the expiry (seconds) of the token it replaces there. */
 interface Unwritten {

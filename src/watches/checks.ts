@@ -11,9 +11,9 @@ import {
 } from '../payments/index.js';
 import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
+import { LeaseLost, leaseOf } from '../runner/leases.js';
 import type { Ran } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
-import { LeaseLost, leaseOf } from '../store/lease.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import { transitionMessage } from '../views/watch.js';
 import { nextPollAt } from './cadence.js';
@@ -118,14 +118,14 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
    * watch's thread, and every watch whose time is up ends (its invoice's expiry plus the grace,
    * WATCH_MAX_DAYS) whether or not this check could read the invoice, so a failing service never
    * keeps a watch alive; an end without a fresh reading says since when there was none.
-   * Undefined when another instance took the check over meanwhile: nothing is recorded.
+   * LeaseLost when another instance took the check over meanwhile: nothing is recorded.
    */
   async function record(
     row: WatchedInvoiceRow,
     now: number,
     reading: Reading,
     active: readonly WatchRow[],
-  ): Promise<Recorded | undefined> {
+  ): Promise<Recorded> {
     // Decided, cards rendered, before the transaction; it then writes only for the watches still
     // active, locked until it commits: a Stop committed in between is not undone, a later one waits.
     const decisions = active.map((w) => decide(w, reading, now));
@@ -138,44 +138,38 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
       );
       return { diff: 0, ended: 0, completion: recordOf(reading, now, earliestEnd) };
     }
-    const result = await store
-      .transaction(async (trx) => {
-        const held = await queries.holdActive(
-          trx,
-          decisions.map((d) => d.watch.id),
-        );
-        const still = new Set(held.map((w) => w.id));
-        const outgoing: OutgoingEntry[] = [];
-        let ended = 0;
-        let earliestEnd = reading.invoice.timeout.getTime() + graceMs;
-        for (const { watch, reason, entries } of decisions.filter((d) => still.has(d.watch.id))) {
-          if (reason) {
-            await queries.end(trx, watch.id, reason, now);
-            ended += 1;
-          } else {
-            earliestEnd = Math.min(earliestEnd, watch.ends_at);
-          }
-          outgoing.push(...entries);
+    const result = await store.transaction(async (trx) => {
+      const held = await queries.holdActive(
+        trx,
+        decisions.map((d) => d.watch.id),
+      );
+      const still = new Set(held.map((w) => w.id));
+      const outgoing: OutgoingEntry[] = [];
+      let ended = 0;
+      let earliestEnd = reading.invoice.timeout.getTime() + graceMs;
+      for (const { watch, reason, entries } of decisions.filter((d) => still.has(d.watch.id))) {
+        if (reason) {
+          await queries.end(trx, watch.id, reason, now);
+          ended += 1;
+        } else {
+          earliestEnd = Math.min(earliestEnd, watch.ends_at);
         }
-        const completed = await queries.complete(
-          trx,
-          leaseOf(row),
-          row.invoice_id,
-          recordOf(reading, now, earliestEnd),
-        );
-        if (!completed) throw new LeaseLost();
-        // Read with the key there is now: a later "unknown" is the invoice's own.
-        if (reading.snapshot !== undefined && row.account_replaced === 1)
-          await queries.readByNewAccount(trx, row.invoice_id);
-        await ctx.send(trx, outgoing, now);
-        if (ended === held.length) await queries.forgetIfUnwatched(trx, row.invoice_id);
-        return { diff: reading.diff.length, ended };
-      })
-      .catch((error: unknown) => {
-        if (error instanceof LeaseLost) return undefined;
-        throw error;
-      });
-    if (!result) return undefined;
+        outgoing.push(...entries);
+      }
+      const completed = await queries.complete(
+        trx,
+        leaseOf(row),
+        row.invoice_id,
+        recordOf(reading, now, earliestEnd),
+      );
+      if (!completed) throw new LeaseLost();
+      // Read with the key there is now: a later "unknown" is the invoice's own.
+      if (reading.snapshot !== undefined && row.account_replaced === 1)
+        await queries.readByNewAccount(trx, row.invoice_id);
+      await ctx.send(trx, outgoing, now);
+      if (ended === held.length) await queries.forgetIfUnwatched(trx, row.invoice_id);
+      return { diff: reading.diff.length, ended };
+    });
     if (result.diff > 0 || result.ended > 0) deps.wakeOutbox?.();
     if (result.ended > 0 && reading.failingSince !== null) {
       logger.warn(
@@ -204,7 +198,6 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
       failingSince: row.failing_since ?? now,
     };
     const result = await record(row, now, reading, row.active);
-    if (!result) return { outcome: 'lease_lost', invoiceId: row.invoice_id };
     const { completion } = result;
     return {
       outcome: result.ended > 0 ? 'ended' : next.outcome,
@@ -307,7 +300,6 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
     });
     const reading = { invoice, diff, snapshot: JSON.stringify(after), nextAt: cadence, failures: 0 };
     const result = await record(row, now, { ...reading, failingSince: null }, active);
-    if (!result) return { outcome: 'lease_lost', invoiceId };
     const { completion } = result;
     return {
       outcome: result.diff > 0 ? 'changed' : result.ended > 0 ? 'ended' : 'unchanged',

@@ -1,12 +1,12 @@
+import { leaseQueue } from '../runner/leases.js';
 import { type Ran, type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import type { ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
-import { renewing } from '../store/lease.js';
 import { paceInterval } from '../store/pace.js';
 import { pruneEnded } from '../store/retention.js';
 import { stepBackGuard } from '../store/schedules.js';
 import { CEILING_MS } from './cadence.js';
-import { type CheckRecord, type ClaimedCheck, checkClaims } from './queries-checks.js';
+import { CHECKS, type CheckRecord, type ClaimedCheck, checkClaims } from './queries-checks.js';
 
 /**
  * What the poll job needs of an installation's watches: one check of an invoice it claimed, with
@@ -81,11 +81,10 @@ export function watchPollJob(deps: WatchPollDeps): Task<ClaimedCheck, WatchCheck
       // What every check decides from, read with the claim: one statement, not one a check.
       return queries.withWatches(rows);
     },
-    renew: renewing(deps.store.db, 'watched_invoices'),
+    queue: leaseQueue(deps.store, CHECKS),
     installationOf: (row) => row.installation_id,
     about: (row) => ({ invoiceId: row.invoice_id }),
     serve: deps.watchesOf,
-    postpone: (row, until, lease) => queries.postpone(lease.owner, row, until),
     run: (row, watches) => watches.check(row),
     complete: (done) =>
       queries.completeMany(

@@ -1,6 +1,7 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { claimFairly } from '../runner/fair-claim.js';
+import { freeAt, leaseRows, nextFreeAt, type Queue, releaseMany, writeHeld } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
-import { leaseFree } from '../store/lease.js';
 import { PACE_HORIZON_MS } from '../store/pace.js';
 import type { Tables } from '../store/schema.js';
 
@@ -13,11 +14,15 @@ export type ClaimedCheck = WatchedInvoiceRow & { watches: readonly Selectable<Ta
 export type CheckRecord = Pick<WatchedInvoiceRow, 'next_poll_at' | 'failures' | 'failing_since'> &
   Partial<Pick<WatchedInvoiceRow, 'snapshot'>>;
 
+/** The watched invoices, as the runner leases them: one check each, due at `next_poll_at`. */
+export const CHECKS: Queue<'watched_invoices'> = {
+  table: 'watched_invoices',
+  key: ['installation_id', 'invoice_id'],
+  due: 'next_poll_at',
+};
+
 /** While several installations have checks due, the most of one installation's checks an instance runs at once. */
 const SHARED_SLOTS = 2;
-
-/** A claim reads and leases again at most this often when other instances took what it chose. */
-const CLAIM_ROUNDS = 4;
 
 /** One claim of due checks: what `claimDue` was asked for, and its horizon. */
 interface CheckClaim {
@@ -56,7 +61,7 @@ const candidates = ({ db }: Store, { now, horizon, busy }: CheckClaim, room: num
             .as('turn'),
         ])
         .where('w.next_poll_at', '<=', now)
-        .where(leaseFree('w.lease_until', now))
+        .where(freeAt('w', now))
         .where((w) => w.or([w('p.next_slot_at', 'is', null), w('p.next_slot_at', '<', horizon)]))
         .as('d'),
     )
@@ -68,36 +73,32 @@ const candidates = ({ db }: Store, { now, horizon, busy }: CheckClaim, room: num
     .limit((room + busy.size) * (SHARED_SLOTS + 1))
     .execute();
 
-/** Leases the chosen checks still unleased: another instance may have been quicker. */
+/** Leases the chosen checks still due and free: another instance may have been quicker. */
 const lease = (
   store: Store,
   { owner, now, leaseMs }: CheckClaim,
   chosen: { installation_id: string; invoice_id: string }[],
 ) =>
-  store.db
-    .updateTable('watched_invoices')
-    .set({ lease_owner: owner, lease_until: now + leaseMs })
-    .where(({ eb, refTuple, tuple, selectFrom }) =>
-      eb(
-        refTuple('installation_id', 'invoice_id'),
-        'in',
-        selectFrom('watched_invoices')
-          .select(['installation_id', 'invoice_id'])
-          .where(
-            refTuple('installation_id', 'invoice_id'),
-            'in',
-            chosen.map((c) => tuple(c.installation_id, c.invoice_id)),
-          )
-          .where('next_poll_at', '<=', now)
-          .where(leaseFree('lease_until', now))
-          .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked())
-          .$asTuple('installation_id', 'invoice_id'),
-      ),
-    )
-    .returningAll()
-    .execute();
+  leaseRows(
+    store,
+    CHECKS,
+    store.db
+      .selectFrom('watched_invoices')
+      .select(['installation_id', 'invoice_id'])
+      .where(({ eb, refTuple, tuple }) =>
+        eb(
+          refTuple('installation_id', 'invoice_id'),
+          'in',
+          chosen.map((c) => tuple(c.installation_id, c.invoice_id)),
+        ),
+      )
+      .where('next_poll_at', '<=', now),
+    'watched_invoices',
+    { owner, until: now + leaseMs },
+    now,
+  );
 
-/** Makes a claim (`claimDue`): rounds of choosing due checks and leasing them, each installation within its room. */
+/** Makes a claim (`claimDue`): due checks shared fairly, each installation within its room and its key's pace. */
 async function claimChecks(store: Store, claim: CheckClaim): Promise<WatchedInvoiceRow[]> {
   const { now, limit, busy, paceMs, horizon } = claim;
   /** The calls the key can start before the horizon, all instances together. */
@@ -105,33 +106,15 @@ async function claimChecks(store: Store, claim: CheckClaim): Promise<WatchedInvo
     paceMs === undefined
       ? Number.POSITIVE_INFINITY
       : Math.ceil((horizon - Math.max(Number(nextSlotAt ?? now), now)) / paceMs);
-  const claimed: WatchedInvoiceRow[] = [];
-  let several = false;
-  // Two statements a round; another round only for what other instances took meanwhile.
-  for (let round = 0; round < CLAIM_ROUNDS && claimed.length < limit; round += 1) {
-    /** This claim's checks of each installation so far. */
-    const taken = new Map<string, number>();
-    for (const r of claimed) taken.set(r.installation_id, (taken.get(r.installation_id) ?? 0) + 1);
-    const rows = await candidates(store, claim, limit - claimed.length);
-    const first = rows[0]?.installation_id;
-    several ||= rows.some((c) => c.installation_id !== first);
-    const chosen: typeof rows = [];
-    for (const c of rows) {
-      if (claimed.length + chosen.length === limit) break;
-      const room =
-        Math.min(several ? SHARED_SLOTS : Number.POSITIVE_INFINITY, paced(c.next_slot_at)) -
-        (busy.get(c.installation_id) ?? 0);
-      const mine = taken.get(c.installation_id) ?? 0;
-      if (mine >= room) continue;
-      taken.set(c.installation_id, mine + 1);
-      chosen.push(c);
-    }
-    if (chosen.length === 0) break;
-    const leased = await lease(store, claim, chosen);
-    claimed.push(...leased);
-    if (leased.length === chosen.length) break;
-  }
-  // RETURNING has no order of its own: the longest overdue first.
+  const claimed = await claimFairly({
+    limit,
+    busy,
+    candidates: (room) => candidates(store, claim, room),
+    room: (c, several) => Math.min(several ? SHARED_SLOTS : Number.POSITIVE_INFINITY, paced(c.next_slot_at)),
+    lease: (chosen) => lease(store, claim, chosen),
+    tag: (row) => `${row.installation_id}\n${row.invoice_id}`,
+  });
+  // The longest overdue first.
   return claimed.sort((x, y) => x.next_poll_at - y.next_poll_at);
 }
 
@@ -199,36 +182,25 @@ export function checkClaims(store: Store) {
     async completeMany(
       done: readonly { row: WatchedInvoiceRow; owner: string; values: CheckRecord }[],
     ): Promise<boolean[]> {
-      if (done.length === 0) return [];
-      // Typed for PostgreSQL (a bare parameter in VALUES is text); SQLite reads the same words.
-      const rows = done.map(
-        ({ row, owner, values }) =>
-          sql`(cast(${row.installation_id} as text), cast(${row.invoice_id} as text), cast(${owner} as text), cast(${values.snapshot ?? null} as text), cast(${values.next_poll_at} as bigint), cast(${values.failures} as bigint), cast(${values.failing_since} as bigint))`,
+      return releaseMany(
+        db,
+        CHECKS,
+        {
+          installation_id: 'text',
+          invoice_id: 'text',
+          snapshot: 'text',
+          next_poll_at: 'bigint',
+          failures: 'bigint',
+          failing_since: 'bigint',
+        },
+        ['snapshot'],
+        done,
       );
-      const { rows: recorded } = await sql<{ installation_id: string; invoice_id: string }>`
-        with v (installation_id, invoice_id, owner, snapshot, next_poll_at, failures, failing_since) as (values ${sql.join(rows)})
-        update watched_invoices
-        set snapshot = coalesce(v.snapshot, watched_invoices.snapshot),
-          next_poll_at = v.next_poll_at, failures = v.failures, failing_since = v.failing_since,
-          lease_owner = null, lease_until = null
-        from v
-        where watched_invoices.installation_id = v.installation_id
-          and watched_invoices.invoice_id = v.invoice_id
-          and watched_invoices.lease_owner = v.owner
-        returning watched_invoices.installation_id, watched_invoices.invoice_id`.execute(db);
-      const kept = new Set(recorded.map((r) => `${r.installation_id}\n${r.invoice_id}`));
-      return done.map(({ row }) => kept.has(`${row.installation_id}\n${row.invoice_id}`));
     },
 
     /** When the next check not leased to anyone falls due. */
-    nextDueAt: async (now: number): Promise<number | undefined> => {
-      const { next } = await db
-        .selectFrom('watched_invoices')
-        .select((eb) => eb.fn.min<number | null>('next_poll_at').as('next'))
-        .where(leaseFree('lease_until', now))
-        .executeTakeFirstOrThrow();
-      return next === null ? undefined : Number(next);
-    },
+    nextDueAt: (now: number): Promise<number | undefined> =>
+      nextFreeAt(CHECKS, db.selectFrom('watched_invoices'), now),
 
     /** How many checks are due now, for the metrics. */
     dueCount: async (now: number) => {
@@ -248,25 +220,11 @@ export function checkClaims(store: Store) {
         .executeTakeFirstOrThrow();
       return Number(n);
     },
-
-    /** Gives a claimed check back unmade, to be tried at `nextAt` (its installation cannot be served now). */
-    async postpone(owner: string, row: WatchedInvoiceRow, nextAt: number): Promise<void> {
-      await db
-        .updateTable('watched_invoices')
-        .set({ next_poll_at: nextAt, lease_owner: null, lease_until: null })
-        .where('installation_id', '=', row.installation_id)
-        .where('invoice_id', '=', row.invoice_id)
-        .where('lease_owner', '=', owner)
-        .execute();
-    },
   };
 }
 
 /** A check's record, in its installation's transaction. */
 export function checkQueries(installation: string) {
-  const invoices = (trx: Kysely<Tables>) =>
-    trx.updateTable('watched_invoices').where('installation_id', '=', installation);
-
   return {
     /**
      * Records a check and releases the lease, only while `owner` still holds it: an instance
@@ -279,12 +237,7 @@ export function checkQueries(installation: string) {
       values: Pick<WatchedInvoiceRow, 'next_poll_at' | 'failures'> &
         Partial<Pick<WatchedInvoiceRow, 'snapshot' | 'failing_since'>>,
     ): Promise<boolean> {
-      const result = await invoices(trx)
-        .set({ ...values, lease_owner: null, lease_until: null })
-        .where('invoice_id', '=', invoiceId)
-        .where('lease_owner', '=', owner)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      return writeHeld(trx, CHECKS, { installation_id: installation, invoice_id: invoiceId }, owner, values);
     },
   };
 }

@@ -122,8 +122,6 @@ function startQueries({ db }: Store, installation: string) {
           next_poll_at: nextPollAt,
           failures: 0,
           failing_since: null,
-          lease_owner: null,
-          lease_until: null,
         })
         .onConflict((oc) =>
           oc

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { balanceChanges } from '../../src/feed/deltas.js';
 import { feedClaims, feedQueries, type SubscriptionRow } from '../../src/feed/queries.js';
+import { LeaseLost } from '../../src/runner/leases.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { ONE_WORKSPACE } from '../../src/store/keys.js';
-import { LeaseLost } from '../../src/store/lease.js';
 import { emptyWork } from '../support/empty-store.js';
 
 /** The one workspace's feed queries and the claims across installations, side by side. */

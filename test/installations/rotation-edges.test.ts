@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Installation } from '@slack/bolt';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { claimRefresh } from '../../src/runner/refresh-lease.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { type Installations, NoInstallationError } from '../../src/store/installations.js';
-import { claimRefresh } from '../../src/store/refresh-lease.js';
 import { captureLogs } from '../support/bolt.js';
 import {
   installRotating,

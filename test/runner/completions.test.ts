@@ -19,11 +19,10 @@ function task(recorded: (done: readonly Completion<string, number>[]) => Promise
     concurrency: 10,
     idleMs: 1000,
     claim: async (_now, limit) => due.splice(0, limit),
-    renew: async () => new Set(),
+    queue: { renew: async () => new Set(), giveBack: async () => {} },
     dueAt: () => 0,
     installationOf: (item) => (item === 'e' ? 'B' : 'A'),
     serve: servingAll(true as const),
-    postpone: async () => {},
     // Each item's work ends when the test says; `c` has more to say than its completion.
     run: (item) =>
       new Promise((resolve) => {

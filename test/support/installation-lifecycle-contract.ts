@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { enqueue } from '../../src/outbox.js';
+import { claimRefresh, releaseRefresh } from '../../src/runner/refresh-lease.js';
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { firstSight } from '../../src/store/events.js';
 import { createInstallations, INSTALLATION_TABLES } from '../../src/store/installations.js';
 import { eventKey } from '../../src/store/keys.js';
 import { reserveSlot } from '../../src/store/pace.js';
-import { claimRefresh, releaseRefresh } from '../../src/store/refresh-lease.js';
 import { createSealer } from '../../src/store/sealing.js';
 import { install, installed, KEY, NOW } from './installations-contract.js';
 

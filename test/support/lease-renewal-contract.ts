@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { enqueue } from '../../src/outbox.js';
+import { OUTBOX } from '../../src/outbox-claim.js';
+import { LeaseLost, leaseQueue, releaseHeld, renewLeases, writeHeld } from '../../src/runner/leases.js';
 import type { Store } from '../../src/store/database.js';
 import { ONE_WORKSPACE } from '../../src/store/keys.js';
-import { renewLeases } from '../../src/store/lease.js';
 
-/** Renewing the leases of running work, the same on each database the bot supports. */
+/** Renewing, fencing and giving back the leases of running work, the same on each database the bot supports. */
 export function leaseRenewalContract(name: string, open: () => Promise<Store>): void {
-  describe(`renewing leases on ${name}`, () => {
+  describe(`the runner's leases on ${name}`, () => {
     let store: Store;
     beforeAll(async () => {
       store = await open();
@@ -51,6 +52,40 @@ export function leaseRenewalContract(name: string, open: () => Promise<Store>): 
       ]);
       expect(await renewLeases(store.db, 'outbox', [], 90_000, 30_000)).toEqual(new Set());
       expect((await leases())[2]).toBe('i/claim-2:120000');
+    });
+
+    const rows = async () =>
+      await store.db
+        .selectFrom('outbox')
+        .select(['id', 'attempts', 'next_attempt_at'])
+        .orderBy('id')
+        .execute();
+
+    it('writes a claimed row only while its claim holds it, and lets the lease go unless the work goes on', async () => {
+      const [first, second] = await rows();
+      if (!first || !second) throw new Error('no rows');
+      expect(await writeHeld(store.db, OUTBOX, { id: first.id }, 'i/claim-2', { attempts: 7 })).toBe(false);
+      expect(
+        await writeHeld(store.db, OUTBOX, { id: first.id }, 'i/claim-1', { attempts: 7 }, { keep: true }),
+      ).toBe(true);
+      expect(await writeHeld(store.db, OUTBOX, { id: second.id }, 'i/claim-1', { attempts: 8 })).toBe(true);
+      expect((await rows()).map((r) => r.attempts)).toEqual([7, 8, 0, 0]);
+      expect(await leases()).toEqual(['i/claim-1:1000', 'null:null', 'i/claim-2:1000', 'null:null']);
+      // Let go, the row is written by nobody under the old token any more: the transaction rolls back.
+      await expect(
+        store.transaction((trx) => releaseHeld(trx, OUTBOX, { id: second.id }, 'i/claim-1', { attempts: 9 })),
+      ).rejects.toBeInstanceOf(LeaseLost);
+      expect((await rows())[1]?.attempts).toBe(8);
+    });
+
+    it('gives a row back due again later, or, for a queue that holds, held from everyone and still due when it was', async () => {
+      const [first, , third] = await store.db.selectFrom('outbox').selectAll().orderBy('id').execute();
+      if (!first || !third) throw new Error('no rows');
+      await leaseQueue(store, OUTBOX).giveBack(first, 'i/claim-2', 50_000); // not its holder: nothing
+      await leaseQueue(store, OUTBOX).giveBack(first, 'i/claim-1', 50_000);
+      await leaseQueue(store, { ...OUTBOX, holds: true }).giveBack(third, 'i/claim-2', 50_000);
+      expect((await rows()).map((r) => r.next_attempt_at)).toEqual([50_000, 0, 0, 0]);
+      expect(await leases()).toEqual(['null:null', 'i/claim-1:1000', 'i/claim-2:50000', 'null:null']);
     });
   });
 }

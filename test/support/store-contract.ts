@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { enqueue, outboxBacklog } from '../../src/outbox.js';
+import { leaseQueue } from '../../src/runner/leases.js';
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { firstSight } from '../../src/store/events.js';
@@ -7,7 +8,7 @@ import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { migrationProvider } from '../../src/store/migrations.js';
 import { paceInterval, reserveSlot } from '../../src/store/pace.js';
 import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
-import { checkClaims } from '../../src/watches/queries-checks.js';
+import { CHECKS, checkClaims } from '../../src/watches/queries-checks.js';
 import { captureLogs } from './bolt.js';
 import { emptyWork } from './empty-store.js';
 import { recordingPoster } from './fake-slack.js';
@@ -175,9 +176,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(row?.invoice_id).toBe('i-1');
       expect(await q.nextDueAt(15)).toBe(20);
       if (!row) return;
-      await q.postpone('b', row, 500);
+      await leaseQueue(store, CHECKS).giveBack(row, 'b', 500);
       expect(await q.nextDueAt(15)).toBe(20);
-      await q.postpone('a', row, 500);
+      await leaseQueue(store, CHECKS).giveBack(row, 'a', 500);
       expect((await q.claimDue('c', 30, 5, 100)).map((r) => r.invoice_id)).toEqual(['i-0']);
       expect(await q.nextDueAt(30)).toBe(500);
       // i-1 waits for 500; i-0's lease ran out at 130.

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/database.js';
-import { claimOutbox } from '../../src/store/outbox-claim.js';
-import { writeAsOtherInstance } from '../support/other-instance.js';
+import { claimOutbox } from '../src/outbox-claim.js';
+import { openStore, type Store } from '../src/store/database.js';
+import { writeAsOtherInstance } from './support/other-instance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-outbox-claim-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

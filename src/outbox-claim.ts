@@ -1,15 +1,16 @@
 import type { ExpressionBuilder, Selectable } from 'kysely';
-import type { Store } from './database.js';
-import { leaseFree } from './lease.js';
-import type { Tables } from './schema.js';
+import { claimFairly } from './runner/fair-claim.js';
+import { freeAt, leaseRows, type Queue } from './runner/leases.js';
+import type { Store } from './store/database.js';
+import type { Tables } from './store/schema.js';
 
 type OutboxRow = Selectable<Tables['outbox']>;
 
 /** While several installations have messages due, the most of one installation's messages an instance delivers at once (of the outbox's four). */
 const OUTBOX_SHARED_SLOTS = 2;
 
-/** A claim reads and leases again at most this often when other instances took what it chose. */
-const CLAIM_ROUNDS = 4;
+/** The outbox as the runner leases it: one delivery a row, due at `next_attempt_at`. */
+export const OUTBOX: Queue<'outbox'> = { table: 'outbox', key: ['id'], due: 'next_attempt_at' };
 
 /**
  * The head of its lane (`o`): no message decided before it in the same lane waits. A lane (an
@@ -47,7 +48,7 @@ interface OutboxClaim {
 export async function claimOutbox(store: Store, claim: OutboxClaim): Promise<OutboxRow[]> {
   const { db } = store;
   const { owner, now, limit, leaseMs, busy } = claim;
-  /** The lanes' heads due now, numbered by turn; enough for the walk below, which skips installations at their share. */
+  /** The lanes' heads due now, numbered by turn; enough for the walk, which skips installations at their share. */
   const candidates = (room: number) =>
     db
       .selectFrom((eb) =>
@@ -63,7 +64,7 @@ export async function claimOutbox(store: Store, claim: OutboxClaim): Promise<Out
           ])
           .where('o.done_at', 'is', null)
           .where('o.next_attempt_at', '<=', now)
-          .where(leaseFree('o.lease_until', now))
+          .where(freeAt('o', now))
           .where(headOfLane)
           .as('d'),
       )
@@ -73,51 +74,29 @@ export async function claimOutbox(store: Store, claim: OutboxClaim): Promise<Out
       .orderBy('id')
       .limit((room + busy.size) * (OUTBOX_SHARED_SLOTS + 1))
       .execute();
-  /** Leases the chosen messages still free and still heads: another instance may have been quicker. */
-  const lease = (ids: number[]) =>
+  /** The chosen messages still due and still heads of their lanes. */
+  const stillHeads = (ids: number[]) =>
     db
-      .updateTable('outbox')
-      .set({ lease_owner: owner, lease_until: now + leaseMs })
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('outbox as o')
-          .select('o.id')
-          .where('o.id', 'in', ids)
-          .where('o.done_at', 'is', null)
-          .where('o.next_attempt_at', '<=', now)
-          .where(leaseFree('o.lease_until', now))
-          .where(headOfLane)
-          .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
-      )
-      .returningAll()
-      .execute();
-
-  const claimed: OutboxRow[] = [];
-  /** Each chosen message's place in the order the walks chose them. */
-  const place = new Map<number, number>();
-  let several = false;
-  // Two statements a round; another round only for what other instances took meanwhile.
-  for (let round = 0; round < CLAIM_ROUNDS && claimed.length < limit; round += 1) {
-    /** This claim's messages of each installation so far, and this instance's still in flight. */
-    const taken = new Map(busy);
-    for (const r of claimed) taken.set(r.installation_id, (taken.get(r.installation_id) ?? 0) + 1);
-    const rows = await candidates(limit - claimed.length);
-    const first = rows[0]?.installation_id;
-    several ||= rows.some((c) => c.installation_id !== first);
-    const chosen: number[] = [];
-    for (const c of rows) {
-      if (claimed.length + chosen.length === limit) break;
-      const mine = taken.get(c.installation_id) ?? 0;
-      if (several && mine >= OUTBOX_SHARED_SLOTS) continue;
-      taken.set(c.installation_id, mine + 1);
-      place.set(c.id, place.size);
-      chosen.push(c.id);
-    }
-    if (chosen.length === 0) break;
-    const leased = await lease(chosen);
-    claimed.push(...leased);
-    if (leased.length === chosen.length) break;
-  }
-  // RETURNING has no order of its own.
-  return claimed.sort((a, b) => (place.get(a.id) ?? 0) - (place.get(b.id) ?? 0));
+      .selectFrom('outbox as o')
+      .select('o.id')
+      .where('o.id', 'in', ids)
+      .where('o.done_at', 'is', null)
+      .where('o.next_attempt_at', '<=', now)
+      .where(headOfLane);
+  return claimFairly({
+    limit,
+    busy,
+    candidates,
+    room: (_, several) => (several ? OUTBOX_SHARED_SLOTS : Number.POSITIVE_INFINITY),
+    lease: (chosen) =>
+      leaseRows(
+        store,
+        OUTBOX,
+        stillHeads(chosen.map((c) => c.id)),
+        'o',
+        { owner, until: now + leaseMs },
+        now,
+      ),
+    tag: (row) => String(row.id),
+  });
 }

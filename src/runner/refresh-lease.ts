@@ -1,6 +1,6 @@
-import type { Store } from './database.js';
-import { whileInstalled } from './installed.js';
-import { leaseFree } from './lease.js';
+import type { Store } from '../store/database.js';
+import { whileInstalled } from '../store/installed.js';
+import { freeAt } from './leases.js';
 
 /** The `singletons` row that says which instance is refreshing an installation's bot token. */
 const TOKEN_REFRESH = 'token_refresh';
@@ -38,10 +38,7 @@ export async function claimRefresh(
       ),
     )
     .onConflict((oc) =>
-      oc
-        .columns(['installation_id', 'name'])
-        .doUpdateSet(lease)
-        .where(leaseFree('singletons.lease_until', now)),
+      oc.columns(['installation_id', 'name']).doUpdateSet(lease).where(freeAt('singletons', now)),
     )
     .returning('lease_owner')
     .executeTakeFirst();

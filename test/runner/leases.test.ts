@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LeaseLost, leaseOf } from '../../src/runner/leases.js';
 import { openStore } from '../../src/store/database.js';
-import { LeaseLost, leaseOf } from '../../src/store/lease.js';
 import { leaseRenewalContract } from '../support/lease-renewal-contract.js';
 
 describe('the lease a claimed row was taken under', () => {

@@ -1,0 +1,253 @@
+import {
+  type Expression,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
+import type { Store } from '../store/database.js';
+import type { Tables } from '../store/schema.js';
+
+/**
+ * The lease protocol's statements, all of them: no job writes a lease column itself
+ * (test/architecture.test.ts). A job says which rows it claims (a `Queue` and a choice of its
+ * rows); the runner leases them under a token of the claim's own, renews them while the work
+ * runs, and every write of the work is fenced by that token, never by comparing clocks.
+ */
+
+/**
+ * Thrown by a write fenced by a lease this instance no longer holds (it stalled, another took
+ * over): the transaction is rolled back, so a stale instance writes and posts nothing. The
+ * runner turns it into the item's `lease_lost` outcome, whatever the job.
+ */
+export class LeaseLost extends Error {}
+
+/** Tables whose rows are claimed under a lease token (`lease_owner`, `lease_until`). */
+export type LeasedTable = 'watched_invoices' | 'outbox' | 'feed_subscriptions' | 'singletons';
+
+type Row<TB extends LeasedTable> = Selectable<Tables[TB]>;
+type Column<TB extends LeasedTable> = keyof Row<TB> & string;
+
+/** A table of leased work as a job names it to the runner: its rows' key, and when each falls due. */
+export interface Queue<TB extends LeasedTable> {
+  readonly table: TB;
+  /** The columns naming one row. */
+  readonly key: readonly Column<TB>[];
+  /** When a row falls due. */
+  readonly due: Column<TB>;
+  /**
+   * A row given back is held from everyone until then, still due when it was (a digest's day is
+   * its due time's), rather than due again then.
+   */
+  readonly holds?: boolean;
+}
+
+/** What a row being written down new, or ended, says of its lease: none. */
+export const UNLEASED = { lease_owner: null, lease_until: null } as const;
+
+/**
+ * A row free to claim at `now`: leased to nobody, or to somebody whose lease ran out. `alias` is
+ * the table as the query names it.
+ */
+export const freeAt = (alias: string, now: number): Expression<SqlBool> => {
+  const until = sql.ref(`${alias}.lease_until`);
+  return sql<SqlBool>`(${until} is null or ${until} < ${now})`;
+};
+
+/**
+ * The lease token a claimed row was taken under (the claim's RETURNING says): what the work on
+ * it fences its writes with. Each claim writes a token of its own, so the work never needs to
+ * know which instance, or which of its attempts, it is.
+ */
+export function leaseOf(row: { lease_owner: string | null }): string {
+  if (row.lease_owner === null) throw new LeaseLost();
+  return row.lease_owner;
+}
+
+const keyOf = <TB extends LeasedTable>(queue: Queue<TB>) => sql.join(queue.key.map((k) => sql.ref(k)));
+
+/**
+ * Leases to a claim (`owner`, until `until`) the rows `chosen` selects (the queue's key columns,
+ * from its table named `alias`), of those free at `now`. On PostgreSQL a row another claim is
+ * leasing at that moment is skipped, not waited for. Resolves with the rows leased, as written
+ * (RETURNING has no order of its own).
+ */
+export async function leaseRows<TB extends LeasedTable, DB, From extends keyof DB & string, O>(
+  store: Store,
+  queue: Queue<TB>,
+  chosen: SelectQueryBuilder<DB, From, O>,
+  alias: string,
+  lease: { owner: string; until: number },
+  now: number,
+): Promise<Row<TB>[]> {
+  const free = chosen
+    .where(freeAt(alias, now))
+    .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked());
+  const { rows } = await sql<Row<TB>>`update ${sql.table(queue.table)}
+    set lease_owner = ${lease.owner}, lease_until = ${lease.until}
+    where (${keyOf(queue)}) in (${free})
+    returning *`.execute(store.db);
+  return rows;
+}
+
+/** The equalities naming rows: a claimed row's key, and what else must still hold (`state = 'active'`). */
+const matching = (match: Record<string, unknown>) =>
+  sql.join(
+    Object.entries(match).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
+    sql` and `,
+  );
+
+/**
+ * Writes `values` to the row `match` names while the claim `owner` still holds it, and lets its
+ * lease go (unless `keep`: the work goes on). False when the lease was lost: nothing written.
+ */
+export async function writeHeld<TB extends LeasedTable>(
+  db: Kysely<Tables>,
+  queue: Queue<TB>,
+  match: Partial<Row<TB>>,
+  owner: string,
+  values: Partial<Row<TB>>,
+  { keep = false }: { keep?: boolean } = {},
+): Promise<boolean> {
+  const written = Object.entries({ ...values, ...(keep ? {} : UNLEASED) }).filter(([, v]) => v !== undefined);
+  const result = await sql`update ${sql.table(queue.table)}
+    set ${sql.join(written.map(([column, value]) => sql`${sql.ref(column)} = ${value}`))}
+    where ${matching(match)} and lease_owner = ${owner}`.execute(db);
+  return (result.numAffectedRows ?? 0n) > 0n;
+}
+
+/** As `writeHeld`, the lease let go; LeaseLost when it was lost (the transaction rolls back). */
+export async function releaseHeld<TB extends LeasedTable>(
+  db: Kysely<Tables>,
+  queue: Queue<TB>,
+  match: Partial<Row<TB>>,
+  owner: string,
+  values: Partial<Row<TB>>,
+): Promise<void> {
+  if (!(await writeHeld(db, queue, match, owner, values))) throw new LeaseLost();
+}
+
+/** The key of a claimed row, for `writeHeld`. */
+export const keyValues = <TB extends LeasedTable>(queue: Queue<TB>, row: Row<TB>): Partial<Row<TB>> =>
+  Object.fromEntries(queue.key.map((k) => [k, row[k]])) as Partial<Row<TB>>;
+
+/**
+ * Gives a claimed row back unworked, due again at `until` (or, for a queue that `holds`, held
+ * from everyone until then), only while the claim `owner` still holds it.
+ */
+export async function giveBack<TB extends LeasedTable>(
+  db: Kysely<Tables>,
+  queue: Queue<TB>,
+  row: Row<TB>,
+  owner: string,
+  until: number,
+): Promise<void> {
+  const match = keyValues(queue, row);
+  if (queue.holds)
+    await writeHeld(db, queue, match, owner, { lease_until: until } as Partial<Row<TB>>, { keep: true });
+  else await writeHeld(db, queue, match, owner, { [queue.due]: until } as Partial<Row<TB>>);
+}
+
+/** A column of a batch's VALUES list, typed for PostgreSQL (a bare parameter there is text; SQLite reads the same words). */
+export type Typed = 'text' | 'bigint';
+
+/**
+ * Writes many claimed rows' values and lets their leases go, in one statement, each only while
+ * its claim's token still holds it; resolves, in order, whether each was written. `types` names
+ * the key's and the values' columns with their types; a column in `keep` keeps what the row has
+ * when the value is null.
+ */
+export async function releaseMany<TB extends LeasedTable>(
+  db: Kysely<Tables>,
+  queue: Queue<TB>,
+  types: Readonly<Partial<Record<Column<TB>, Typed>>>,
+  keep: readonly Column<TB>[],
+  done: readonly { row: Row<TB>; owner: string; values: Partial<Row<TB>> }[],
+): Promise<boolean[]> {
+  if (done.length === 0) return [];
+  const columns = Object.keys(types) as Column<TB>[];
+  const written = columns.filter((c) => !queue.key.includes(c));
+  const cast = (value: unknown, type: Typed | undefined) =>
+    sql`cast(${value ?? null} as ${sql.raw(type ?? 'text')})`;
+  const rows = done.map(
+    ({ row, owner, values }) =>
+      sql`(${sql.join([
+        ...queue.key.map((k) => cast(row[k], types[k])),
+        cast(owner, 'text'),
+        ...written.map((c) => cast(values[c], types[c])),
+      ])})`,
+  );
+  const table = sql.table(queue.table);
+  const ref = (c: string) => sql.ref(`${queue.table}.${c}`);
+  const set = written.map((c) =>
+    keep.includes(c)
+      ? sql`${sql.ref(c)} = coalesce(v.${sql.ref(c)}, ${ref(c)})`
+      : sql`${sql.ref(c)} = v.${sql.ref(c)}`,
+  );
+  const { rows: recorded } = await sql<Record<string, unknown>>`
+    with v (${keyOf(queue)}, lease_token, ${sql.join(written.map((c) => sql.ref(c)))}) as (values ${sql.join(rows)})
+    update ${table}
+    set ${sql.join(set)}, lease_owner = null, lease_until = null
+    from v
+    where ${sql.join(
+      queue.key.map((k) => sql`${ref(k)} = v.${sql.ref(k)}`),
+      sql` and `,
+    )} and ${ref('lease_owner')} = v.lease_token
+    returning ${sql.join(queue.key.map((k) => ref(k)))}`.execute(db);
+  const tag = (r: Record<string, unknown>) => queue.key.map((k) => String(r[k])).join('\n');
+  const kept = new Set(recorded.map(tag));
+  return done.map(({ row }) => kept.has(tag(row)));
+}
+
+/**
+ * Leases every row of `table` still held under one of `tokens` until `now + leaseMs`, in one
+ * statement. Resolves with the tokens that still hold a row; a token missing there holds none
+ * any more (taken over, or given back). Fenced by the token alone: a row still carrying it was
+ * claimed by no one since, whatever the clocks say.
+ */
+export async function renewLeases(
+  db: Kysely<Tables>,
+  table: LeasedTable,
+  tokens: readonly string[],
+  now: number,
+  leaseMs: number,
+): Promise<Set<string>> {
+  if (tokens.length === 0) return new Set();
+  const { rows } = await sql<{ lease_owner: string }>`update ${sql.table(table)}
+    set lease_until = ${now + leaseMs}
+    where lease_owner in (${sql.join(tokens)})
+    returning lease_owner`.execute(db);
+  return new Set(rows.map((r) => r.lease_owner));
+}
+
+/** What the runner does with a job's claimed rows beside the work: keeps their leases, gives them back. */
+export interface LeaseQueue<R> {
+  /** Leases every row still held by one of `tokens` until `now + leaseMs`; resolves with the tokens that still hold a row. */
+  renew(tokens: readonly string[], now: number, leaseMs: number): Promise<ReadonlySet<string>>;
+  /** Gives a claimed row back unworked, due again at `until`, only while its claim `owner` still holds it. */
+  giveBack(row: R, owner: string, until: number): Promise<void>;
+}
+
+/** A queue's leases in the store. */
+export const leaseQueue = <TB extends LeasedTable>(store: Store, queue: Queue<TB>): LeaseQueue<Row<TB>> => ({
+  renew: (tokens, now, leaseMs) => renewLeases(store.db, queue.table, tokens, now, leaseMs),
+  giveBack: (row, owner, until) => giveBack(store.db, queue, row, owner, until),
+});
+
+/**
+ * When the next row free to claim at `now` falls due, of those `scope` selects (its table named
+ * as the queue's): undefined when none.
+ */
+export async function nextFreeAt<TB extends LeasedTable, DB, From extends keyof DB & string, O>(
+  queue: Queue<TB>,
+  scope: SelectQueryBuilder<DB, From, O>,
+  now: number,
+): Promise<number | undefined> {
+  const found = await scope
+    .select(sql<number | null>`min(${sql.ref(`${queue.table}.${queue.due}`)})`.as('next'))
+    .where(freeAt(queue.table, now))
+    .executeTakeFirst();
+  const next = (found as { next?: number | string | null } | undefined)?.next;
+  return next === null || next === undefined ? undefined : Number(next);
+}
