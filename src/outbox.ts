@@ -3,7 +3,7 @@ import type { Logger } from './logger.js';
 import { claimOutbox, OUTBOX } from './outbox-claim.js';
 import type { Tracked } from './pipeline/tracked.js';
 import { leaseOf, leaseQueue, writeHeld } from './runner/leases.js';
-import { type HeldLease, servedEach, type Task } from './scheduler.js';
+import type { HeldLease, Task } from './scheduler.js';
 import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
@@ -339,7 +339,7 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
       giveBack: (row, _owner, until) => giveBack(row, until),
     },
 
-    serve: servedEach((installation) => deps.posterOf(installation)),
+    serveEach: (installation) => deps.posterOf(installation),
 
     async run(row, poster, lease) {
       try {

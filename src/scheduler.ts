@@ -70,7 +70,19 @@ const COMPLETE_WINDOW_MS = 25;
 /** The most completions one statement records. */
 const COMPLETE_MAX = 200;
 
-export interface Task<T, P, C = never> {
+export type Task<T, P, C = never> = TaskBase<T, P, C> & Serving<P>;
+
+/**
+ * What the work needs of each installation of a claim (its watches, its feed, its bot), asked once
+ * for the whole claim (`serve`: an installation missing from the map cannot be served now), or of
+ * each installation on its own (`serveEach`: undefined, or a failure, which the runner logs, and
+ * the installation cannot be served now; the others are).
+ */
+type Serving<P> =
+  | { serve(installations: readonly string[]): Promise<ReadonlyMap<string, P>>; serveEach?: never }
+  | { serveEach(installation: string): Promise<P | undefined>; serve?: never };
+
+interface TaskBase<T, P, C> {
   /** For the request log and metrics: `watch_poll`, `outbox`, … */
   readonly name: string;
   /** Items run at once by this instance. */
@@ -110,11 +122,6 @@ export interface Task<T, P, C = never> {
   /** What an item given back unworked is logged with beside its outcome (its invoice, say). */
   about?(item: T): Pick<Tracked, 'invoiceId'>;
   /**
-   * What the work needs of each installation of a claim (its watches, its feed, its bot), asked
-   * once for the whole claim: an installation missing from the map cannot be served now.
-   */
-  serve(installations: readonly string[]): Promise<ReadonlyMap<string, P>>;
-  /**
    * The work on a claimed item, with what its installation lent, under its claim's lease. Work
    * that has nothing to write but its item's completion returns it (`completion`), for `complete`.
    */
@@ -125,25 +132,6 @@ export interface Task<T, P, C = never> {
    * lease was lost, nothing written).
    */
   complete?(done: readonly Completion<T, C>[]): Promise<readonly boolean[]>;
-}
-
-/**
- * A job's `serve` from what one installation lends (`one`), asked for each installation of a
- * claim at once; one that fails is not served now (its items are given back), the others are.
- */
-export function servedEach<P>(
-  one: (installation: string) => Promise<P | undefined>,
-): (installations: readonly string[]) => Promise<ReadonlyMap<string, P>> {
-  return async (installations) => {
-    const parts = new Map<string, P>();
-    await Promise.all(
-      installations.map(async (id) => {
-        const part = await one(id).catch(() => undefined);
-        if (part !== undefined) parts.set(id, part);
-      }),
-    );
-    return parts;
-  };
 }
 
 export interface Job<T> {
@@ -203,6 +191,26 @@ export function leased<T, P, C = never>(
       : { ...result, outcome: 'lease_lost' };
   }
   const { nextDueAt } = task;
+  /** What the claim's installations lend: asked of each at once when the task serves one at a time. */
+  const serve = async (installations: readonly string[]): Promise<ReadonlyMap<string, P>> => {
+    if (task.serve) return task.serve(installations);
+    const { serveEach } = task;
+    const parts = new Map<string, P>();
+    await Promise.all(
+      installations.map(async (installation) => {
+        try {
+          const part = await serveEach(installation);
+          if (part !== undefined) parts.set(installation, part);
+        } catch (error) {
+          logger?.warn(
+            { err: error, job: task.name, installation },
+            'could not serve an installation of claimed work: its items are given back',
+          );
+        }
+      }),
+    );
+    return parts;
+  };
   const release = (installation: string) => {
     const left = (busy.get(installation) ?? 1) - 1;
     if (left > 0) busy.set(installation, left);
@@ -231,7 +239,7 @@ export function leased<T, P, C = never>(
       }
       if (items.length === 0) return items;
       try {
-        const parts = await task.serve([...new Set(items.map((item) => task.installationOf(item)))]);
+        const parts = await serve([...new Set(items.map((item) => task.installationOf(item)))]);
         for (const item of items) served.set(item, parts.get(task.installationOf(item)));
       } catch (error) {
         // Served by nobody: each item is given back unworked, as for an installation that cannot be served now.

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { MAX_RENEWALS } from '../src/runner/holdings.js';
 import { LeaseLost } from '../src/runner/leases.js';
-import { type HeldLease, leased, servedEach, type Task, UNSERVED_RETRY_MS } from '../src/scheduler.js';
+import { type HeldLease, leased, type Task, UNSERVED_RETRY_MS } from '../src/scheduler.js';
 import { captureLogs } from './support/bolt.js';
 
 /** The runner's leases: a token per claim, renewed while its items run. */
@@ -139,9 +139,10 @@ describe('a task under the lease (leased)', () => {
       installationOf: (item) => item.installation,
       describe: (item) => ({ channel: item.id }),
       about: (item) => ({ invoiceId: item.id }),
-      serve: servedEach(async (installation) =>
-        serveable.has(installation) ? `part of ${installation}` : undefined,
-      ),
+      serveEach: async (installation) => {
+        if (installation === 'broken') throw new Error('the store went away');
+        return serveable.has(installation) ? `part of ${installation}` : undefined;
+      },
       async run(item, part) {
         ran.push(`${item.id} with ${part}`);
         return { outcome: 'sent' };
@@ -213,6 +214,38 @@ describe('a task under the lease (leased)', () => {
     expect(await job.run(a1 as Item)).toEqual({ outcome: 'lease_lost', invoiceId: 'a1' });
     await job.claim(0, 1);
     expect(claims.at(-1)?.busy).toEqual({});
+  });
+
+  it('gives back the items of an installation that failed to serve, says so in the log, and serves the others', async () => {
+    const { t, postponed, ran } = task(new Set(['A']));
+    const logs = captureLogs();
+    const job = leased(
+      {
+        ...t,
+        claim: async () => [
+          { id: 'x1', installation: 'broken' },
+          { id: 'a9', installation: 'A' },
+        ],
+      },
+      LEASE,
+      () => 0,
+      logs.logger,
+    );
+    const items = await job.claim(0, 2);
+    expect(await Promise.all(items.map((item) => job.run(item)))).toEqual([
+      { outcome: 'paused', invoiceId: 'x1' },
+      { outcome: 'sent' },
+    ]);
+    expect(ran).toEqual(['a9 with part of A']);
+    expect(postponed).toEqual([expect.stringMatching(/^x1 until 60000 by instance-1\//)]);
+    expect(logs.lines).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        installation: 'broken',
+        job: 'test_job',
+        msg: 'could not serve an installation of claimed work: its items are given back',
+      }),
+    ]);
   });
 
   it('releases an installation’s slot even when its work throws', async () => {

@@ -1,6 +1,6 @@
 import type { Tracked } from '../pipeline/tracked.js';
 import { leaseQueue } from '../runner/leases.js';
-import { servedEach, type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
+import { type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
 import { pruneEnded } from '../store/retention.js';
@@ -59,7 +59,7 @@ export function feedJobs(deps: FeedJobsDeps): {
       },
       queue: leaseQueue(deps.store, POLLS),
       installationOf: ofInstallation,
-      serve: servedEach(deps.feedOf),
+      serveEach: deps.feedOf,
       run: (row, feed) => feed.poll(row),
     },
     digest: {
@@ -74,7 +74,7 @@ export function feedJobs(deps: FeedJobsDeps): {
       },
       queue: leaseQueue(deps.store, DIGESTS),
       installationOf: ofInstallation,
-      serve: servedEach(deps.digestsOf),
+      serveEach: deps.digestsOf,
       run: (sub, feed) => feed.digest(sub),
     },
   };

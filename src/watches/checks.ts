@@ -78,6 +78,9 @@ function recordOf(reading: Reading, now: number, earliestEnd: number): CheckReco
  */
 export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) => Promise<boolean>) {
   const { deps, queries, graceMs } = ctx;
+  /** When the first of the watches going on ends: the invoice's expiry and the grace, or a watch's own end. */
+  const earliestEnd = (reading: Reading, going: readonly WatchRow[]) =>
+    Math.min(reading.invoice.timeout.getTime() + graceMs, ...going.map((w) => w.ends_at));
   const { store, payments, state, logger, clock, settings } = deps;
 
   /** Why the watch ends with this reading: its invoice can no longer change, or its time is up. */
@@ -132,11 +135,8 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
     const quiet = decisions.every((d) => d.reason === undefined && d.entries.length === 0);
     if (decisions.length > 0 && quiet && row.account_replaced !== 1) {
       // Nothing to tell and no watch ends: the record alone, which the runner writes with others'.
-      const earliestEnd = Math.min(
-        reading.invoice.timeout.getTime() + graceMs,
-        ...decisions.map((d) => d.watch.ends_at),
-      );
-      return { diff: 0, ended: 0, completion: recordOf(reading, now, earliestEnd) };
+      const going = decisions.map((d) => d.watch);
+      return { diff: 0, ended: 0, completion: recordOf(reading, now, earliestEnd(reading, going)) };
     }
     const result = await store.transaction(async (trx) => {
       const held = await queries.holdActive(
@@ -146,13 +146,14 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
       const still = new Set(held.map((w) => w.id));
       const outgoing: OutgoingEntry[] = [];
       let ended = 0;
-      let earliestEnd = reading.invoice.timeout.getTime() + graceMs;
+      /** The watches this check leaves going. */
+      const going: WatchRow[] = [];
       for (const { watch, reason, entries } of decisions.filter((d) => still.has(d.watch.id))) {
         if (reason) {
           await queries.end(trx, watch.id, reason, now);
           ended += 1;
         } else {
-          earliestEnd = Math.min(earliestEnd, watch.ends_at);
+          going.push(watch);
         }
         outgoing.push(...entries);
       }
@@ -160,7 +161,7 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
         trx,
         leaseOf(row),
         row.invoice_id,
-        recordOf(reading, now, earliestEnd),
+        recordOf(reading, now, earliestEnd(reading, going)),
       );
       if (!completed) throw new LeaseLost();
       // Read with the key there is now: a later "unknown" is the invoice's own.
