@@ -88,7 +88,9 @@ export function backgroundParts(
       await Promise.all(
         ids.map(async (id) => {
           const keyRejected = rejected.has(id);
-          const watches = await (keyRejected ? watchesOf(id) : watchesNow(id, known?.get(id)));
+          // A rejected key's checks wait for its probe; the claim's read of the summary serves either way.
+          const watches =
+            keyRejected && !(await mayCall(id)) ? undefined : await watchesNow(id, known?.get(id));
           if (watches) checkers.set(id, { check: (row) => watches.check(row, { keyRejected }) });
         }),
       );
