@@ -6,7 +6,7 @@ import type { ServiceState } from './service-state.js';
 import type { SlackPoster } from './slack/poster.js';
 import { coalesce } from './store/coalesce.js';
 import type { Store } from './store/database.js';
-import { ONE_WORKSPACE } from './store/keys.js';
+import { type InstallationId, ONE_WORKSPACE } from './store/keys.js';
 
 /**
  * Background work, claimed rather than assumed: each job takes due items from the store with a
@@ -92,7 +92,7 @@ export interface Task<T, P, C = never> {
    * how many of each installation's items this instance runs now, for claims shared fairly
    * between them.
    */
-  claim(now: number, limit: number, lease: Lease, busy: ReadonlyMap<string, number>): Promise<T[]>;
+  claim(now: number, limit: number, lease: Lease, busy: ReadonlyMap<InstallationId, number>): Promise<T[]>;
   /**
    * Leases every row still held by one of `tokens` until `now + leaseMs` (`renewing` in
    * store/lease.ts); resolves with the tokens that still hold a row.
@@ -103,7 +103,7 @@ export interface Task<T, P, C = never> {
   /** When the item was due, for the scheduler's lag. */
   dueAt(item: T): number;
   /** The installation the item belongs to. */
-  installationOf(item: T): string;
+  installationOf(item: T): InstallationId;
   /** More of what the item's log line names. */
   describe?(item: T): Who;
   /** What an item given back unworked is logged with beside its outcome (its invoice, say). */
@@ -112,7 +112,7 @@ export interface Task<T, P, C = never> {
    * What the work needs of each installation of a claim (its watches, its feed, its bot), asked
    * once for the whole claim: an installation missing from the map cannot be served now.
    */
-  serve(installations: readonly string[]): Promise<ReadonlyMap<string, P>>;
+  serve(installations: readonly InstallationId[]): Promise<ReadonlyMap<InstallationId, P>>;
   /** Gives a claimed item back unworked, due again at `until`, only while `lease` still holds it. */
   postpone(item: T, until: number, lease: Lease): Promise<void>;
   /**
@@ -133,10 +133,10 @@ export interface Task<T, P, C = never> {
  * claim at once; one that fails is not served now (its items are given back), the others are.
  */
 export function servedEach<P>(
-  one: (installation: string) => Promise<P | undefined>,
-): (installations: readonly string[]) => Promise<ReadonlyMap<string, P>> {
+  one: (installation: InstallationId) => Promise<P | undefined>,
+): (installations: readonly InstallationId[]) => Promise<ReadonlyMap<InstallationId, P>> {
   return async (installations) => {
-    const parts = new Map<string, P>();
+    const parts = new Map<InstallationId, P>();
     await Promise.all(
       installations.map(async (id) => {
         const part = await one(id).catch(() => undefined);
@@ -174,7 +174,7 @@ export function leased<T, P, C = never>(
   clock: () => number,
   logger?: Pick<Logger, 'warn'>,
 ): Job<T> {
-  const busy = new Map<string, number>();
+  const busy = new Map<InstallationId, number>();
   const held = holdings(task, lease, clock, logger);
   /** What each claimed item's installation lent it, asked once per claim. */
   const served = new Map<T, P | undefined>();
@@ -199,7 +199,7 @@ export function leased<T, P, C = never>(
       : { ...result, outcome: 'lease_lost' };
   }
   const { nextDueAt } = task;
-  const release = (installation: string) => {
+  const release = (installation: InstallationId) => {
     const left = (busy.get(installation) ?? 1) - 1;
     if (left > 0) busy.set(installation, left);
     else busy.delete(installation);

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { MAX_RENEWALS } from '../src/runner/holdings.js';
 import { type HeldLease, leased, servedEach, type Task, UNSERVED_RETRY_MS } from '../src/scheduler.js';
+import { installationId } from '../src/store/keys.js';
 import { captureLogs } from './support/bolt.js';
 
 /** The runner's leases: a token per claim, renewed while its items run. */
@@ -30,7 +31,7 @@ function slowTask(kept: (tokens: readonly string[]) => Set<string> | Error) {
       return answer;
     },
     dueAt: () => 0,
-    installationOf: () => '',
+    installationOf: () => installationId(''),
     serve: async (installations) => new Map(installations.map((id) => [id, true])),
     postpone: async () => {},
     run: (item, _part, lease) => {
@@ -128,7 +129,7 @@ describe('a task under the lease (leased)', () => {
       },
       renew: async () => new Set(),
       dueAt: () => 0,
-      installationOf: (item) => item.installation,
+      installationOf: (item) => installationId(item.installation),
       describe: (item) => ({ channel: item.id }),
       about: (item) => ({ invoiceId: item.id }),
       serve: servedEach(async (installation) =>

@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Store } from '../store/database.js';
+import type { InstallationId } from '../store/keys.js';
 import { LeaseLost, leaseFree } from '../store/lease.js';
 import type { Tables } from '../store/schema.js';
 
@@ -18,7 +19,7 @@ const withFeed = ({ exists, selectFrom }: ExpressionBuilder<Tables, 'singletons'
   );
 
 /** An installation's balance poll: starting it with the first feed, and recording each run. */
-export function pollQueries(installation: string) {
+export function pollQueries(installation: InstallationId) {
   const polls = (trx: Kysely<Tables>) =>
     trx.selectFrom('singletons').where('installation_id', '=', installation).where('name', '=', BALANCE_POLL);
 

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Store } from '../store/database.js';
-import { ONE_WORKSPACE } from '../store/keys.js';
+import { type InstallationId, ONE_WORKSPACE } from '../store/keys.js';
 import { LeaseLost, leaseFree } from '../store/lease.js';
 import type { Tables } from '../store/schema.js';
 import { historyQueries } from './queries-history.js';
@@ -23,7 +23,7 @@ export const digestOf = (s: SubscriptionRow): DigestTime => ({
  * reads and writes only `installation`'s rows; claiming due polls and digests is across
  * installations, and another object's (`feedClaims`).
  */
-export function feedQueries(store: Store, installation: string) {
+export function feedQueries(store: Store, installation: InstallationId) {
   return {
     ...subscriptionQueries(store, installation),
     ...messageQueries(store, installation),
@@ -41,7 +41,7 @@ export function feedClaims(store: Store) {
 export type FeedQueries = ReturnType<typeof feedQueries>;
 
 /** The installation's subscriptions: finding them, starting and ending them, moving their digest. */
-function subscriptionQueries(store: Store, installation: string) {
+function subscriptionQueries(store: Store, installation: InstallationId) {
   const { db } = store;
   const activeRows = (trx: Kysely<Tables>) =>
     trx
@@ -119,7 +119,7 @@ function subscriptionQueries(store: Store, installation: string) {
  * What the feed tells its channels, and what it keeps of the payment key it reads the balance
  * with: whether it is still the one connected, and which channels were told it is rejected.
  */
-function messageQueries(store: Store, installation: string) {
+function messageQueries(store: Store, installation: InstallationId) {
   return {
     /**
      * Whether the installation's payment account is still the one connected at `account` (many
@@ -207,7 +207,7 @@ function messageQueries(store: Store, installation: string) {
 }
 
 /** An installation's daily digests: moving one on once it is sent. */
-function digestQueries(installation: string) {
+function digestQueries(installation: InstallationId) {
   return {
     /**
      * Moves an active subscription's digest to `next` and releases its lease, only while `owner`

@@ -4,6 +4,7 @@ import type { InstallationStore, InstallProvider } from '@slack/oauth';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/database.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
+import type { InstallationId } from '../store/keys.js';
 import { claimRefresh, releaseRefresh } from '../store/refresh-lease.js';
 import { unwrittenTokens } from './unwritten-tokens.js';
 
@@ -62,7 +63,7 @@ export function tokenRotation(deps: AuthorizationDeps) {
     leaseMs: REFRESH_LEASE_MS,
     ...(deps.retryWriteMs === undefined ? {} : { retryMs: deps.retryWriteMs }),
   });
-  const refreshes = new Map<string, Promise<void>>();
+  const refreshes = new Map<InstallationId, Promise<void>>();
 
   /** Whether the token in use (one not yet written, else the store's) expires within `ms`. */
   const expiresWithin = (installation: InstallationSummary, ms: number) => {

@@ -1,5 +1,6 @@
 import type { Store } from './database.js';
 import { whileInstalled } from './installed.js';
+import type { InstallationId } from './keys.js';
 import { leaseFree } from './lease.js';
 
 /** The `singletons` row that says which instance is refreshing an installation's bot token. */
@@ -15,7 +16,7 @@ const TOKEN_REFRESH = 'token_refresh';
  */
 export async function claimRefresh(
   store: Store,
-  installation: string,
+  installation: InstallationId,
   owner: string,
   now: number,
   leaseMs: number,
@@ -49,7 +50,7 @@ export async function claimRefresh(
 }
 
 /** The refresh lease row while `owner` holds it, for an update fenced by its holder. */
-const heldBy = (store: Store, installation: string, owner: string) =>
+const heldBy = (store: Store, installation: InstallationId, owner: string) =>
   store.db
     .updateTable('singletons')
     .where('installation_id', '=', installation)
@@ -57,7 +58,11 @@ const heldBy = (store: Store, installation: string, owner: string) =>
     .where('lease_owner', '=', owner);
 
 /** Lets the refresh go (done, or failed): the next instance that needs one may take it at once. */
-export async function releaseRefresh(store: Store, installation: string, owner: string): Promise<void> {
+export async function releaseRefresh(
+  store: Store,
+  installation: InstallationId,
+  owner: string,
+): Promise<void> {
   await heldBy(store, installation, owner).set({ lease_owner: null, lease_until: null }).execute();
 }
 
@@ -67,7 +72,7 @@ export async function releaseRefresh(store: Store, installation: string, owner: 
  */
 export async function holdRefresh(
   store: Store,
-  installation: string,
+  installation: InstallationId,
   owner: string,
   now: number,
   leaseMs: number,

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Store } from '../store/database.js';
+import type { InstallationId } from '../store/keys.js';
 import { leaseFree } from '../store/lease.js';
 import { PACE_HORIZON_MS } from '../store/pace.js';
 import type { Tables } from '../store/schema.js';
@@ -72,7 +73,7 @@ const candidates = ({ db }: Store, { now, horizon, busy }: CheckClaim, room: num
 const lease = (
   store: Store,
   { owner, now, leaseMs }: CheckClaim,
-  chosen: { installation_id: string; invoice_id: string }[],
+  chosen: { installation_id: InstallationId; invoice_id: string }[],
 ) =>
   store.db
     .updateTable('watched_invoices')
@@ -263,7 +264,7 @@ export function checkClaims(store: Store) {
 }
 
 /** A check's record, in its installation's transaction. */
-export function checkQueries(installation: string) {
+export function checkQueries(installation: InstallationId) {
   const invoices = (trx: Kysely<Tables>) =>
     trx.updateTable('watched_invoices').where('installation_id', '=', installation);
 

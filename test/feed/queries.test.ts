@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { balanceChanges } from '../../src/feed/deltas.js';
 import { feedClaims, feedQueries, type SubscriptionRow } from '../../src/feed/queries.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { LeaseLost } from '../../src/store/lease.js';
 import { emptyWork } from '../support/empty-store.js';
 
@@ -136,8 +136,8 @@ describe('the feed’s queries', () => {
   });
 
   it('keep each installation’s feeds, readings, changes and poll to itself', async () => {
-    const one = feedQueries(store, 'T1');
-    const two = feedQueries(store, 'T2');
+    const one = feedQueries(store, installationId('T1'));
+    const two = feedQueries(store, installationId('T2'));
     const oneSub = subscription({ channel_id: 'G1' });
     const twoSub = subscription({ channel_id: 'G1' }); // the same channel id, another installation
     await store.transaction(async (trx) => {

@@ -3,7 +3,7 @@ import { enqueue, outboxBacklog } from '../../src/outbox.js';
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { firstSight } from '../../src/store/events.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { migrationProvider } from '../../src/store/migrations.js';
 import { paceInterval, reserveSlot } from '../../src/store/pace.js';
 import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
@@ -125,13 +125,15 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
     it('shares each claim evenly between installations with due checks, the longest overdue first', async () => {
       // A big installation with 50 checks due long ago, and two small ones with one each.
-      const big = watchesOf(store, 'T0BIG');
+      const big = watchesOf(store, installationId('T0BIG'));
       await store.transaction(async (trx) => {
         for (let i = 0; i < 50; i += 1)
           await big.insert(trx, watch({ invoice_id: `b-${i}`, channel_id: `C${i}` }), '{}', i);
       });
-      await store.transaction((trx) => watchesOf(store, 'T0SMALL').insert(trx, watch(), '{}', 60));
-      await store.transaction((trx) => watchesOf(store, '').insert(trx, watch(), '{}', 70));
+      await store.transaction((trx) =>
+        watchesOf(store, installationId('T0SMALL')).insert(trx, watch(), '{}', 60),
+      );
+      await store.transaction((trx) => watchesOf(store, installationId('')).insert(trx, watch(), '{}', 70));
       const claimed = await big.claimDue('a', 100, 8, 1000);
       // While others have checks due, the big one has at most two of this instance's slots.
       expect(claimed.map((r) => `${r.installation_id}:${r.invoice_id}`)).toEqual([
@@ -141,7 +143,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         ':i-1',
       ]);
       // Returned longest overdue first, whichever installation.
-      await store.transaction((trx) => watchesOf(store, 'T0LATE').insert(trx, watch(), '{}', 1));
+      await store.transaction((trx) =>
+        watchesOf(store, installationId('T0LATE')).insert(trx, watch(), '{}', 1),
+      );
       expect(
         (await big.claimDue('z', 100, 3, 1000, new Map([['T0BIG', 1]]))).map(
           (r) => `${r.installation_id}:${r.invoice_id}`,
@@ -152,11 +156,16 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         .set({ lease_owner: null, lease_until: null })
         .where('lease_owner', '=', 'z')
         .execute();
-      await store.db.deleteFrom('watched_invoices').where('installation_id', '=', 'T0LATE').execute();
+      await store.db
+        .deleteFrom('watched_invoices')
+        .where('installation_id', '=', installationId('T0LATE'))
+        .execute();
       // Alone with due checks, it may have them all; still running two here, it has none while
       // another installation's are due.
       expect((await big.claimDue('b', 100, 3, 1000)).map((r) => r.invoice_id)).toEqual(['b-2', 'b-3', 'b-4']);
-      await store.transaction((trx) => watchesOf(store, 'T0OTHER').insert(trx, watch(), '{}', 90));
+      await store.transaction((trx) =>
+        watchesOf(store, installationId('T0OTHER')).insert(trx, watch(), '{}', 90),
+      );
       const busy = new Map([['T0BIG', 2]]);
       expect((await big.claimDue('c', 100, 8, 1000, busy)).map((r) => r.installation_id)).toEqual([
         'T0OTHER',
@@ -164,7 +173,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('gives a claimed check back only for its lease holder, and knows when the next unleased one is due', async () => {
-      const q = watchesOf(store, 'T0BACK');
+      const q = watchesOf(store, installationId('T0BACK'));
       expect(await q.nextDueAt(0)).toBeUndefined();
       await store.transaction(async (trx) => {
         await q.insert(trx, watch({ invoice_id: 'i-0', channel_id: 'C0' }), '{}', 20);
@@ -185,15 +194,15 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('takes no more than the limit, however many installations have checks due', async () => {
-      for (const [i, id] of ['T0A', 'T0B', 'T0C', 'T0D'].entries())
+      for (const [i, id] of ['T0A', 'T0B', 'T0C', 'T0D'].map(installationId).entries())
         await store.transaction((trx) => watchesOf(store, id).insert(trx, watch(), '{}', 10 - i));
       const claimed = await watchesOf(store).claimDue('a', 100, 2, 1000);
       expect(claimed.map((r) => r.installation_id)).toEqual(['T0D', 'T0C']);
     });
 
     it('claims again what another instance took first, keeping each installation to its share', async () => {
-      const a = watchesOf(store, 'T0A');
-      const b = watchesOf(store, 'T0B');
+      const a = watchesOf(store, installationId('T0A'));
+      const b = watchesOf(store, installationId('T0B'));
       await store.transaction(async (trx) => {
         for (let i = 0; i < 4; i += 1) {
           await a.insert(trx, watch({ invoice_id: `a-${i}`, channel_id: `C${i}` }), '{}', i);
@@ -221,11 +230,11 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         // 40 calls asked for at the same moment from both, all at once: far more than the budget.
         const slots = await Promise.all(
           Array.from({ length: 40 }, (_, i) =>
-            reserveSlot(i % 2 === 0 ? store : other, 'T0PACE', at, paceInterval(rps)),
+            reserveSlot(i % 2 === 0 ? store : other, installationId('T0PACE'), at, paceInterval(rps)),
           ),
         );
         // Another key's budget is its own.
-        expect(await reserveSlot(other, 'T0OTHER', at, paceInterval(rps))).toBe(at);
+        expect(await reserveSlot(other, installationId('T0OTHER'), at, paceInterval(rps))).toBe(at);
         slots.sort((a, b) => a - b);
         // Every call has its own slot, 220 ms after the one before: no 1000 ms holds more than rps.
         expect(slots).toEqual(Array.from({ length: 40 }, (_, i) => at + i * 220));
@@ -233,15 +242,15 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           expect((slots[i] as number) - (slots[i - rps] as number)).toBeGreaterThanOrEqual(1000);
         // A key idle for a while starts again at once, not at its last reserved slot.
         const later = (slots.at(-1) as number) + 5000;
-        expect(await reserveSlot(store, 'T0PACE', later, paceInterval(rps))).toBe(later);
+        expect(await reserveSlot(store, installationId('T0PACE'), later, paceInterval(rps))).toBe(later);
       } finally {
         if (other !== store) await other.close();
       }
     });
 
     it('claims an installation’s checks only while its key can start them soon, and no more than it can', async () => {
-      const busy = watchesOf(store, 'T0BUSY');
-      const idle = watchesOf(store, 'T0IDLE');
+      const busy = watchesOf(store, installationId('T0BUSY'));
+      const idle = watchesOf(store, installationId('T0IDLE'));
       await store.transaction(async (trx) => {
         for (let i = 0; i < 20; i += 1) {
           await busy.insert(trx, watch({ invoice_id: `b-${i}`, channel_id: `C${i}` }), '{}', i);
@@ -251,7 +260,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const at = 1_000_000;
       await installed(store, 'T0BUSY');
       // T0BUSY's key has its calls reserved 1.5 s ahead; T0IDLE's none.
-      for (let i = 0; i < 8; i += 1) await reserveSlot(store, 'T0BUSY', at, 200);
+      for (let i = 0; i < 8; i += 1) await reserveSlot(store, installationId('T0BUSY'), at, 200);
       const first = await idle.claimDue('a', at, 20, 100_000, new Map(), 200);
       // T0IDLE alone can be served: 5 calls in the next second at 200 ms apart, whatever the limit.
       expect(first.map((r) => r.invoice_id)).toEqual(['d-0', 'd-1', 'd-2', 'd-3', 'd-4']);
@@ -271,8 +280,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('keeps each installation’s watches its own: the same channel and invoice in two is two watches', async () => {
-      const one = watchesOf(store, 'T0ONE');
-      const two = watchesOf(store, 'T0TWO');
+      const one = watchesOf(store, installationId('T0ONE'));
+      const two = watchesOf(store, installationId('T0TWO'));
       const mine = watch();
       await store.transaction((trx) => one.insert(trx, mine, '{"one":1}', 0));
       await store.transaction((trx) => two.insert(trx, watch(), '{"two":2}', 0));

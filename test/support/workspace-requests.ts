@@ -1,3 +1,4 @@
+import type { InstallationId } from '../../src/store/keys.js';
 import { eventBody } from './slack-requests.js';
 
 /**
@@ -9,7 +10,7 @@ import { eventBody } from './slack-requests.js';
 
 /** What a request needs of its workspace: its team (its installation's id). */
 export interface TeamOf {
-  team: string;
+  team: InstallationId;
 }
 
 /** A request body built for the one-workspace tests, moved into workspace `w` (its team, its authorization). */
