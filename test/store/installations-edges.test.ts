@@ -61,6 +61,16 @@ describe('storing and fetching an installation', () => {
     await store.close();
   });
 
+  it('refuses an installation whose workspace id is no Slack id (a `like` wildcard in it), and stores nothing', async () => {
+    const store = await fresh();
+    const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+    await expect(installations.storeInstallation(install('T0_NE', 'xoxb-one'))).rejects.toThrow(
+      'not a Slack team or enterprise id',
+    );
+    expect(await store.db.selectFrom('installations').selectAll().execute()).toEqual([]);
+    await store.close();
+  });
+
   it('says which workspace has no installation, and names the error', async () => {
     const store = await fresh();
     const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);

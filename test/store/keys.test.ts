@@ -4,29 +4,44 @@ import {
   installationId,
   keyProbeKey,
   keyRejectedKey,
+  ONE_WORKSPACE,
   ownEventKeys,
   ownStateKeys,
 } from '../../src/store/keys.js';
 
+const ONE = installationId('T0ONE');
+
+describe('an installation’s id', () => {
+  it('is a Slack team or enterprise id, or the one workspace’s empty id', () => {
+    expect(installationId('T0ONE')).toBe('T0ONE');
+    expect(installationId('E0ORG')).toBe('E0ORG');
+    expect(installationId('')).toBe(ONE_WORKSPACE);
+    expect(ONE_WORKSPACE).toBe('');
+  });
+
+  it('refuses what no Slack id looks like: a key pattern’s wildcards, a key’s or a lane’s separators, lower case', () => {
+    for (const raw of ['T0_ONE', 'T0%', 'T0ONE:event', 'T0ONE/C0FIN', 't0one', ' T0ONE', 'T0ONE\n'])
+      expect(() => installationId(raw), JSON.stringify(raw)).toThrow(
+        new TypeError('not a Slack team or enterprise id'),
+      );
+  });
+});
+
 describe('the keys an installation owns in the shared tables', () => {
   it('names the one workspace’s rejected key as it always has, and each installation’s by its id', () => {
-    expect(keyRejectedKey(installationId(''))).toBe('payment_key_rejected');
-    expect(keyRejectedKey(installationId('T0ONE'))).toBe('payment_key_rejected:T0ONE');
-    expect(keyProbeKey(installationId('T0ONE'))).toBe('payment_key_probe:T0ONE');
-    expect(eventKey(installationId('T0ONE'), 'event:Ev1')).toBe('T0ONE:event:Ev1');
+    expect(keyRejectedKey(ONE_WORKSPACE)).toBe('payment_key_rejected');
+    expect(keyRejectedKey(ONE)).toBe('payment_key_rejected:T0ONE');
+    expect(keyProbeKey(ONE)).toBe('payment_key_probe:T0ONE');
+    expect(eventKey(ONE, 'event:Ev1')).toBe('T0ONE:event:Ev1');
   });
 
   it('finds every key of an installation with its patterns, and none of another whose id ends or starts alike', () => {
     const like = (pattern: string, key: string) =>
       new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*')}$`).test(key);
-    expect(like(ownStateKeys(installationId('T0ONE')), keyRejectedKey(installationId('T0ONE')))).toBe(true);
-    expect(like(ownStateKeys(installationId('T0ONE')), keyProbeKey(installationId('T0ONE')))).toBe(true);
-    expect(like(ownStateKeys(installationId('T0ONE')), keyRejectedKey(installationId('XT0ONE')))).toBe(false);
-    expect(like(ownEventKeys(installationId('T0ONE')), eventKey(installationId('T0ONE'), 'event:Ev1'))).toBe(
-      true,
-    );
-    expect(like(ownEventKeys(installationId('T0ONE')), eventKey(installationId('T0ONEX'), 'event:Ev1'))).toBe(
-      false,
-    );
+    expect(like(ownStateKeys(ONE), keyRejectedKey(ONE))).toBe(true);
+    expect(like(ownStateKeys(ONE), keyProbeKey(ONE))).toBe(true);
+    expect(like(ownStateKeys(ONE), keyRejectedKey(installationId('XT0ONE')))).toBe(false);
+    expect(like(ownEventKeys(ONE), eventKey(ONE, 'event:Ev1'))).toBe(true);
+    expect(like(ownEventKeys(ONE), eventKey(installationId('T0ONEX'), 'event:Ev1'))).toBe(false);
   });
 });
