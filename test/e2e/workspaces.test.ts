@@ -6,7 +6,6 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEMO_INVOICE_IDS, demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { visibleText } from '../support/block-kit.js';
 import { freshDatabase } from '../support/postgres-server.js';
 import {
@@ -50,24 +49,14 @@ const TWO_MONEY = ['Bitcoin', 'Acme Hardware Store'] as const;
 const CLIENT = { id: '1111.2222', secret: 'e2e-client-secret-8d7c6b', state: 'e2e-state-secret-5a4b3c' };
 const KEY = randomBytes(32).toString('base64');
 interface Workspace {
-  team: InstallationId;
+  team: string;
   installer: string;
   token: string;
   code: string;
 }
 const WORKSPACES: Record<'one' | 'two', Workspace> = {
-  one: {
-    team: installationId('T0ONE'),
-    installer: 'U0ONEADMIN',
-    token: 'xoxb-one-e2e-secret-token-1a2b',
-    code: 'code-one',
-  },
-  two: {
-    team: installationId('T0TWO'),
-    installer: 'U0TWOADMIN',
-    token: 'xoxb-two-e2e-secret-token-3c4d',
-    code: 'code-two',
-  },
+  one: { team: 'T0ONE', installer: 'U0ONEADMIN', token: 'xoxb-one-e2e-secret-token-1a2b', code: 'code-one' },
+  two: { team: 'T0TWO', installer: 'U0TWOADMIN', token: 'xoxb-two-e2e-secret-token-3c4d', code: 'code-two' },
 };
 
 let sandbox: Sandbox;
@@ -226,7 +215,7 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
 
     it('refreshes a rotating token before it expires, keeps the new one sealed, and calls Slack with it', async () => {
       const three: Workspace = {
-        team: installationId('T0THREE'),
+        team: 'T0THREE',
         installer: 'U0THREEADMIN',
         token: 'xoxe.xoxb-three-first-token-5e6f',
         code: 'code-three',
@@ -256,7 +245,7 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
 
     it('stores an organisation-wide install under the organisation and serves each of its workspaces', async () => {
       const org: Workspace = {
-        team: installationId('E0GRID'),
+        team: 'E0GRID',
         installer: 'U0ORGADMIN',
         token: 'xoxb-org-e2e-secret-token-9f0a',
         code: 'code-org',
@@ -284,7 +273,7 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
 
     it('refreshes a rotating token once however many requests need it at the same moment, on every instance', async () => {
       const four: Workspace = {
-        team: installationId('T0FOUR'),
+        team: 'T0FOUR',
         installer: 'U0FOURADMIN',
         token: 'xoxe.xoxb-four-first-token-1c2d',
         code: 'code-four',
@@ -371,7 +360,7 @@ describe.each(Object.entries(stores))('many workspaces, on %s', (name, open) => 
     });
 
     it('gives a workspace that never installed the app Bolt’s authorization failure, logged without secrets', async () => {
-      const stranger = { ...WORKSPACES.one, team: installationId('T0STRANGER') };
+      const stranger = { ...WORKSPACES.one, team: 'T0STRANGER' };
       const before = slack.calls.length;
       await refusedBalance(stranger);
       await until(

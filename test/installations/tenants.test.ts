@@ -24,7 +24,7 @@ import {
   type InstallationSummary,
   type Installations,
 } from '../../src/store/installations.js';
-import { type InstallationId, installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
+import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { createSealer } from '../../src/store/sealing.js';
 import type { ClaimedCheck } from '../../src/watches/queries-checks.js';
 import {
@@ -63,8 +63,17 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-const installation = (id: InstallationId, connectedAt?: number): InstallationSummary => ({
-  id,
+/** The installations most tests name. */
+const ID = {
+  A: installationId('A'),
+  B: installationId('B'),
+  ONE: installationId('T0ONE'),
+  BAD: installationId('T0BAD'),
+};
+
+/** The summary of the installation of workspace `id`, connected at `connectedAt` unless undefined. */
+const installation = (id: string, connectedAt?: number): InstallationSummary => ({
+  id: installationId(id),
   home: { teamId: id, enterpriseId: undefined },
   enterpriseInstall: false,
   installerUserId: `U0${id}ADMIN`,
@@ -248,8 +257,8 @@ describe('each installation’s own handlers', () => {
   it('reads each installation’s money with its own key, and only its own', async () => {
     const t = tenants({ T0ONE: OTHER_KEY, T0TWO: sandbox.apiKey });
     const [one, two] = await Promise.all([
-      balance(t.tenants, installation(installationId('T0ONE'), 1)),
-      balance(t.tenants, installation(installationId('T0TWO'), 1)),
+      balance(t.tenants, installation('T0ONE', 1)),
+      balance(t.tenants, installation('T0TWO', 1)),
     ]);
     expect(one).toContain('Monero');
     expect(one).not.toContain('Bitcoin');
@@ -261,104 +270,102 @@ describe('each installation’s own handlers', () => {
   it('builds an installation’s part once, and again for a new key or a rotated token', async () => {
     const t = tenants({ T0ONE: OTHER_KEY });
     await Promise.all([
-      balance(t.tenants, installation(installationId('T0ONE'), 1)),
-      balance(t.tenants, installation(installationId('T0ONE'), 1)),
+      balance(t.tenants, installation('T0ONE', 1)),
+      balance(t.tenants, installation('T0ONE', 1)),
     ]);
     expect(t.made).toHaveLength(1);
-    await balance(t.tenants, installation(installationId('T0ONE'), 2));
+    await balance(t.tenants, installation('T0ONE', 2));
     expect(t.made).toHaveLength(2);
-    await balance(t.tenants, installation(installationId('T0ONE'), 2), '', 'xoxb-rotated');
+    await balance(t.tenants, installation('T0ONE', 2), '', 'xoxb-rotated');
     expect(t.made).toHaveLength(3);
-    await balance(t.tenants, installation(installationId('T0ONE'), 2), '', 'xoxb-rotated');
+    await balance(t.tenants, installation('T0ONE', 2), '', 'xoxb-rotated');
     expect(t.made).toHaveLength(3);
   });
 
   it('keeps at most `max` installations, dropping the least recently used', async () => {
     const t = tenants({ A: OTHER_KEY, B: OTHER_KEY, C: OTHER_KEY }, { max: 2 });
-    await balance(t.tenants, installation(installationId('A'), 1));
-    await balance(t.tenants, installation(installationId('B'), 1));
-    await balance(t.tenants, installation(installationId('A'), 1));
-    await balance(t.tenants, installation(installationId('C'), 1));
+    await balance(t.tenants, installation('A', 1));
+    await balance(t.tenants, installation('B', 1));
+    await balance(t.tenants, installation('A', 1));
+    await balance(t.tenants, installation('C', 1));
     expect(t.tenants.size).toBe(2);
     expect(t.made).toHaveLength(3);
-    await balance(t.tenants, installation(installationId('A'), 1));
+    await balance(t.tenants, installation('A', 1));
     expect(t.made).toHaveLength(3);
-    await balance(t.tenants, installation(installationId('B'), 1));
+    await balance(t.tenants, installation('B', 1));
     expect(t.made).toHaveLength(4);
   });
 
   it('forgets an installation at once when told (uninstalled, token revoked)', async () => {
     const t = tenants({ A: OTHER_KEY });
-    await balance(t.tenants, installation(installationId('A'), 1));
-    t.tenants.forget(installationId('A'));
+    await balance(t.tenants, installation('A', 1));
+    t.tenants.forget(ID.A);
     expect(t.tenants.size).toBe(0);
-    await balance(t.tenants, installation(installationId('A'), 1));
+    await balance(t.tenants, installation('A', 1));
     expect(t.made).toHaveLength(2);
     // One this instance never served (uninstalled while another instance served it): nothing to forget.
-    expect(() => t.tenants.forget(installationId('B'))).not.toThrow();
+    expect(() => t.tenants.forget(ID.B)).not.toThrow();
     expect(t.tenants.size).toBe(1);
   });
 
   it('does not keep a part whose build failed: the next request builds it again', async () => {
     const t = tenants({ A: OTHER_KEY });
     t.failNextKey();
-    await expect(balance(t.tenants, installation(installationId('A'), 1))).rejects.toThrow(
-      'the store is not answering',
-    );
+    await expect(balance(t.tenants, installation('A', 1))).rejects.toThrow('the store is not answering');
     expect(t.tenants.size).toBe(0);
-    expect(await balance(t.tenants, installation(installationId('A'), 1))).toContain('Monero');
+    expect(await balance(t.tenants, installation('A', 1))).toContain('Monero');
   });
 
   it('keeps the part built after the installation was forgotten when a build from before fails', async () => {
     const t = tenants({ A: OTHER_KEY });
     const context = {
-      installation: installation(installationId('A'), 1),
+      installation: installation('A', 1),
       botToken: 'xoxb-A',
     } as unknown as AllMiddlewareArgs['context'];
     t.failNextKey();
     const failing = t.tenants.handlersOf(context);
     // Uninstalled and installed again (or evicted) while that build was still reading the key.
-    t.tenants.forget(installationId('A'));
+    t.tenants.forget(ID.A);
     const served = t.tenants.handlersOf(context);
     await expect(failing).rejects.toThrow('the store is not answering');
     await served;
     expect(t.tenants.size).toBe(1);
-    expect(await balance(t.tenants, installation(installationId('A'), 1))).toContain('Monero');
+    expect(await balance(t.tenants, installation('A', 1))).toContain('Monero');
     expect(t.made).toEqual([OTHER_KEY]);
   });
 
   it('lets go of the payments client of each part no longer used: a replaced key, the least recently used, a forgotten one', async () => {
     const t = tenants({ A: OTHER_KEY, B: OTHER_KEY, C: OTHER_KEY }, { max: 2 });
-    await balance(t.tenants, installation(installationId('A'), 1));
-    await balance(t.tenants, installation(installationId('A'), 2));
+    await balance(t.tenants, installation('A', 1));
+    await balance(t.tenants, installation('A', 2));
     expect(t.closed).toEqual(['A']);
-    await balance(t.tenants, installation(installationId('B'), 1));
-    await balance(t.tenants, installation(installationId('C'), 1));
+    await balance(t.tenants, installation('B', 1));
+    await balance(t.tenants, installation('C', 1));
     expect(t.tenants.size).toBe(2);
     expect(t.closed).toEqual(['A', 'A']);
-    t.tenants.forget(installationId('B'));
+    t.tenants.forget(ID.B);
     await new Promise((resolve) => setImmediate(resolve));
     expect(t.closed).toEqual(['A', 'A', 'B']);
   });
 
   it('serves a replaced key when the old key’s client has nothing to let go', async () => {
     const t = tenants({ A: OTHER_KEY }, { withoutClose: true });
-    await balance(t.tenants, installation(installationId('A'), 1));
-    expect(await balance(t.tenants, installation(installationId('A'), 2))).toContain('Monero');
+    await balance(t.tenants, installation('A', 1));
+    expect(await balance(t.tenants, installation('A', 2))).toContain('Monero');
     expect(t.made).toHaveLength(2);
   });
 
   it('serves an installation connected since it was last seen not connected', async () => {
     const t = tenants({ A: OTHER_KEY });
-    expect(await balance(t.tenants, installation(installationId('A')))).toContain('not connected');
-    expect(await balance(t.tenants, installation(installationId('A'), 1))).toContain('Monero');
+    expect(await balance(t.tenants, installation('A'))).toContain('not connected');
+    expect(await balance(t.tenants, installation('A', 1))).toContain('Monero');
     expect(t.made).toEqual([OTHER_KEY]);
   });
 
   it('answers an installation without a payment account that it is not connected, calling no service', async () => {
     const t = tenants({});
     const asked = sandbox.requests.length;
-    const answer = await balance(t.tenants, installation(installationId('T0NEW')));
+    const answer = await balance(t.tenants, installation('T0NEW'));
     expect(answer).toContain('not connected');
     expect(answer).toContain('<@U0T0NEWADMIN>');
     expect(sandbox.requests).toHaveLength(asked);
@@ -367,7 +374,7 @@ describe('each installation’s own handlers', () => {
 
   it('treats an account whose key is gone (disconnected meanwhile) as not connected', async () => {
     const t = tenants({ A: undefined });
-    expect(await balance(t.tenants, installation(installationId('A'), 1))).toContain('not connected');
+    expect(await balance(t.tenants, installation('A', 1))).toContain('not connected');
     expect(t.made).toEqual([]);
   });
 
@@ -377,14 +384,12 @@ describe('each installation’s own handlers', () => {
     slack.conversations.set('G0FIN', { id: 'G0FIN', is_private: true });
     slack.conversations.set('C0ALL', { id: 'C0ALL', is_private: false });
     const t = tenants({ A: OTHER_KEY, B: sandbox.apiKey }, { slackApiUrl: slack.apiUrl });
-    const feedCommand = (id: InstallationId, text: string, channel: string) =>
+    const feedCommand = (id: string, text: string, channel: string) =>
       ask(t.tenants, installation(id, 1), '/balance', text, `xoxb-${id}`, channel);
     const asked = sandbox.requests.length;
     // The same channel id in two installations is two channels: a feed in each.
-    expect(await feedCommand(installationId('A'), 'subscribe', 'G0FIN')).toContain(
-      'the payments feed is on in this channel',
-    );
-    expect(await feedCommand(installationId('B'), 'subscribe 18:30 Europe/Berlin', 'G0FIN')).toContain(
+    expect(await feedCommand('A', 'subscribe', 'G0FIN')).toContain('the payments feed is on in this channel');
+    expect(await feedCommand('B', 'subscribe 18:30 Europe/Berlin', 'G0FIN')).toContain(
       'the payments feed is on in this channel',
     );
     const starts = slack.calls.filter((c) => c.method === 'chat.postMessage');
@@ -396,16 +401,16 @@ describe('each installation’s own handlers', () => {
       new Set([`Token ${OTHER_KEY}`, `Token ${sandbox.apiKey}`]),
     );
     // Each lists its own; nobody lists public channels for a workspace of many.
-    const listed = await feedCommand(installationId('B'), 'subscriptions', 'G0FIN');
+    const listed = await feedCommand('B', 'subscriptions', 'G0FIN');
     expect(listed).toContain('18:30 Europe/Berlin');
     expect(listed).not.toContain('09:00 UTC');
-    const publicOne = await feedCommand(installationId('A'), 'subscribe', 'C0ALL');
+    const publicOne = await feedCommand('A', 'subscribe', 'C0ALL');
     expect(publicOne).toContain('The payments feed needs a private channel');
     expect(publicOne).not.toContain('BALANCE_ALLOWED_CHANNELS');
-    expect(await feedCommand(installationId('A'), 'unsubscribe', 'G0FIN')).toContain(
+    expect(await feedCommand('A', 'unsubscribe', 'G0FIN')).toContain(
       'The payments feed is off in this channel',
     );
-    expect(await feedCommand(installationId('B'), 'subscriptions', 'G0FIN')).toContain('18:30 Europe/Berlin');
+    expect(await feedCommand('B', 'subscriptions', 'G0FIN')).toContain('18:30 Europe/Berlin');
     // What the feed queued to say goes out with the installation's own token, in its own lane.
     expect(
       await store.db
@@ -420,7 +425,7 @@ describe('each installation’s own handlers', () => {
 
   it('keys the events it has seen by installation: one event id in two workspaces is two events', async () => {
     const t = tenants({ A: OTHER_KEY, B: OTHER_KEY });
-    for (const id of ['A', 'B'].map(installationId)) {
+    for (const id of ['A', 'B']) {
       const context = {
         installation: installation(id, 1),
         botToken: `xoxb-${id}`,
@@ -434,7 +439,7 @@ describe('each installation’s own handlers', () => {
   it('publishes the account alone when a not-connected installation’s Home is opened', async () => {
     const t = tenants({});
     const context = {
-      installation: installation(installationId('B')),
+      installation: installation('B'),
       botToken: 'xoxb-b',
     } as unknown as AllMiddlewareArgs['context'];
     await (await t.tenants.handlersOf(context)).event.app_home_opened({
@@ -448,33 +453,31 @@ describe('each installation’s own handlers', () => {
 
   it('opens the connect modal for `/balance connect`, connected or not', async () => {
     const t = tenants({ A: OTHER_KEY });
-    await balance(t.tenants, installation(installationId('A'), 1), ' Connect ');
-    await balance(t.tenants, installation(installationId('B')), 'connect');
+    await balance(t.tenants, installation('A', 1), ' Connect ');
+    await balance(t.tenants, installation('B'), 'connect');
     expect(t.connects).toEqual(['U0ASKER', 'U0ASKER']);
   });
 
   it('refuses a request authorized without a bot token', async () => {
     const t = tenants({ A: OTHER_KEY });
-    const context = {
-      installation: installation(installationId('A'), 1),
-    } as unknown as AllMiddlewareArgs['context'];
+    const context = { installation: installation('A', 1) } as unknown as AllMiddlewareArgs['context'];
     await expect(t.tenants.handlersOf(context)).rejects.toThrow('without a bot token');
   });
 
   it('publishes the account alone as the Home of an installation without a payment account', async () => {
     const t = tenants({});
     const context = {
-      installation: installation(installationId('B')),
+      installation: installation('B'),
       botToken: 'xoxb-b',
     } as unknown as AllMiddlewareArgs['context'];
-    await t.tenants.publishHome(context, installation(installationId('B')), {} as never, 'U0SOMEONE');
+    await t.tenants.publishHome(context, installation('B'), {} as never, 'U0SOMEONE');
     expect(t.homes).toEqual(['B:U0SOMEONE']);
   });
 
   it('tags every log line and metric of an installation’s requests with it, and never logs its key', async () => {
     const t = tenants({ T0ONE: OTHER_KEY });
-    await balance(t.tenants, installation(installationId('T0ONE'), 1));
-    await balance(t.tenants, installation(installationId('T0NEW')));
+    await balance(t.tenants, installation('T0ONE', 1));
+    await balance(t.tenants, installation('T0NEW'));
     expect(t.requests).toEqual(['T0ONE:command:/balance:ok', 'T0NEW:command:/balance:not_connected']);
     const line = t.logs.lines.find((l) => l.name === '/balance');
     expect(line).toMatchObject({ installation: 'T0ONE', outcome: 'ok' });
@@ -489,7 +492,7 @@ describe('background work’s installations', () => {
     const t = tenants(
       { T0ONE: OTHER_KEY },
       {
-        summaries: { T0ONE: installation(installationId('T0ONE'), 1) },
+        summaries: { T0ONE: installation('T0ONE', 1) },
         clock: () => now,
         tokenFor: async (inst) => {
           asked.push(inst.id);
@@ -497,52 +500,47 @@ describe('background work’s installations', () => {
         },
       },
     );
-    expect(await t.tenants.watchesOf(installationId('T0ONE'))).toBeDefined();
-    expect(await t.tenants.posterOf(installationId('T0ONE'))).toBeDefined();
+    expect(await t.tenants.watchesOf(ID.ONE)).toBeDefined();
+    expect(await t.tenants.posterOf(ID.ONE)).toBeDefined();
     expect(asked).toEqual(['T0ONE']);
     now += 59_999;
-    await t.tenants.watchesOf(installationId('T0ONE'));
+    await t.tenants.watchesOf(ID.ONE);
     expect(asked).toHaveLength(1);
     now += 1;
-    await t.tenants.watchesOf(installationId('T0ONE'));
+    await t.tenants.watchesOf(ID.ONE);
     expect(asked).toHaveLength(2);
-    t.tenants.forget(installationId('T0ONE'));
-    await t.tenants.posterOf(installationId('T0ONE'));
+    t.tenants.forget(ID.ONE);
+    await t.tenants.posterOf(ID.ONE);
     expect(asked).toHaveLength(3);
     // Built once before it was forgotten, once after.
     expect(t.made).toEqual([OTHER_KEY, OTHER_KEY]);
   });
 
   it('checks with a replaced key no more: the next check after the change builds with the new one, within the minute', async () => {
-    const summaries = { T0ONE: installation(installationId('T0ONE'), 1) };
+    const summaries = { T0ONE: installation('T0ONE', 1) };
     const keys: Record<string, string> = { T0ONE: OTHER_KEY };
     const t = tenants(keys, { summaries, clock: () => 1_000_000 });
-    await t.tenants.watchesOf(installationId('T0ONE'));
-    await t.tenants.watchesOf(installationId('T0ONE'));
+    await t.tenants.watchesOf(ID.ONE);
+    await t.tenants.watchesOf(ID.ONE);
     expect(t.made).toEqual([OTHER_KEY]);
-    summaries.T0ONE = installation(installationId('T0ONE'), 2);
+    summaries.T0ONE = installation('T0ONE', 2);
     keys.T0ONE = sandbox.apiKey;
-    expect(await t.tenants.watchesOf(installationId('T0ONE'))).toBeDefined();
+    expect(await t.tenants.watchesOf(ID.ONE)).toBeDefined();
     expect(t.made).toEqual([OTHER_KEY, sandbox.apiKey]);
   });
 
   it('serves an installation whose key the service rejects for one check a minute, all instances together', async () => {
     let now = 5_000_000;
-    const summaries = { T0BAD: installation(installationId('T0BAD'), 1) };
+    const summaries = { T0BAD: installation('T0BAD', 1) };
     const [one, two] = [0, 1].map(() =>
       tenants({ T0BAD: 'a-rejected-key' }, { summaries, clock: () => now }),
     );
     if (!one || !two) throw new Error('two instances');
-    expect(await one.tenants.watchesOf(installationId('T0BAD'))).toBeDefined();
-    await serviceState(store, one.logs.logger, { installation: installationId('T0BAD') }).markKeyRejected(
-      now,
-    );
+    expect(await one.tenants.watchesOf(ID.BAD)).toBeDefined();
+    await serviceState(store, one.logs.logger, { installation: ID.BAD }).markKeyRejected(now);
     const served = async () => {
       const parts = await Promise.all(
-        [one, two].flatMap((t) => [
-          t.tenants.watchesOf(installationId('T0BAD')),
-          t.tenants.feedOf(installationId('T0BAD')),
-        ]),
+        [one, two].flatMap((t) => [t.tenants.watchesOf(ID.BAD), t.tenants.feedOf(ID.BAD)]),
       );
       return parts.filter((p) => p !== undefined).length;
     };
@@ -552,23 +550,21 @@ describe('background work’s installations', () => {
     now += 30_000;
     expect(await served()).toBe(1);
     // Posting and digests need no key: messages and digests still go, and spend no probe.
-    expect(await two.tenants.posterOf(installationId('T0BAD'))).toBeDefined();
-    expect(await one.tenants.digestsOf(installationId('T0BAD'))).toBeDefined();
-    expect(await two.tenants.digestsOf(installationId('T0BAD'))).toBeDefined();
+    expect(await two.tenants.posterOf(ID.BAD)).toBeDefined();
+    expect(await one.tenants.digestsOf(ID.BAD)).toBeDefined();
+    expect(await two.tenants.digestsOf(ID.BAD)).toBeDefined();
     now += 60_000;
     expect(await served()).toBe(1);
-    await serviceState(store, one.logs.logger, { installation: installationId('T0BAD') }).markKeyAccepted();
+    await serviceState(store, one.logs.logger, { installation: ID.BAD }).markKeyAccepted();
     expect(await served()).toBe(4);
   });
 
   it('posts with the part a request rebuilt for a rotated token, not the one it resolved before', async () => {
-    const inst = installation(installationId('T0ONE'), 1);
+    const inst = installation('T0ONE', 1);
     const t = tenants({ T0ONE: OTHER_KEY }, { summaries: { T0ONE: inst } });
     /** The token the installation's messages go out with now (any call through its poster). */
     const posting = async () => {
-      await (await t.tenants.posterOf(installationId('T0ONE')))
-        ?.conversation('C0TOKEN')
-        .catch(() => undefined);
+      await (await t.tenants.posterOf(ID.ONE))?.conversation('C0TOKEN').catch(() => undefined);
       return anySlack.calls.findLast((c) => c.method === 'conversations.info')?.token;
     };
     expect([await posting(), await posting()]).toEqual(['xoxb-T0ONE', 'xoxb-T0ONE']);
@@ -577,7 +573,7 @@ describe('background work’s installations', () => {
   });
 
   it('has no feeds for an installation without a payment account, ends its watches at their check, and posts for it', async () => {
-    const t = tenants({}, { summaries: { T0NEW: installation(installationId('T0NEW')) } });
+    const t = tenants({}, { summaries: { T0NEW: installation('T0NEW') } });
     const unconnected = await t.tenants.watchesOf(installationId('T0NEW'));
     expect(await unconnected?.check({ invoice_id: 'I-NONE' } as ClaimedCheck)).toEqual({
       outcome: 'not_connected',
@@ -587,12 +583,9 @@ describe('background work’s installations', () => {
   });
 
   it('lets a feed’s message go only while its installation’s feed runs; others always, the unserved later', async () => {
-    const t = tenants(
-      { A: OTHER_KEY },
-      { summaries: { A: installation(installationId('A'), 1), NEW: installation(installationId('NEW')) } },
-    );
-    const row = (installationId: string, subscriptionId: string | null) =>
-      ({ installation_id: installationId, subscription_id: subscriptionId }) as OutboxRow;
+    const t = tenants({ A: OTHER_KEY }, { summaries: { A: installation('A', 1), NEW: installation('NEW') } });
+    const row = (id: string, subscriptionId: string | null) =>
+      ({ installation_id: installationId(id), subscription_id: subscriptionId }) as OutboxRow;
     // Not a feed's: nothing to ask.
     expect(await t.tenants.mayDeliver(row('GONE', null))).toBe(true);
     // Cannot be served now: the outbox finds no bot to post with either, and waits.
@@ -602,32 +595,32 @@ describe('background work’s installations', () => {
     expect(await t.tenants.mayDeliver(row('NEW', 'sub-1'))).toBe(false);
     expect(await t.tenants.mayDeliver(row('NEW', null))).toBe(true);
     // Connected: the feed decides, and a feed it does not have (another installation's) is over.
-    expect(await t.tenants.feedOf(installationId('A'))).toBeDefined();
+    expect(await t.tenants.feedOf(ID.A)).toBeDefined();
     expect(await t.tenants.mayDeliver(row('A', 'sub-of-another'))).toBe(false);
   });
 
   it('serves nothing for an installation gone, without a token, or the store failing, and says which', async () => {
     const gone = tenants({ A: OTHER_KEY });
-    expect(await gone.tenants.watchesOf(installationId('A'))).toBeUndefined();
-    expect(await gone.tenants.feedOf(installationId('A'))).toBeUndefined();
-    expect(await gone.tenants.digestsOf(installationId('A'))).toBeUndefined();
+    expect(await gone.tenants.watchesOf(ID.A)).toBeUndefined();
+    expect(await gone.tenants.feedOf(ID.A)).toBeUndefined();
+    expect(await gone.tenants.digestsOf(ID.A)).toBeUndefined();
     // Gone is no failure: nothing to warn about.
     expect(gone.logs.lines.filter((l) => l.level === 'warn')).toEqual([]);
     const revoked = tenants(
       { A: OTHER_KEY },
-      { summaries: { A: installation(installationId('A'), 1) }, tokenFor: async () => undefined },
+      { summaries: { A: installation('A', 1) }, tokenFor: async () => undefined },
     );
-    expect(await revoked.tenants.posterOf(installationId('A'))).toBeUndefined();
+    expect(await revoked.tenants.posterOf(ID.A)).toBeUndefined();
     const failing = tenants(
       { A: OTHER_KEY },
       {
-        summaries: { A: installation(installationId('A'), 1) },
+        summaries: { A: installation('A', 1) },
         tokenFor: async () => {
           throw new Error('no installation for A');
         },
       },
     );
-    expect(await failing.tenants.watchesOf(installationId('A'))).toBeUndefined();
+    expect(await failing.tenants.watchesOf(ID.A)).toBeUndefined();
     expect(failing.logs.lines.find((l) => l.installation === 'A')).toMatchObject({
       level: 'warn',
       msg: 'could not serve an installation’s background work',
@@ -636,12 +629,12 @@ describe('background work’s installations', () => {
   });
 
   it('forgets an installation background work finds uninstalled: nothing of it stays in memory', async () => {
-    const summaries: Record<string, InstallationSummary> = { A: installation(installationId('A'), 1) };
+    const summaries: Record<string, InstallationSummary> = { A: installation('A', 1) };
     const t = tenants({ A: OTHER_KEY }, { summaries });
-    expect(await t.tenants.posterOf(installationId('A'))).toBeDefined();
+    expect(await t.tenants.posterOf(ID.A)).toBeDefined();
     expect(t.tenants.size).toBe(1);
     delete summaries.A;
-    expect(await t.tenants.posterOf(installationId('A'))).toBeUndefined();
+    expect(await t.tenants.posterOf(ID.A)).toBeUndefined();
     expect(t.tenants.size).toBe(0);
     expect(t.closed).toEqual(['A']);
     expect(t.logs.lines.filter((l) => l.level === 'warn')).toEqual([]);
@@ -649,21 +642,21 @@ describe('background work’s installations', () => {
 
   it('builds the part again within the minute when a request’s rebuild of it failed', async () => {
     let now = 1_000_000;
-    const inst = installation(installationId('A'), 1);
+    const inst = installation('A', 1);
     const t = tenants({ A: OTHER_KEY }, { summaries: { A: inst }, clock: () => now });
-    expect(await t.tenants.posterOf(installationId('A'))).toBeDefined();
+    expect(await t.tenants.posterOf(ID.A)).toBeDefined();
     t.failNextKey();
     await expect(balance(t.tenants, inst, '', 'xoxb-rotated')).rejects.toThrow('the store is not answering');
     expect(t.tenants.size).toBe(0);
     now += 1000;
-    expect(await t.tenants.watchesOf(installationId('A'))).toBeDefined();
+    expect(await t.tenants.watchesOf(ID.A)).toBeDefined();
     expect(t.made).toEqual([OTHER_KEY, OTHER_KEY]);
   });
 
   it('asks for the token at every check while it is revoked, never serving with the part a request built', async () => {
     const asked: string[] = [];
     let revoked = false;
-    const inst = installation(installationId('A'), 1);
+    const inst = installation('A', 1);
     const t = tenants(
       { A: OTHER_KEY },
       {
@@ -677,8 +670,8 @@ describe('background work’s installations', () => {
     );
     await balance(t.tenants, inst);
     revoked = true;
-    expect(await t.tenants.posterOf(installationId('A'))).toBeUndefined();
-    expect(await t.tenants.posterOf(installationId('A'))).toBeUndefined();
+    expect(await t.tenants.posterOf(ID.A)).toBeUndefined();
+    expect(await t.tenants.posterOf(ID.A)).toBeUndefined();
     expect(asked).toEqual(['A', 'A']);
   });
 
@@ -687,10 +680,7 @@ describe('background work’s installations', () => {
     const t = tenants(
       { T0WATCH: sandbox.apiKey },
       {
-        summaries: {
-          T0WATCH: installation(installationId('T0WATCH'), 1),
-          NEW: installation(installationId('NEW')),
-        },
+        summaries: { T0WATCH: installation('T0WATCH', 1), NEW: installation('NEW') },
         slackApiUrl: slack.apiUrl,
       },
     );
@@ -707,8 +697,7 @@ describe('background work’s installations', () => {
     const [watch] = await watches.list('C0WATCH');
     if (!watch) throw new Error('a watch in C0WATCH');
     const deleted = new SlackPostError('message_not_found', 'message_not_found');
-    const row = (installationId: string) =>
-      ({ installation_id: installationId, watch_id: watch.id }) as OutboxRow;
+    const row = (id: string) => ({ installation_id: installationId(id), watch_id: watch.id }) as OutboxRow;
     // Not served now, or not connected: nothing to end, and nothing fails.
     await expect(t.tenants.undeliverable(row('GONE'), deleted)).resolves.toBeUndefined();
     await expect(t.tenants.undeliverable(row('NEW'), deleted)).resolves.toBeUndefined();
@@ -783,7 +772,7 @@ describe('background work’s installations', () => {
   it('publishes a connected installation’s Home: its balance, then its payment account', async () => {
     const slack = await startSlackStandIn({ teamId: 'T0ONE', botToken: 'xoxb-T0ONE' });
     const t = tenants({ T0ONE: OTHER_KEY }, { slackApiUrl: slack.apiUrl });
-    const inst = installation(installationId('T0ONE'), 1);
+    const inst = installation('T0ONE', 1);
     const published: unknown[] = [];
     const client = { views: { publish: async (view: unknown) => void published.push(view) } };
     const context = { installation: inst, botToken: 'xoxb-T0ONE' } as unknown as AllMiddlewareArgs['context'];
@@ -845,7 +834,7 @@ describe('any interleaving of requests from several installations', () => {
           const answers = await Promise.all(
             steps.map(async ({ who, what }, k) => {
               const i = who % n;
-              const inst = installation(installationId(`T${i}`), 1);
+              const inst = installation(`T${i}`, 1);
               if (what === 'rotate') {
                 tokens[i] = `xoxb-T${i}-${k + 1}`;
                 return undefined;

@@ -19,8 +19,9 @@ import { outboxOf } from './jobs.js';
  * must mean the same on SQLite and on PostgreSQL (leases, fencing, ordering, uniqueness, numbers).
  */
 /** The one workspace's watch queries and the checks across installations, side by side. */
-const watchesOf = (store: Store, installation = ONE_WORKSPACE) => ({
-  ...watchQueries(store, installation),
+/** An installation's watch queries and the claims across all, by the installation's raw id (the one workspace's unless told). */
+const watchesOf = (store: Store, installation = '') => ({
+  ...watchQueries(store, installationId(installation)),
   ...checkClaims(store),
 });
 
@@ -125,15 +126,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
     it('shares each claim evenly between installations with due checks, the longest overdue first', async () => {
       // A big installation with 50 checks due long ago, and two small ones with one each.
-      const big = watchesOf(store, installationId('T0BIG'));
+      const big = watchesOf(store, 'T0BIG');
       await store.transaction(async (trx) => {
         for (let i = 0; i < 50; i += 1)
           await big.insert(trx, watch({ invoice_id: `b-${i}`, channel_id: `C${i}` }), '{}', i);
       });
-      await store.transaction((trx) =>
-        watchesOf(store, installationId('T0SMALL')).insert(trx, watch(), '{}', 60),
-      );
-      await store.transaction((trx) => watchesOf(store, installationId('')).insert(trx, watch(), '{}', 70));
+      await store.transaction((trx) => watchesOf(store, 'T0SMALL').insert(trx, watch(), '{}', 60));
+      await store.transaction((trx) => watchesOf(store, '').insert(trx, watch(), '{}', 70));
       const claimed = await big.claimDue('a', 100, 8, 1000);
       // While others have checks due, the big one has at most two of this instance's slots.
       expect(claimed.map((r) => `${r.installation_id}:${r.invoice_id}`)).toEqual([
@@ -143,9 +142,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         ':i-1',
       ]);
       // Returned longest overdue first, whichever installation.
-      await store.transaction((trx) =>
-        watchesOf(store, installationId('T0LATE')).insert(trx, watch(), '{}', 1),
-      );
+      await store.transaction((trx) => watchesOf(store, 'T0LATE').insert(trx, watch(), '{}', 1));
       expect(
         (await big.claimDue('z', 100, 3, 1000, new Map([['T0BIG', 1]]))).map(
           (r) => `${r.installation_id}:${r.invoice_id}`,
@@ -163,9 +160,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       // Alone with due checks, it may have them all; still running two here, it has none while
       // another installation's are due.
       expect((await big.claimDue('b', 100, 3, 1000)).map((r) => r.invoice_id)).toEqual(['b-2', 'b-3', 'b-4']);
-      await store.transaction((trx) =>
-        watchesOf(store, installationId('T0OTHER')).insert(trx, watch(), '{}', 90),
-      );
+      await store.transaction((trx) => watchesOf(store, 'T0OTHER').insert(trx, watch(), '{}', 90));
       const busy = new Map([['T0BIG', 2]]);
       expect((await big.claimDue('c', 100, 8, 1000, busy)).map((r) => r.installation_id)).toEqual([
         'T0OTHER',
@@ -173,7 +168,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('gives a claimed check back only for its lease holder, and knows when the next unleased one is due', async () => {
-      const q = watchesOf(store, installationId('T0BACK'));
+      const q = watchesOf(store, 'T0BACK');
       expect(await q.nextDueAt(0)).toBeUndefined();
       await store.transaction(async (trx) => {
         await q.insert(trx, watch({ invoice_id: 'i-0', channel_id: 'C0' }), '{}', 20);
@@ -194,15 +189,15 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('takes no more than the limit, however many installations have checks due', async () => {
-      for (const [i, id] of ['T0A', 'T0B', 'T0C', 'T0D'].map(installationId).entries())
+      for (const [i, id] of ['T0A', 'T0B', 'T0C', 'T0D'].entries())
         await store.transaction((trx) => watchesOf(store, id).insert(trx, watch(), '{}', 10 - i));
       const claimed = await watchesOf(store).claimDue('a', 100, 2, 1000);
       expect(claimed.map((r) => r.installation_id)).toEqual(['T0D', 'T0C']);
     });
 
     it('claims again what another instance took first, keeping each installation to its share', async () => {
-      const a = watchesOf(store, installationId('T0A'));
-      const b = watchesOf(store, installationId('T0B'));
+      const a = watchesOf(store, 'T0A');
+      const b = watchesOf(store, 'T0B');
       await store.transaction(async (trx) => {
         for (let i = 0; i < 4; i += 1) {
           await a.insert(trx, watch({ invoice_id: `a-${i}`, channel_id: `C${i}` }), '{}', i);
@@ -249,8 +244,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('claims an installation’s checks only while its key can start them soon, and no more than it can', async () => {
-      const busy = watchesOf(store, installationId('T0BUSY'));
-      const idle = watchesOf(store, installationId('T0IDLE'));
+      const busy = watchesOf(store, 'T0BUSY');
+      const idle = watchesOf(store, 'T0IDLE');
       await store.transaction(async (trx) => {
         for (let i = 0; i < 20; i += 1) {
           await busy.insert(trx, watch({ invoice_id: `b-${i}`, channel_id: `C${i}` }), '{}', i);
@@ -280,8 +275,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     it('keeps each installation’s watches its own: the same channel and invoice in two is two watches', async () => {
-      const one = watchesOf(store, installationId('T0ONE'));
-      const two = watchesOf(store, installationId('T0TWO'));
+      const one = watchesOf(store, 'T0ONE');
+      const two = watchesOf(store, 'T0TWO');
       const mine = watch();
       await store.transaction((trx) => one.insert(trx, mine, '{"one":1}', 0));
       await store.transaction((trx) => two.insert(trx, watch(), '{"two":2}', 0));

@@ -1,4 +1,3 @@
-import type { InstallationId } from '../../src/store/keys.js';
 import { eventBody } from './slack-requests.js';
 
 /**
@@ -10,7 +9,7 @@ import { eventBody } from './slack-requests.js';
 
 /** What a request needs of its workspace: its team (its installation's id). */
 export interface TeamOf {
-  team: InstallationId;
+  team: string;
 }
 
 /** A request body built for the one-workspace tests, moved into workspace `w` (its team, its authorization). */
