@@ -1,7 +1,8 @@
 /**
- * The keys of what an installation owns in the store's shared key/value tables: `service_state`
- * (small facts such as "the service rejects this key") and `seen_events` (Slack event ids already
- * handled). Each names its installation, so that uninstalling finds and deletes them.
+ * An installation's id, and the keys of what an installation owns in the store's shared
+ * key/value tables: `service_state` (small facts such as "the service rejects this key") and
+ * `seen_events` (Slack event ids already handled). Each names its installation, so that
+ * uninstalling finds and deletes them.
  */
 
 /**
