@@ -1,6 +1,8 @@
+import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import {
   eventKey,
+  type InstallationId,
   installationId,
   keyProbeKey,
   keyRejectedKey,
@@ -8,6 +10,7 @@ import {
   ownEventKeys,
   ownStateKeys,
 } from '../../src/store/keys.js';
+import type { Tables } from '../../src/store/schema.js';
 
 const ONE = installationId('T0ONE');
 
@@ -24,6 +27,17 @@ describe('an installation’s id', () => {
       expect(() => installationId(raw), JSON.stringify(raw)).toThrow(
         new TypeError('not a Slack team or enterprise id'),
       );
+  });
+  it('is refused where an installation is meant when it is a plain string (tsc checks these lines)', () => {
+    const plain: string = 'T0ONE';
+    // @ts-expect-error a plain string is not an installation's id
+    const id: InstallationId = plain;
+    // A query of one installation's rows refuses it too; its rows carry the brand.
+    const rows = (db: Kysely<Tables>) =>
+      // @ts-expect-error a plain string is not an installation's id
+      db.selectFrom('watches').select('installation_id').where('installation_id', '=', plain).execute();
+    const ids: (db: Kysely<Tables>) => Promise<{ installation_id: InstallationId }[]> = rows;
+    expect([id, typeof ids]).toEqual(['T0ONE', 'function']);
   });
 });
 
