@@ -27,6 +27,7 @@ import { invoiceSchema } from '../src/payments/schemas.js';
 import { demoInvoices } from '../src/sandbox/data.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { createInstallations } from '../src/store/installations.js';
+import { type InstallationId, installationId } from '../src/store/keys.js';
 import { prepareSealing } from '../src/store/rotation.js';
 import { createSealer } from '../src/store/sealing.js';
 import { toSnapshot } from '../src/watches/snapshot.js';
@@ -105,14 +106,14 @@ export interface TenantScenarioResult {
   perCheck: { checks: number; cpuMs: number; statements: number };
 }
 
-const BIG = 'TBIG00000';
-const teamId = (i: number) => `T${String(i).padStart(8, '0')}`;
+const BIG = installationId('TBIG00000');
+const teamId = (i: number) => installationId(`T${String(i).padStart(8, '0')}`);
 /** Invoice ids: the installation's number in the first group, the watch's in the last. */
 const invoiceIdOf = (i: number, k: number) =>
   `${i.toString(16).padStart(8, '0')}-0000-4000-8000-${String(k).padStart(12, '0')}`;
 
 interface Tenant {
-  id: string;
+  id: InstallationId;
   apiKey: string;
   botToken: string;
   /** Its watches: the invoice, and the card (its ts is the thread's) in `channel`. */
@@ -121,7 +122,7 @@ interface Tenant {
 
 function tenantsOf(settings: TenantSettings): { small: Tenant[]; big: Tenant } {
   let seq = 0;
-  const make = (id: string, index: number, count: number): Tenant => ({
+  const make = (id: InstallationId, index: number, count: number): Tenant => ({
     id,
     apiKey: `bench-key-${index}-${randomBytes(8).toString('hex')}`,
     botToken: `xoxb-bench-${index}-${randomBytes(8).toString('hex')}`,

@@ -11,6 +11,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { type InstallationId, installationId } from '../src/store/keys.js';
 import { connectedInstallation, keptInstallations } from '../test/support/kept-installations.js';
 import { round } from './lib.js';
 
@@ -43,20 +44,21 @@ export async function weightScenario(serviceUrl: string, tenants = 2000): Promis
     },
     max: tenants,
   });
-  const use = async (id: string) => {
+  const use = async (id: InstallationId) => {
     await kept.request(connectedInstallation(id));
     await kept.check(id);
   };
   // Every module and shared object exists before the first reading.
-  await use('warm-up');
-  kept.tenants.forget('warm-up');
+  const warmUp = installationId('T0WARMUP');
+  await use(warmUp);
+  kept.tenants.forget(warmUp);
   const before = heap();
-  for (let i = 0; i < tenants; i += 1) await use(`T${i}`);
+  for (let i = 0; i < tenants; i += 1) await use(installationId(`T${i}`));
   const after = heap();
   // The installations are kept now: what follows is the cost of using one, not of building it.
-  const cpu = async (work: (id: string) => Promise<unknown>) => {
+  const cpu = async (work: (id: InstallationId) => Promise<unknown>) => {
     const started = process.cpuUsage();
-    for (let i = 0; i < tenants; i += 1) await work(`T${i}`);
+    for (let i = 0; i < tenants; i += 1) await work(installationId(`T${i}`));
     const { user, system } = process.cpuUsage(started);
     return round((user + system) / tenants, 1);
   };

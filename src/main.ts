@@ -14,6 +14,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { CircuitBreaker, createPaymentsClient, openConnections } from './payments/index.js';
 import { Pacer } from './payments/pacer.js';
 import { describeLocation, openStore, type Store } from './store/database.js';
+import type { InstallationId } from './store/keys.js';
 import { sharedPaces } from './store/pace.js';
 import { WATCH_CHECKS_AT_ONCE } from './watches/service.js';
 
@@ -135,7 +136,7 @@ function paymentsClients(
   config: { payments: Pick<Config['payments'], 'apiUrl' | 'timeoutMs' | 'concurrency'> },
   breaker: CircuitBreaker,
   metrics: Metrics,
-  paceOf: (installation: string | undefined) => () => Promise<void>,
+  paceOf: (installation: InstallationId | undefined) => () => Promise<void>,
 ): PaymentsFor {
   return (apiKey, options) =>
     createPaymentsClient({

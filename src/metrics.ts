@@ -5,6 +5,7 @@ import type { BreakerState, CallReport } from './payments/index.js';
 import type { Outcome } from './pipeline/outcome.js';
 import type { Kind } from './pipeline/tracked.js';
 import type { SlackMethod } from './slack/calls.js';
+import type { InstallationId } from './store/keys.js';
 
 /**
  * Prometheus metrics, served at GET /metrics (docs/metrics.md). Every label value comes from a
@@ -17,10 +18,10 @@ import type { SlackMethod } from './slack/calls.js';
 export interface Metrics {
   readonly registry: Registry;
   /** `installation`: many workspaces, whose work it was ('' or none: the one workspace). */
-  request(kind: Kind, name: string, outcome: Outcome, seconds: number, installation?: string): void;
-  paymentCall(report: CallReport, installation?: string): void;
+  request(kind: Kind, name: string, outcome: Outcome, seconds: number, installation?: InstallationId): void;
+  paymentCall(report: CallReport, installation?: InstallationId): void;
   /** `result`: `ok`, or why Slack did not take it (rate_limited, transient, not_in_channel, …). */
-  slackCall(method: SlackMethod, result: string, installation?: string): void;
+  slackCall(method: SlackMethod, result: string, installation?: InstallationId): void;
   /** How late a job's item started, in milliseconds (exported in seconds). */
   schedulerLag(job: string, lagMs: number): void;
   /** A message the outbox dropped, and why. */

@@ -7,7 +7,7 @@ import type { HeldLease, Task } from './scheduler.js';
 import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
-import { ONE_WORKSPACE } from './store/keys.js';
+import { type InstallationId, ONE_WORKSPACE } from './store/keys.js';
 import { stepBackGuard } from './store/schedules.js';
 import type { Tables } from './store/schema.js';
 import type { Message } from './views/blocks.js';
@@ -72,12 +72,14 @@ export interface OutboxBacklog {
 }
 
 /** What waits to go out; of one installation when it is named. */
-export async function outboxBacklog(store: Store, installation?: string): Promise<OutboxBacklog> {
+export async function outboxBacklog(store: Store, installation?: InstallationId): Promise<OutboxBacklog> {
   const row = await store.db
     .selectFrom('outbox')
     .select((eb) => [eb.fn.countAll<number>().as('pending'), eb.fn.min<number>('created_at').as('oldest')])
     .where('done_at', 'is', null)
-    .$if(installation !== undefined, (q) => q.where('installation_id', '=', installation as string))
+    .$if(installation !== undefined, (q) =>
+      q.where('installation_id', '=', installation as NonNullable<typeof installation>),
+    )
     .executeTakeFirstOrThrow();
   return { pending: Number(row.pending), oldestAt: row.oldest === null ? undefined : Number(row.oldest) };
 }
@@ -90,7 +92,7 @@ export async function outboxBacklog(store: Store, installation?: string): Promis
  * each delivers with its own token.
  */
 function laneOf(
-  installation: string,
+  installation: InstallationId,
   e: Pick<OutgoingEntry, 'channel' | 'watchId' | 'subscriptionId'>,
 ): string {
   const channel = installation === ONE_WORKSPACE ? e.channel : `${installation}/${e.channel}`;
@@ -105,7 +107,7 @@ export async function enqueue(
   entries: readonly OutgoingEntry[],
   now: number,
   /** Whose token sends them: ONE_WORKSPACE for the one workspace. */
-  installation: string,
+  installation: InstallationId,
 ): Promise<void> {
   if (entries.length === 0) return;
   await trx
@@ -135,7 +137,7 @@ interface OutboxDeps {
    * Who sends an installation's messages ('' is the one workspace): its bot token's poster;
    * undefined while it cannot be served (its token revoked), and its messages wait.
    */
-  posterOf: (installation: string) => Promise<SlackPoster | undefined>;
+  posterOf: (installation: InstallationId) => Promise<SlackPoster | undefined>;
   logger: Logger;
   clock: () => number;
   /** Called when a message can never be delivered: the channel is closed to the bot, or the message to edit is gone. */

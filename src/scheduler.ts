@@ -7,7 +7,7 @@ import type { ServiceState } from './service-state.js';
 import type { SlackPoster } from './slack/poster.js';
 import { coalesce } from './store/coalesce.js';
 import type { Store } from './store/database.js';
-import { ONE_WORKSPACE } from './store/keys.js';
+import { type InstallationId, ONE_WORKSPACE } from './store/keys.js';
 
 /**
  * Background work, claimed rather than assumed: each job takes due items from the store with a
@@ -79,8 +79,11 @@ export type Task<T, P, C = never> = TaskBase<T, P, C> & Serving<P>;
  * the installation cannot be served now; the others are).
  */
 type Serving<P> =
-  | { serve(installations: readonly string[]): Promise<ReadonlyMap<string, P>>; serveEach?: never }
-  | { serveEach(installation: string): Promise<P | undefined>; serve?: never };
+  | {
+      serve(installations: readonly InstallationId[]): Promise<ReadonlyMap<InstallationId, P>>;
+      serveEach?: never;
+    }
+  | { serveEach(installation: InstallationId): Promise<P | undefined>; serve?: never };
 
 interface TaskBase<T, P, C> {
   /** For the request log and metrics: `watch_poll`, `outbox`, … */
@@ -105,7 +108,7 @@ interface TaskBase<T, P, C> {
    * how many of each installation's items this instance runs now, for claims shared fairly
    * between them.
    */
-  claim(now: number, limit: number, lease: Lease, busy: ReadonlyMap<string, number>): Promise<T[]>;
+  claim(now: number, limit: number, lease: Lease, busy: ReadonlyMap<InstallationId, number>): Promise<T[]>;
   /**
    * The claimed items' leases in the store (`leaseQueue` in runner/leases.ts): renewed while
    * they run, an item given back through it.
@@ -116,7 +119,7 @@ interface TaskBase<T, P, C> {
   /** When the item was due, for the scheduler's lag. */
   dueAt(item: T): number;
   /** The installation the item belongs to. */
-  installationOf(item: T): string;
+  installationOf(item: T): InstallationId;
   /** More of what the item's log line names. */
   describe?(item: T): Who;
   /** What an item given back unworked is logged with beside its outcome (its invoice, say). */
@@ -161,7 +164,7 @@ export function leased<T, P, C = never>(
   clock: () => number,
   logger?: Pick<Logger, 'warn'>,
 ): Job<T> {
-  const busy = new Map<string, number>();
+  const busy = new Map<InstallationId, number>();
   const held = holdings(
     { name: task.name, renew: (tokens, now, ms) => task.queue.renew(tokens, now, ms) },
     lease,
@@ -192,10 +195,10 @@ export function leased<T, P, C = never>(
   }
   const { nextDueAt } = task;
   /** What the claim's installations lend: asked of each at once when the task serves one at a time. */
-  const serve = async (installations: readonly string[]): Promise<ReadonlyMap<string, P>> => {
+  const serve = async (installations: readonly InstallationId[]): Promise<ReadonlyMap<InstallationId, P>> => {
     if (task.serve) return task.serve(installations);
     const { serveEach } = task;
-    const parts = new Map<string, P>();
+    const parts = new Map<InstallationId, P>();
     await Promise.all(
       installations.map(async (installation) => {
         try {
@@ -211,7 +214,7 @@ export function leased<T, P, C = never>(
     );
     return parts;
   };
-  const release = (installation: string) => {
+  const release = (installation: InstallationId) => {
     const left = (busy.get(installation) ?? 1) - 1;
     if (left > 0) busy.set(installation, left);
     else busy.delete(installation);

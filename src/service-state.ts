@@ -1,7 +1,7 @@
 import type { Logger } from './logger.js';
 import type { BreakerState } from './payments/index.js';
 import type { Store } from './store/database.js';
-import { keyProbeKey, keyRejectedKey, ONE_WORKSPACE } from './store/keys.js';
+import { type InstallationId, keyProbeKey, keyRejectedKey, ONE_WORKSPACE } from './store/keys.js';
 import type { KeySource } from './views/key.js';
 
 /** While the key is rejected, background work tries one call this often to see if it works again. */
@@ -40,7 +40,7 @@ export function serviceState(
   logger: Logger,
   scope: {
     /** Whose key this is about: ONE_WORKSPACE for the environment's key, else the installation's. */
-    installation: string;
+    installation: InstallationId;
     /** The payment service's circuit breaker; always closed where none is given. */
     circuit?: () => BreakerState;
     /**
@@ -145,15 +145,18 @@ export function serviceState(
  * Of these installations, those whose key the service is known to reject, in one read: the
  * rest's background work calls without asking again (`mayProbe` is asked for these alone).
  */
-export async function rejectedAmong(store: Store, installations: readonly string[]): Promise<Set<string>> {
+export async function rejectedAmong(
+  store: Store,
+  installations: readonly InstallationId[],
+): Promise<Set<InstallationId>> {
   if (installations.length === 0) return new Set();
-  const byKey = new Map(installations.map((id) => [keyRejectedKey(id), id]));
   const rows = await store.db
     .selectFrom('service_state')
     .select('key')
-    .where('key', 'in', [...byKey.keys()])
+    .where('key', 'in', installations.map(keyRejectedKey))
     .execute();
-  return new Set(rows.map((r) => byKey.get(r.key) as string));
+  const rejected = new Set(rows.map((r) => r.key));
+  return new Set(installations.filter((id) => rejected.has(keyRejectedKey(id))));
 }
 
 /**

@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = new URL('../src/', import.meta.url).pathname;
 
+/** The one file that may cast to the installation id's brand: its constructor's. */
+const BRAND_FILE = 'store/keys.ts';
+
 /**
  * Layers, lowest first: a module may import from its own layer or a lower one, never a higher.
  * Every entry is a folder (`payments/`) or a file at the top of src/ (`config.ts`), never a file
@@ -210,7 +213,26 @@ describe('the shape of src/', () => {
     expect(factories.map((f) => f.where)).toEqual(
       expect.arrayContaining(['watches/queries.ts watchQueries', 'feed/queries.ts feedQueries']),
     );
-    for (const { where, params } of factories) expect(params, where).toMatch(/\binstallation: string\b/);
+    for (const { where, params } of factories)
+      expect(params, where).toMatch(/\binstallation: InstallationId\b/);
+  });
+
+  it('makes an InstallationId in one place: no file but its constructor’s casts to the brand', () => {
+    // `as InstallationId`, or the same cast through `unknown` or a union (`as InstallationId | undefined`).
+    const cast = /\bas\s+(?:unknown\s+as\s+)?InstallationId\b/;
+    const found = texts().flatMap(([file, text]) =>
+      file === BRAND_FILE
+        ? []
+        : text
+            .split('\n')
+            .flatMap((line, i) => (cast.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+    expect(texts().find(([file]) => file === BRAND_FILE)?.[1]).toMatch(cast);
+    expect(cast.test('const id = row.team as InstallationId;')).toBe(true);
+    expect(cast.test('return (raw as unknown as InstallationId);')).toBe(true);
+    expect(cast.test('const ids = raws as InstallationId[];')).toBe(true);
+    expect(cast.test('function f(id: InstallationId): InstallationId {')).toBe(false);
   });
   /**
    * Where a lease column may be named outside the runner: the schema and its migrations define

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../src/metrics.js';
 import type { BreakerState } from '../src/payments/index.js';
+import { installationId } from '../src/store/keys.js';
 
 const scrape = async (metrics: ReturnType<typeof createMetrics>) => metrics.registry.metrics();
 
@@ -19,17 +20,17 @@ describe('metrics', () => {
 
   it('counts each installation’s work, payment calls and Slack calls apart, and the one workspace’s not', async () => {
     const metrics = createMetrics();
-    metrics.request('command', '/balance', 'ok', 0.03, 'T0ONE');
-    metrics.request('job', 'watch_poll', 'unchanged', 0.2, 'T0ONE');
-    metrics.request('command', '/balance', 'ok', 0.03, 'T0TWO');
-    metrics.request('command', '/balance', 'ok', 0.03, '');
+    metrics.request('command', '/balance', 'ok', 0.03, installationId('T0ONE'));
+    metrics.request('job', 'watch_poll', 'unchanged', 0.2, installationId('T0ONE'));
+    metrics.request('command', '/balance', 'ok', 0.03, installationId('T0TWO'));
+    metrics.request('command', '/balance', 'ok', 0.03, installationId(''));
     metrics.request('command', '/balance', 'ok', 0.03);
     metrics.paymentCall(
       { operation: 'balance', result: 'ok', background: true, attempts: 1, ms: 20 },
-      'T0TWO',
+      installationId('T0TWO'),
     );
     metrics.paymentCall({ operation: 'balance', result: 'ok', background: false, attempts: 1, ms: 20 });
-    metrics.slackCall('chat.postMessage', 'ok', 'T0ONE');
+    metrics.slackCall('chat.postMessage', 'ok', installationId('T0ONE'));
     metrics.slackCall('chat.postMessage', 'ok');
     const text = await scrape(metrics);
     expect(text).toContain('slackbot_requests_total{kind="command",name="/balance",outcome="ok"} 4');

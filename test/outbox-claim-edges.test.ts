@@ -5,6 +5,7 @@ import type { KyselyPlugin } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claimOutbox } from '../src/outbox-claim.js';
 import { openStore, type Store } from '../src/store/database.js';
+import type { InstallationId } from '../src/store/keys.js';
 import { writeAsOtherInstance } from './support/other-instance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-outbox-claim-'));
@@ -26,7 +27,7 @@ async function due(store: Store, ...lanes: string[]): Promise<number[]> {
     .insertInto('outbox')
     .values(
       lanes.map((lane) => ({
-        installation_id: lane.split('/')[0] as string,
+        installation_id: lane.split('/')[0] as InstallationId,
         lane,
         method: 'chat.postMessage' as const,
         channel: lane.split('/')[1] as string,

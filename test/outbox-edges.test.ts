@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type enqueue, MAX_BACKOFF_MS, outboxBacklog, RETRY_FOR_MS } from '../src/outbox.js';
 import { UNSERVED_RETRY_MS } from '../src/scheduler.js';
 import { SlackPostError } from '../src/slack/calls.js';
+import { type InstallationId, installationId } from '../src/store/keys.js';
 import {
   decide,
   message,
@@ -16,7 +17,7 @@ const world = useOutboxWorld();
 const job = (extra: Parameters<typeof outboxJob>[1] = {}) => outboxJob(world, extra);
 
 const rows = () => outboxRows(world);
-const put = (entries: Parameters<typeof enqueue>[1], installation?: string) =>
+const put = (entries: Parameters<typeof enqueue>[1], installation?: InstallationId) =>
   decide(world, entries, installation);
 const runOnce = (outbox: ReturnType<typeof job>['outbox']) => runOutboxOnce(world, outbox);
 
@@ -112,7 +113,7 @@ describe('the outbox, at the edges', () => {
   it('names the channel of a message in what it says of it, and its installation when there are many', async () => {
     const { outbox } = job();
     await put([{ channel: 'C1', message }]);
-    await put([{ channel: 'C2', message }], 'T0OTHER');
+    await put([{ channel: 'C2', message }], installationId('T0OTHER'));
     const claimed = await outbox.claim(world.clock.now, 2);
     expect(claimed.map((row) => outbox.describe?.(row))).toEqual([
       { channel: 'C1' },
@@ -121,18 +122,24 @@ describe('the outbox, at the edges', () => {
   });
 
   it('says how many messages wait for one installation, and since when', async () => {
-    await put([{ channel: 'C1', message }], 'T0ONE');
+    await put([{ channel: 'C1', message }], installationId('T0ONE'));
     world.clock.now += 60_000;
     await put(
       [
         { channel: 'C1', message },
         { channel: 'C2', message },
       ],
-      'T0TWO',
+      installationId('T0TWO'),
     );
-    expect(await outboxBacklog(world.store, 'T0TWO')).toEqual({ pending: 2, oldestAt: T0 + 60_000 });
-    expect(await outboxBacklog(world.store, 'T0ONE')).toEqual({ pending: 1, oldestAt: T0 });
-    expect(await outboxBacklog(world.store, 'T0NONE')).toEqual({ pending: 0, oldestAt: undefined });
+    expect(await outboxBacklog(world.store, installationId('T0TWO'))).toEqual({
+      pending: 2,
+      oldestAt: T0 + 60_000,
+    });
+    expect(await outboxBacklog(world.store, installationId('T0ONE'))).toEqual({ pending: 1, oldestAt: T0 });
+    expect(await outboxBacklog(world.store, installationId('T0NONE'))).toEqual({
+      pending: 0,
+      oldestAt: undefined,
+    });
     expect(await outboxBacklog(world.store)).toEqual({ pending: 3, oldestAt: T0 });
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { enqueue, type OutboxRow } from '../src/outbox.js';
 import { openStore, type Store } from '../src/store/database.js';
+import { installationId } from '../src/store/keys.js';
 import { captureLogs } from './support/bolt.js';
 import { type RecordingPoster, recordingPoster } from './support/fake-slack.js';
 import { outboxOf } from './support/jobs.js';
@@ -51,7 +52,7 @@ const queue = (installation: string, prefix: string, count: number, channels: nu
         };
       }),
       T0,
-      installation,
+      installationId(installation),
     ),
   );
 const delivered = () => poster.messages.map((m) => m.text);

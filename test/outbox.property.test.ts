@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DropReason, enqueue, MAX_BACKOFF_MS, outboxBacklog } from '../src/outbox.js';
 import { createSlackPoster, type SlackPoster } from '../src/slack/poster.js';
 import { openStore, type Store } from '../src/store/database.js';
+import { installationId } from '../src/store/keys.js';
 import { captureLogs } from './support/bolt.js';
 import { outboxOf } from './support/jobs.js';
 import { answerArb, meaning } from './support/slack-answers.js';
@@ -41,7 +42,7 @@ const LANES = [
   { channel: 'C0OTHER', threadTs: undefined },
 ] as const;
 const UNREADABLE = { C0PUBLIC: 'not_in_channel', U0SUBSCRIBER: 'channel_not_found' };
-const installationOf = (channel: string) => (channel === 'C0OTHER' ? 'T0OTHER' : '');
+const installationOf = (channel: string) => installationId(channel === 'C0OTHER' ? 'T0OTHER' : '');
 
 type Crash = 'claimed' | 'before_post' | 'after_post';
 type Step =

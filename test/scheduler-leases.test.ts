@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_RENEWALS } from '../src/runner/holdings.js';
 import { LeaseLost } from '../src/runner/leases.js';
 import { type HeldLease, leased, type Task, UNSERVED_RETRY_MS } from '../src/scheduler.js';
+import { installationId } from '../src/store/keys.js';
 import { captureLogs } from './support/bolt.js';
 
 /** The runner's leases: a token per claim, renewed while its items run. */
@@ -34,7 +35,7 @@ function slowTask(kept: (tokens: readonly string[]) => Set<string> | Error) {
       giveBack: async () => {},
     },
     dueAt: () => 0,
-    installationOf: () => '',
+    installationOf: () => installationId(''),
     serve: async (installations) => new Map(installations.map((id) => [id, true])),
     run: (item, _part, lease) => {
       leases.set(item, lease);
@@ -136,11 +137,11 @@ describe('a task under the lease (leased)', () => {
         },
       },
       dueAt: () => 0,
-      installationOf: (item) => item.installation,
+      installationOf: (item) => installationId(item.installation),
       describe: (item) => ({ channel: item.id }),
       about: (item) => ({ invoiceId: item.id }),
       serveEach: async (installation) => {
-        if (installation === 'broken') throw new Error('the store went away');
+        if (installation === 'T0BROKEN') throw new Error('the store went away');
         return serveable.has(installation) ? `part of ${installation}` : undefined;
       },
       async run(item, part) {
@@ -223,7 +224,7 @@ describe('a task under the lease (leased)', () => {
       {
         ...t,
         claim: async () => [
-          { id: 'x1', installation: 'broken' },
+          { id: 'x1', installation: 'T0BROKEN' },
           { id: 'a9', installation: 'A' },
         ],
       },
@@ -241,7 +242,7 @@ describe('a task under the lease (leased)', () => {
     expect(logs.lines).toEqual([
       expect.objectContaining({
         level: 'warn',
-        installation: 'broken',
+        installation: 'T0BROKEN',
         job: 'test_job',
         msg: 'could not serve an installation of claimed work: its items are given back',
       }),

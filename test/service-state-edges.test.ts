@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY_PROBE_MS, serviceState } from '../src/service-state.js';
 import { openStore, type Store } from '../src/store/database.js';
-import { ONE_WORKSPACE } from '../src/store/keys.js';
+import { type InstallationId, installationId, ONE_WORKSPACE } from '../src/store/keys.js';
 import { captureLogs } from './support/bolt.js';
 
 const NOW = 1_700_000_000_000;
 const CONNECTED_AT = NOW - 5_000;
 
-async function addInstallation(store: Store, id: string, connectedAt: number | null) {
+async function addInstallation(store: Store, id: InstallationId, connectedAt: number | null) {
   await store.db
     .insertInto('installations')
     .values({
@@ -67,9 +67,12 @@ describe('the payment key’s state, as an operator sees it', () => {
   });
 
   it('many workspaces: names the workspace’s key, to be fixed in the workspace', async () => {
-    await addInstallation(store, 'T0ONE', CONNECTED_AT);
+    await addInstallation(store, installationId('T0ONE'), CONNECTED_AT);
     const logs = captureLogs();
-    const state = serviceState(store, logs.logger, { installation: 'T0ONE', circuit: () => 'closed' });
+    const state = serviceState(store, logs.logger, {
+      installation: installationId('T0ONE'),
+      circuit: () => 'closed',
+    });
     expect(state.keySource).toBe('workspace');
     await state.markKeyRejected(NOW);
     expect(await state.keyRejectedSince()).toBe(NOW);
@@ -94,10 +97,10 @@ describe('the payment key’s state, as an operator sees it', () => {
   });
 
   it('keeps a rejection seen with the account still connected, under the installation’s key', async () => {
-    await addInstallation(store, 'T0ONE', CONNECTED_AT);
+    await addInstallation(store, installationId('T0ONE'), CONNECTED_AT);
     const logs = captureLogs();
     const state = serviceState(store, logs.logger, {
-      installation: 'T0ONE',
+      installation: installationId('T0ONE'),
       circuit: () => 'closed',
       account: CONNECTED_AT,
     });
@@ -110,10 +113,10 @@ describe('the payment key’s state, as an operator sees it', () => {
   });
 
   it('ignores what a call with a replaced account says of the key', async () => {
-    await addInstallation(store, 'T0ONE', CONNECTED_AT);
+    await addInstallation(store, installationId('T0ONE'), CONNECTED_AT);
     const logs = captureLogs();
     const stale = serviceState(store, logs.logger, {
-      installation: 'T0ONE',
+      installation: installationId('T0ONE'),
       circuit: () => 'closed',
       account: CONNECTED_AT - 1,
     });
@@ -122,7 +125,7 @@ describe('the payment key’s state, as an operator sees it', () => {
     expect(await stale.keyRejectedSince()).toBeUndefined();
 
     const current = serviceState(store, logs.logger, {
-      installation: 'T0ONE',
+      installation: installationId('T0ONE'),
       circuit: () => 'closed',
       account: CONNECTED_AT,
     });

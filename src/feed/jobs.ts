@@ -3,6 +3,7 @@ import { leaseQueue } from '../runner/leases.js';
 import { type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import { KEY_PROBE_MS, type ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
+import type { InstallationId } from '../store/keys.js';
 import { pruneEnded } from '../store/retention.js';
 import { stepBackGuard } from '../store/schedules.js';
 import { DIGESTS, feedClaims, POLLS, type PollRow, type SubscriptionRow } from './queries.js';
@@ -22,9 +23,9 @@ interface FeedJobsDeps {
   /** Whether background work may call the service now, and how much (the breaker; a rejected key). */
   gate: Pick<ServiceState, 'claimWithin'>;
   /** An installation's feed, to read its balance with its key; undefined while it cannot be served now. */
-  feedOf: (installation: string) => Promise<InstallationFeed | undefined>;
+  feedOf: (installation: InstallationId) => Promise<InstallationFeed | undefined>;
   /** An installation's feed, for its digests (no call to the service); undefined while it cannot be served now. */
-  digestsOf: (installation: string) => Promise<InstallationFeed | undefined>;
+  digestsOf: (installation: InstallationId) => Promise<InstallationFeed | undefined>;
 }
 
 /**
@@ -43,7 +44,7 @@ export function feedJobs(deps: FeedJobsDeps): {
     maxAheadMs: Math.max(deps.pollSeconds * 1000, KEY_PROBE_MS, UNSERVED_RETRY_MS) + KEY_PROBE_MS,
   });
   const prune = pruneEnded(deps.store, 'feed_subscriptions', deps.endedRetentionDays);
-  const ofInstallation = <T extends { installation_id: string }>(row: T) => row.installation_id;
+  const ofInstallation = <T extends { installation_id: InstallationId }>(row: T) => row.installation_id;
   return {
     poll: {
       name: 'feed_poll',

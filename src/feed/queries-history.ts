@@ -1,16 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { BalanceChange, StoredBalance } from '../domain/balance.js';
+import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 
 /** The installation's balance readings. */
-const readings = (trx: Kysely<Tables>, installation: string) =>
+const readings = (trx: Kysely<Tables>, installation: InstallationId) =>
   trx.selectFrom('balance_history').selectAll().where('installation_id', '=', installation);
 
 /**
  * The balance's history: the readings the poll stored (one each time the balance moved), and
  * which way each currency moved, for the digest.
  */
-export function historyQueries(installation: string) {
+export function historyQueries(installation: InstallationId) {
   return {
     /**
      * The last reading stored, or the last one stored of those taken at or before `atOrBefore`.

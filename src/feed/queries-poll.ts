@@ -1,6 +1,7 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { leaseRows, nextFreeAt, type Queue, releaseHeld } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
+import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 
 /** The balance poll's row: one per installation, however many instances run. */
@@ -25,7 +26,7 @@ const withFeed = ({ exists, selectFrom }: ExpressionBuilder<Tables, 'singletons'
   );
 
 /** An installation's balance poll: starting it with the first feed, and recording each run. */
-export function pollQueries(installation: string) {
+export function pollQueries(installation: InstallationId) {
   const polls = (trx: Kysely<Tables>) =>
     trx.selectFrom('singletons').where('installation_id', '=', installation).where('name', '=', BALANCE_POLL);
 

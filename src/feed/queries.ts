@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import { leaseRows, nextFreeAt, type Queue, releaseHeld, UNLEASED } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
-import { ONE_WORKSPACE } from '../store/keys.js';
+import { type InstallationId, ONE_WORKSPACE } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 import { historyQueries } from './queries-history.js';
 import { pollClaims, pollQueries } from './queries-poll.js';
@@ -37,7 +37,7 @@ export const digestOf = (s: SubscriptionRow): DigestTime => ({
  * reads and writes only `installation`'s rows; claiming due polls and digests is across
  * installations, and another object's (`feedClaims`).
  */
-export function feedQueries(store: Store, installation: string) {
+export function feedQueries(store: Store, installation: InstallationId) {
   return {
     ...subscriptionQueries(store, installation),
     ...messageQueries(store, installation),
@@ -55,7 +55,7 @@ export function feedClaims(store: Store) {
 export type FeedQueries = ReturnType<typeof feedQueries>;
 
 /** The installation's subscriptions: finding them, starting and ending them, moving their digest. */
-function subscriptionQueries(store: Store, installation: string) {
+function subscriptionQueries(store: Store, installation: InstallationId) {
   const { db } = store;
   const activeRows = (trx: Kysely<Tables>) =>
     trx
@@ -132,7 +132,7 @@ function subscriptionQueries(store: Store, installation: string) {
  * What the feed tells its channels, and what it keeps of the payment key it reads the balance
  * with: whether it is still the one connected, and which channels were told it is rejected.
  */
-function messageQueries(store: Store, installation: string) {
+function messageQueries(store: Store, installation: InstallationId) {
   return {
     /**
      * Whether the installation's payment account is still the one connected at `account` (many
@@ -220,7 +220,7 @@ function messageQueries(store: Store, installation: string) {
 }
 
 /** An installation's daily digests: moving one on once it is sent. */
-function digestQueries(installation: string) {
+function digestQueries(installation: InstallationId) {
   return {
     /**
      * Moves an active subscription's digest to `next` and releases its lease, only while `owner`

@@ -4,6 +4,7 @@ import type { OutboxRow } from '../outbox.js';
 import { UNLEASED } from '../runner/leases.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { SlackPostError } from '../slack/calls.js';
+import type { InstallationId } from '../store/keys.js';
 import {
   digestMovedMessage,
   feedStoppedNotice,
@@ -22,7 +23,7 @@ import { type DigestTime, formatDigestTime, nextDigestAt } from './schedule.js';
 
 export interface FeedDeps extends BackgroundDeps {
   /** The installation whose feeds these are: ONE_WORKSPACE for the one workspace. */
-  installation: string;
+  installation: InstallationId;
   /**
    * Many workspaces: when the account whose key `payments` holds was connected. A reading is
    * kept only while that account is still the installation's, checked in the reading's own

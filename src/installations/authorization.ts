@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { claimRefresh, releaseRefresh } from '../runner/refresh-lease.js';
 import type { Store } from '../store/database.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
+import type { InstallationId } from '../store/keys.js';
 import { unwrittenTokens } from './unwritten-tokens.js';
 
 /** What Bolt asks `authorize` about: the request's workspace, organisation, and whether the install is organisation-wide. */
@@ -62,7 +63,7 @@ export function tokenRotation(deps: AuthorizationDeps) {
     leaseMs: REFRESH_LEASE_MS,
     ...(deps.retryWriteMs === undefined ? {} : { retryMs: deps.retryWriteMs }),
   });
-  const refreshes = new Map<string, Promise<void>>();
+  const refreshes = new Map<InstallationId, Promise<void>>();
 
   /** Whether the token in use (one not yet written, else the store's) expires within `ms`. */
   const expiresWithin = (installation: InstallationSummary, ms: number) => {

@@ -5,7 +5,7 @@ import { rejectedAmong, serviceState } from '../service-state.js';
 import type { SlackPostError } from '../slack/calls.js';
 import type { Store } from '../store/database.js';
 import type { InstallationSummary } from '../store/installations.js';
-import { ONE_WORKSPACE } from '../store/keys.js';
+import { type InstallationId, ONE_WORKSPACE } from '../store/keys.js';
 import { endWatchesOfAccount } from '../watches/account.js';
 import type { WatchSettings } from '../watches/context.js';
 import type { WatchChecker } from '../watches/poll-job.js';
@@ -31,7 +31,7 @@ export function backgroundParts(
    * rejects its key, one check or reading a minute, all instances together; the rest wait
    * ("cannot be served now") without a call.
    */
-  async function mayCall(id: string): Promise<boolean> {
+  async function mayCall(id: InstallationId): Promise<boolean> {
     try {
       return await serviceState(deps.store, deps.logger, { installation: id }).mayProbe(deps.clock());
     } catch (error) {
@@ -46,7 +46,7 @@ export function backgroundParts(
    * was written after the Disconnect had ended the others): a check ends them all, as the
    * Disconnect did, rather than wait on an account that is gone.
    */
-  const unconnected = (installation: string) => ({
+  const unconnected = (installation: InstallationId) => ({
     async check(row: { invoice_id: string }): Promise<Tracked> {
       const { store, settings, clock } = deps;
       const watchDeps = { store, settings: settings.watches, installation };
@@ -64,13 +64,13 @@ export function backgroundParts(
    * An installation's watches as it is now (unconnected: they end at their check); undefined when
    * it cannot be served. `known`: its summary as a claim's one read found it.
    */
-  async function watchesNow(id: string, known?: InstallationSummary) {
+  async function watchesNow(id: InstallationId, known?: InstallationSummary) {
     const part = await tenancy.partOf(id, known);
     return part && !part.watches ? unconnected(id) : part?.watches;
   }
 
   /** An installation's watches, for the poll job; undefined while it cannot be served. */
-  const watchesOf = async (id: string) => ((await mayCall(id)) ? watchesNow(id) : undefined);
+  const watchesOf = async (id: InstallationId) => ((await mayCall(id)) ? watchesNow(id) : undefined);
 
   return {
     watchesOf,
@@ -79,12 +79,12 @@ export function backgroundParts(
      * The watches of a claim's installations, for the poll job, one left out while it cannot be
      * served: one read says whose keys are rejected, and only those ask for their probe.
      */
-    async checkersOf(ids: readonly string[]): Promise<ReadonlyMap<string, WatchChecker>> {
+    async checkersOf(ids: readonly InstallationId[]): Promise<ReadonlyMap<InstallationId, WatchChecker>> {
       const [rejected, known] = await Promise.all([
         rejectedAmong(deps.store, ids),
         tenancy.summariesOf?.(ids),
       ]);
-      const checkers = new Map<string, WatchChecker>();
+      const checkers = new Map<InstallationId, WatchChecker>();
       await Promise.all(
         ids.map(async (id) => {
           const keyRejected = rejected.has(id);
@@ -98,16 +98,17 @@ export function backgroundParts(
     },
 
     /** An installation's feeds, for their balance poll; undefined while it cannot be served. */
-    feedOf: async (id: string) => ((await mayCall(id)) ? (await tenancy.partOf(id))?.feed : undefined),
+    feedOf: async (id: InstallationId) =>
+      (await mayCall(id)) ? (await tenancy.partOf(id))?.feed : undefined,
 
     /**
      * An installation's feeds, for their digests: a digest reads only what the store holds, so it
      * goes out while the service rejects the key, without spending the minute's probe.
      */
-    digestsOf: async (id: string) => (await tenancy.partOf(id))?.feed,
+    digestsOf: async (id: InstallationId) => (await tenancy.partOf(id))?.feed,
 
     /** An installation's bot, for the outbox; undefined while it cannot be served. */
-    posterOf: async (id: string) => (await tenancy.partOf(id))?.poster,
+    posterOf: async (id: InstallationId) => (await tenancy.partOf(id))?.poster,
 
     /**
      * Whether a message may still go out (asked by the outbox just before): a feed's message only

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import type { InstallationId } from '../store/keys.js';
 
 /**
  * Bolt keeps a Web API client for every team and bot token it has served a request with, for
@@ -10,7 +11,7 @@ import type { App } from '@slack/bolt';
 export function boltClients(app: App, max: number) {
   const pools = (app as unknown as { clients: Record<string, unknown> }).clients;
   /** Each team's (or organisation's) token and installation, as Bolt's pools have them. */
-  const seen = new Map<string, { token: string; installation: string }>();
+  const seen = new Map<string, { token: string; installation: InstallationId }>();
 
   const drop = (key: string) => {
     seen.delete(key);
@@ -19,7 +20,7 @@ export function boltClients(app: App, max: number) {
 
   return {
     /** After a request's authorization: its team's pool is the one of its token now. */
-    served(key: string | undefined, token: string | undefined, installation: string) {
+    served(key: string | undefined, token: string | undefined, installation: InstallationId) {
       if (key === undefined || token === undefined) return;
       const before = seen.get(key);
       if (before && before.token !== token) drop(key);
@@ -28,7 +29,7 @@ export function boltClients(app: App, max: number) {
       while (seen.size > max) drop(seen.keys().next().value as string);
     },
     /** An installation uninstalled or its token revoked: Bolt keeps no client of it. */
-    forget(installation: string) {
+    forget(installation: InstallationId) {
       for (const [key, entry] of seen) if (entry.installation === installation) drop(key);
     },
     /** Teams whose pools Bolt keeps, for the tests. */

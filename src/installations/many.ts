@@ -8,9 +8,10 @@ import { firstSight } from '../store/events.js';
 import {
   createInstallations,
   type InstallationSummary,
-  installationId,
+  installationIdFor,
   NoInstallationError,
 } from '../store/installations.js';
+import type { InstallationId } from '../store/keys.js';
 import { prepareSealing } from '../store/rotation.js';
 import { createSealer, type Sealer } from '../store/sealing.js';
 import { endWatchesOfAccount } from '../watches/account.js';
@@ -73,7 +74,7 @@ export function manyWorkspaces(
 
   /** The installation, resolved once at the edge: its token (refreshed if need be), who installed it, its account. */
   const authorize: Authorize<boolean> = async (source) => {
-    const id = installationId(source);
+    const id = installationIdFor(source);
     const installation = id ? await installations.summaryOf(id) : undefined;
     if (!id || !installation)
       throw new NoInstallationError(`no installation for ${id ?? 'a request without a workspace'}`);
@@ -102,7 +103,7 @@ export function manyWorkspaces(
     publishAccountHome,
   });
   /** Drops what this process keeps of an installation: its part, and Bolt's clients of its tokens. */
-  const forget = (id: string) => {
+  const forget = (id: InstallationId) => {
     tenants.forget(id);
     clients?.forget(id);
   };

@@ -2,6 +2,7 @@ import type { App, AppOptions } from '@slack/bolt';
 import type { Routes } from '../http/server.js';
 import type { HandlersOf, MoreRoutes } from '../listeners/index.js';
 import type { InstallationSummary } from '../store/installations.js';
+import type { InstallationId } from '../store/keys.js';
 import type { Tenant } from './tenant.js';
 
 /**
@@ -24,12 +25,14 @@ export interface Tenancy {
    * its summary as the caller just read it (one read of many installations): given, the tenancy
    * does not read it again.
    */
-  partOf(installation: string, known?: InstallationSummary): Promise<Tenant | undefined>;
+  partOf(installation: InstallationId, known?: InstallationSummary): Promise<Tenant | undefined>;
   /**
    * Many workspaces: the summaries of a claim's installations, in one read, for `partOf` (one
    * not stored is missing). The one workspace has none to read.
    */
-  summariesOf?(installations: readonly string[]): Promise<ReadonlyMap<string, InstallationSummary>>;
+  summariesOf?(
+    installations: readonly InstallationId[],
+  ): Promise<ReadonlyMap<InstallationId, InstallationSummary>>;
   /**
    * Each key's background calls per second, all instances together, when its budget is kept in
    * the store (many workspaces); unset when each instance keeps its own (one workspace).

@@ -19,7 +19,7 @@ import { createSlackPoster, posterClient, type SlackPoster } from '../slack/post
 import { createResponseUrlClient } from '../slack/response-url.js';
 import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
-import { eventKey, ONE_WORKSPACE } from '../store/keys.js';
+import { eventKey, type InstallationId, ONE_WORKSPACE } from '../store/keys.js';
 import { createWatches, type Watches } from '../watches/service.js';
 
 /** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
@@ -60,9 +60,9 @@ export interface Common {
   /** Web API client options, with Bolt's logger (SLACK_API_URL, deadlines, retries). */
   clientOptions: webApi.WebClientOptions;
   /** An installation's side of Slack, with its token, made for each use (`slackSides`; the tests give their stand-ins). */
-  slackOf: (installation: string, token: string) => SlackSide;
+  slackOf: (installation: InstallationId, token: string) => SlackSide;
   /** An installation's people, kept with it between requests (`slackSides`; the tests give their stand-ins). */
-  directoryOf: (installation: string, token: string) => Directory;
+  directoryOf: (installation: InstallationId, token: string) => Directory;
   /** Asks the outbox to deliver now rather than at its next tick. */
   wakeOutbox: () => void;
   /** The request pipeline and settings every installation's listeners share (`sharedListenerDeps`). */
@@ -104,7 +104,7 @@ export function createCommon(base: Omit<Common, 'shared' | 'slackOf' | 'director
  */
 export interface Installation {
   /** Its id: `ONE_WORKSPACE` for the workspace set up from the environment. */
-  id: string;
+  id: InstallationId;
   token: string;
   payments: PaymentsClient;
   health: Health;
@@ -133,7 +133,7 @@ export interface Tenant {
 }
 
 /** What is the installation's own beside the shared deps: its log lines and metrics carry its id. */
-export function ownPipeline(shared: SharedListenerDeps, id: string) {
+export function ownPipeline(shared: SharedListenerDeps, id: InstallationId) {
   if (id === ONE_WORKSPACE) return shared;
   const { metrics } = shared;
   return {
@@ -161,10 +161,10 @@ interface SlackSide {
  */
 function slackSides(common: Pick<Common, 'clientOptions' | 'metrics'>) {
   const posting = posterClient(undefined, common.clientOptions);
-  const counted = (id: string) => (method: SlackMethod, result: string) =>
+  const counted = (id: InstallationId) => (method: SlackMethod, result: string) =>
     common.metrics.slackCall(method, result, id);
   return {
-    slackOf: (id: string, token: string): SlackSide => {
+    slackOf: (id: InstallationId, token: string): SlackSide => {
       let client: webApi.WebClient | undefined;
       return {
         poster: createSlackPoster(posting, counted(id), token),
@@ -174,7 +174,7 @@ function slackSides(common: Pick<Common, 'clientOptions' | 'metrics'>) {
         },
       };
     },
-    directoryOf: (id: string, token: string): Directory => {
+    directoryOf: (id: InstallationId, token: string): Directory => {
       const onCall = counted(id);
       return createDirectory(
         // A client of its token for each look-up (one a person an hour; about 55 µs to make), kept

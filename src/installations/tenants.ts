@@ -7,6 +7,7 @@ import { installationOf, mayManage } from '../listeners/workspaces/payment-accou
 import { type CallReport, createHealth, type PaymentsClient } from '../payments/index.js';
 import { serviceState } from '../service-state.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
+import type { InstallationId } from '../store/keys.js';
 import { paymentAccountBlocks } from '../views/installation.js';
 import { buildTenant, type Common, type Installation, ownPipeline, type Tenant } from './tenant.js';
 
@@ -25,7 +26,7 @@ export type PaymentsFor = (
     timeoutMs: number;
     onCall?: (report: CallReport) => void;
     /** Whose key it is: its metrics carry it, and its background calls keep the key's budget with every instance's. */
-    installation?: string;
+    installation?: InstallationId;
     /**
      * A key being checked before it is kept (the Connect modal): a breaker of its own, so that a
      * key that anyone may submit, answered slowly, never opens the breaker every workspace shares.
@@ -87,10 +88,10 @@ interface Part {
  */
 export function createTenants(deps: TenantsDeps) {
   const { max = KEPT_INSTALLATIONS } = deps;
-  const tenants = new Map<string, Promise<Part>>();
+  const tenants = new Map<InstallationId, Promise<Part>>();
   const { clock, logger } = deps.common;
   /** Background work's recent resolutions: a check does not read the installation and its token again each time. */
-  const resolvedAt = new Map<string, number>();
+  const resolvedAt = new Map<InstallationId, number>();
 
   async function build(installation: InstallationSummary, token: string, version: string): Promise<Part> {
     const { id, account } = installation;
@@ -197,9 +198,8 @@ export function createTenants(deps: TenantsDeps) {
     tenant.catch(() => {
       if (tenants.get(id) === tenant) tenants.delete(id);
     });
-    if (tenants.size > max) {
-      forget(tenants.keys().next().value as string);
-    }
+    const [oldest] = tenants.keys();
+    if (tenants.size > max && oldest !== undefined) forget(oldest);
     return tenant;
   }
 
@@ -215,7 +215,7 @@ export function createTenants(deps: TenantsDeps) {
    * summary as the caller read it moments ago (one read of many installations): given, it is
    * not read again.
    */
-  async function partOf(id: string, known?: InstallationSummary): Promise<Tenant | undefined> {
+  async function partOf(id: InstallationId, known?: InstallationSummary): Promise<Tenant | undefined> {
     try {
       const installation = known ?? (await deps.installations.summaryOf(id));
       if (!installation) {
@@ -242,7 +242,7 @@ export function createTenants(deps: TenantsDeps) {
   }
 
   /** Forgets an installation's part (uninstalled, or the least recently used): nothing of it stays in memory. */
-  function forget(id: string) {
+  function forget(id: InstallationId) {
     tenants
       .get(id)
       ?.then(retire)

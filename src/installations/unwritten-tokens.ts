@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { holdRefresh, releaseRefresh } from '../runner/refresh-lease.js';
 import type { Store } from '../store/database.js';
 import type { Installations } from '../store/installations.js';
+import type { InstallationId } from '../store/keys.js';
 
 /** A refreshed installation the store has not kept yet, and the expiry (seconds) of the token it replaces there. */
 interface Unwritten {
@@ -36,12 +37,12 @@ const RETRY_WRITE_MS = 5_000;
  */
 export function unwrittenTokens(deps: UnwrittenDeps) {
   const { installations, logger } = deps;
-  const unwritten = new Map<string, Unwritten>();
+  const unwritten = new Map<InstallationId, Unwritten>();
   /** The next try of each unwritten token's write. */
-  const retries = new Map<string, NodeJS.Timeout>();
+  const retries = new Map<InstallationId, NodeJS.Timeout>();
 
   /** Tries the write again soon, keeping the refresh lease meanwhile (both as the store allows). */
-  async function retryLater(id: string): Promise<void> {
+  async function retryLater(id: InstallationId): Promise<void> {
     if (!retries.has(id)) {
       const timer = setTimeout(() => {
         retries.delete(id);
@@ -53,7 +54,7 @@ export function unwrittenTokens(deps: UnwrittenDeps) {
   }
 
   /** Writes the token the store has not kept yet; forgets it once written or once the row changed. */
-  async function write(id: string): Promise<void> {
+  async function write(id: InstallationId): Promise<void> {
     const kept = unwritten.get(id);
     if (!kept) return;
     try {
@@ -78,11 +79,11 @@ export function unwrittenTokens(deps: UnwrittenDeps) {
   return {
     write,
     /** Whether a refreshed token of the installation is still to be written. */
-    has: (id: string) => unwritten.has(id),
+    has: (id: InstallationId) => unwritten.has(id),
     /** The refreshed installation not written yet, if any. */
-    installationOf: (id: string) => unwritten.get(id)?.installation,
+    installationOf: (id: InstallationId) => unwritten.get(id)?.installation,
     /** When the token not written yet expires (milliseconds since the epoch), if there is one. */
-    expiresAt(id: string): number | undefined {
+    expiresAt(id: InstallationId): number | undefined {
       const seconds = unwritten.get(id)?.installation.bot?.expiresAt;
       return seconds === undefined ? undefined : seconds * 1000;
     },
@@ -91,7 +92,7 @@ export function unwrittenTokens(deps: UnwrittenDeps) {
      * one it replaces (same expiry, not revoked, not uninstalled meanwhile), never inserted. A
      * token not written yet is the one read (its refresh token is the one Slack knows).
      */
-    refreshStore(id: string): InstallationStore {
+    refreshStore(id: InstallationId): InstallationStore {
       let storedExpiresAt: number | undefined;
       return {
         async fetchInstallation(query) {

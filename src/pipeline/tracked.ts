@@ -1,5 +1,6 @@
 import type { Inflight } from '../inflight.js';
 import type { Logger } from '../logger.js';
+import type { InstallationId } from '../store/keys.js';
 import type { Delivery, Outcome } from './outcome.js';
 
 /** The kinds of work the bot does: Slack's requests, and its own scheduled jobs. */
@@ -8,7 +9,7 @@ export type Kind = 'command' | 'action' | 'event' | 'shortcut' | 'view' | 'funct
 /** Who a request came from and where, as Slack said. */
 export interface Who {
   /** Many workspaces: the installation the work belongs to. */
-  installation?: string | undefined;
+  installation?: InstallationId | undefined;
   user?: string | undefined;
   team?: string | undefined;
   channel?: string | undefined;
@@ -28,7 +29,7 @@ export interface Tracked {
 /** Where each piece of work is counted and timed: `Metrics` (src/metrics.ts) is one. */
 export interface RequestMeter {
   /** `installation`: many workspaces, whose work it was, when the work itself says (a job's item). */
-  request(kind: Kind, name: string, outcome: Outcome, seconds: number, installation?: string): void;
+  request(kind: Kind, name: string, outcome: Outcome, seconds: number, installation?: InstallationId): void;
 }
 
 export interface TrackingDeps {

@@ -129,7 +129,7 @@ export async function releaseHeld<TB extends LeasedTable>(
 }
 
 /** The key of a claimed row, for `writeHeld`. */
-export const keyValues = <TB extends LeasedTable>(queue: Queue<TB>, row: Row<TB>): Partial<Row<TB>> =>
+const keyValues = <TB extends LeasedTable>(queue: Queue<TB>, row: Row<TB>): Partial<Row<TB>> =>
   Object.fromEntries(queue.key.map((k) => [k, row[k]])) as Partial<Row<TB>>;
 
 /**
@@ -150,7 +150,7 @@ export async function giveBack<TB extends LeasedTable>(
 }
 
 /** A column of a batch's VALUES list, typed for PostgreSQL (a bare parameter there is text; SQLite reads the same words). */
-export type Typed = 'text' | 'bigint';
+type Typed = 'text' | 'bigint';
 
 /**
  * Writes many claimed rows' values and lets their leases go, in one statement, each only while

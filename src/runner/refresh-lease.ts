@@ -1,5 +1,6 @@
 import type { Store } from '../store/database.js';
 import { whileInstalled } from '../store/installed.js';
+import type { InstallationId } from '../store/keys.js';
 import { freeAt } from './leases.js';
 
 /** The `singletons` row that says which instance is refreshing an installation's bot token. */
@@ -15,7 +16,7 @@ const TOKEN_REFRESH = 'token_refresh';
  */
 export async function claimRefresh(
   store: Store,
-  installation: string,
+  installation: InstallationId,
   owner: string,
   now: number,
   leaseMs: number,
@@ -46,7 +47,7 @@ export async function claimRefresh(
 }
 
 /** The refresh lease row while `owner` holds it, for an update fenced by its holder. */
-const heldBy = (store: Store, installation: string, owner: string) =>
+const heldBy = (store: Store, installation: InstallationId, owner: string) =>
   store.db
     .updateTable('singletons')
     .where('installation_id', '=', installation)
@@ -54,7 +55,11 @@ const heldBy = (store: Store, installation: string, owner: string) =>
     .where('lease_owner', '=', owner);
 
 /** Lets the refresh go (done, or failed): the next instance that needs one may take it at once. */
-export async function releaseRefresh(store: Store, installation: string, owner: string): Promise<void> {
+export async function releaseRefresh(
+  store: Store,
+  installation: InstallationId,
+  owner: string,
+): Promise<void> {
   await heldBy(store, installation, owner).set({ lease_owner: null, lease_until: null }).execute();
 }
 
@@ -64,7 +69,7 @@ export async function releaseRefresh(store: Store, installation: string, owner: 
  */
 export async function holdRefresh(
   store: Store,
-  installation: string,
+  installation: InstallationId,
   owner: string,
   now: number,
   leaseMs: number,

@@ -1,7 +1,7 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
 import type { Kysely } from 'kysely';
 import type { Store } from './database.js';
-import { keyRejectedKey, ownEventKeys, ownStateKeys } from './keys.js';
+import { type InstallationId, installationId, keyRejectedKey, ownEventKeys, ownStateKeys } from './keys.js';
 import type { Tables } from './schema.js';
 import type { Sealer } from './sealing.js';
 
@@ -17,15 +17,15 @@ export interface Installations extends Required<InstallationStore> {
    * installed after `at` (a late repeat of the event after the workspace installed again).
    * True when something was deleted.
    */
-  uninstall(id: string, at: number): Promise<boolean>;
+  uninstall(id: InstallationId, at: number): Promise<boolean>;
   /** `tokens_revoked`: the bot token is forgotten; the row stays until `app_uninstalled`. */
-  forgetBotToken(id: string): Promise<void>;
+  forgetBotToken(id: InstallationId): Promise<void>;
   /** Who installed the app there, and whether its payment account is connected: no secret. */
-  summaryOf(id: string): Promise<InstallationSummary | undefined>;
+  summaryOf(id: InstallationId): Promise<InstallationSummary | undefined>;
   /** The summaries of many installations in one read (a claim's): one not stored is missing. */
-  summariesOf(ids: readonly string[]): Promise<Map<string, InstallationSummary>>;
+  summariesOf(ids: readonly InstallationId[]): Promise<Map<InstallationId, InstallationSummary>>;
   /** The installation's payment service API key, opened; undefined while none is connected. */
-  paymentKeyOf(id: string): Promise<string | undefined>;
+  paymentKeyOf(id: InstallationId): Promise<string | undefined>;
   /**
    * Keeps a refreshed bot token over the one it replaces: only while the installation still
    * holds a token that expires at `expiresAt` (seconds, as `@slack/oauth` has it). False, nothing
@@ -33,17 +33,17 @@ export interface Installations extends Required<InstallationStore> {
    */
   storeRefreshed(installation: Installation, expiresAt: number | undefined): Promise<boolean>;
   /** Stores the workspace's payment service API key, sealed, replacing any before it. */
-  connectPaymentKey(id: string, apiKey: string, by: string, at: number): Promise<void>;
+  connectPaymentKey(id: InstallationId, apiKey: string, by: string, at: number): Promise<void>;
   /** Forgets the key and its account; `within` runs in the same transaction (ending what the key served). */
   disconnectPaymentKey(
-    id: string,
+    id: InstallationId,
     at: number,
     within?: (trx: Kysely<Tables>) => Promise<unknown>,
   ): Promise<void>;
 }
 
 export interface InstallationSummary {
-  id: string;
+  id: InstallationId;
   /** The workspace, or for an organisation-wide install the organisation, whose people it serves. */
   home: { teamId: string; enterpriseId: string | undefined };
   /** Installed for a whole Enterprise Grid organisation (stored by its enterprise id). */
@@ -76,20 +76,21 @@ export type Secret = 'bot_token' | 'bot_refresh_token' | 'payment_api_key';
 export const SECRETS: readonly Secret[] = ['bot_token', 'bot_refresh_token', 'payment_api_key'];
 
 /** What each sealed value is bound to: a value copied into another installation's row does not open. */
-export const contextOf = (id: string, column: Secret) => `installation:${id}:${column}`;
+export const contextOf = (id: InstallationId, column: Secret) => `installation:${id}:${column}`;
 
 /** The row an installation or a request belongs to: the organisation for an organisation-wide install. */
-export function installationId(query: {
+export function installationIdFor(query: {
   teamId?: string | undefined;
   enterpriseId?: string | undefined;
   isEnterpriseInstall?: boolean | undefined;
-}): string | undefined {
-  return query.isEnterpriseInstall && query.enterpriseId ? query.enterpriseId : query.teamId;
+}): InstallationId | undefined {
+  const raw = query.isEnterpriseInstall && query.enterpriseId ? query.enterpriseId : query.teamId;
+  return raw === undefined ? undefined : installationId(raw);
 }
 
 /** The row an installation from `@slack/oauth` (an install, a refreshed token) belongs to. */
-export const installationIdOf = (installation: Installation): string | undefined =>
-  installationId({
+export const installationIdOf = (installation: Installation): InstallationId | undefined =>
+  installationIdFor({
     teamId: installation.team?.id,
     enterpriseId: installation.enterprise?.id,
     isEnterpriseInstall: installation.isEnterpriseInstall,
@@ -102,7 +103,7 @@ export class NoInstallationError extends Error {
 
 export function createInstallations(store: Store, sealer: Sealer, clock: () => number): Installations {
   const { db } = store;
-  const seal = (id: string, column: Secret, value: string | undefined) =>
+  const seal = (id: InstallationId, column: Secret, value: string | undefined) =>
     value === undefined ? null : sealer.seal(value, contextOf(id, column));
 
   /** Opens a row's secrets; those sealed with the previous key are sealed again with the current one. */
@@ -132,7 +133,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
    * accounts' balances as a payment, and starts again from the new account's first reading.
    */
   const changeAccount = (
-    id: string,
+    id: InstallationId,
     values: Partial<Row>,
     within?: (trx: Kysely<Tables>) => Promise<unknown>,
   ) =>
@@ -149,7 +150,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
    * Deletes the installation and everything that is its own, in one transaction, so nothing more
    * is checked or posted for it; not when it was installed after `at`. True when its row was there.
    */
-  const removeAll = (id: string, at: number) =>
+  const removeAll = (id: InstallationId, at: number) =>
     store.transaction(async (trx) => {
       const row = await trx
         .selectFrom('installations')
@@ -166,7 +167,9 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     });
 
   /** Many installations' summaries in one read; one not stored is missing. */
-  async function summariesOf(ids: readonly string[]): Promise<Map<string, InstallationSummary>> {
+  async function summariesOf(
+    ids: readonly InstallationId[],
+  ): Promise<Map<InstallationId, InstallationSummary>> {
     if (ids.length === 0) return new Map();
     const rows = await db
       .selectFrom('installations')
@@ -234,7 +237,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     },
 
     async fetchInstallation(query) {
-      const id = installationId(query);
+      const id = installationIdFor(query);
       const row = id
         ? await db.selectFrom('installations').selectAll().where('id', '=', id).executeTakeFirst()
         : undefined;
@@ -268,7 +271,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
      * messages not yet sent), in one transaction, so nothing more is checked or posted for it.
      */
     async deleteInstallation(query: InstallationQuery<boolean>) {
-      const id = installationId(query);
+      const id = installationIdFor(query);
       if (id) await removeAll(id, Number.POSITIVE_INFINITY);
     },
 

@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { InstallationId } from './keys.js';
 import type { Tables } from './schema.js';
 
 /** A value of an inserted row, with the column type PostgreSQL is told (a bare parameter in a SELECT would be text). */
@@ -16,7 +17,7 @@ const typed = (value: Typed): RawBuilder<unknown> => {
  * nothing, where `VALUES` would re-create what the uninstall just deleted (issue 37). The check
  * and the write are one statement, so no uninstall can fall between them.
  */
-export function whileInstalled(db: Kysely<Tables>, installation: string, ...values: Typed[]) {
+export function whileInstalled(db: Kysely<Tables>, installation: InstallationId, ...values: Typed[]) {
   return db
     .selectFrom('installations')
     .select(values.map((value, i) => typed(value).as(`v${i}`)))

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { coalesce } from './coalesce.js';
 import type { Store } from './database.js';
+import type { InstallationId } from './keys.js';
 
 /**
  * How far ahead a key's next free call may be for its checks to be claimed: a claimed check
@@ -42,17 +43,21 @@ export const paceInterval = (perSecond: number): number => Math.ceil((1000 + PAC
  */
 async function reserveSlots(
   store: Store,
-  wanted: ReadonlyMap<string, number>,
+  wanted: ReadonlyMap<InstallationId, number>,
   now: number,
   intervalMs: number,
-): Promise<Map<string, number>> {
+): Promise<Map<InstallationId, number>> {
   // Typed for PostgreSQL (a bare parameter in VALUES is text); SQLite reads the same words.
   const rows = [...wanted].map(
     ([id, count]) => sql`(cast(${id} as text), cast(${count * intervalMs} as bigint))`,
   );
   const next = sql.ref('background_pace.next_slot_at');
   // SQLite needs the WHERE of an upsert's SELECT to tell its ON CONFLICT from a join's ON.
-  const { rows: reserved } = await sql<{ installation_id: string; next_slot_at: number; span: number }>`
+  const { rows: reserved } = await sql<{
+    installation_id: InstallationId;
+    next_slot_at: number;
+    span: number;
+  }>`
     with wanted (installation_id, span) as (values ${sql.join(rows)})
     insert into background_pace (installation_id, next_slot_at)
     select installations.id, cast(${now} as bigint) + wanted.span
@@ -73,7 +78,7 @@ async function reserveSlots(
 /** Reserves one installation's next background call (`reserveSlots` for one). */
 export async function reserveSlot(
   store: Store,
-  installation: string,
+  installation: InstallationId,
   now: number,
   intervalMs: number,
 ): Promise<number> {
@@ -96,17 +101,17 @@ export function sharedPaces(
   perSecond: number,
   clock: () => number = Date.now,
   wait: (ms: number) => Promise<unknown> = sleep,
-): (installation: string) => () => Promise<void> {
+): (installation: InstallationId) => () => Promise<void> {
   const intervalMs = paceInterval(perSecond);
-  const reserve = coalesce<string, number>({
+  const reserve = coalesce<InstallationId, number>({
     windowMs: RESERVE_WINDOW_MS,
     max: RESERVE_MAX,
     async flush(installations) {
-      const wanted = new Map<string, number>();
+      const wanted = new Map<InstallationId, number>();
       for (const id of installations) wanted.set(id, (wanted.get(id) ?? 0) + 1);
       const first = await reserveSlots(store, wanted, clock(), intervalMs);
       // The n-th call of an installation in the statement takes its n-th slot.
-      const taken = new Map<string, number>();
+      const taken = new Map<InstallationId, number>();
       return installations.map((id) => {
         const n = taken.get(id) ?? 0;
         taken.set(id, n + 1);

@@ -1,6 +1,7 @@
 import { sql, type UpdateResult } from 'kysely';
 import type { Store } from './database.js';
 import { contextOf, SECRETS, type Secret } from './installations.js';
+import type { InstallationId } from './keys.js';
 import { type Sealer, SealingError, sealedKeyId } from './sealing.js';
 
 /**
@@ -135,7 +136,7 @@ function openCanary(sealer: Sealer, value: string): boolean {
 
 /** Seals again with ENCRYPTION_KEY every secret ENCRYPTION_KEY_PREVIOUS sealed, a page of installations at a time. */
 async function resealSecrets(store: Store, sealer: Sealer, report: SealingReport): Promise<SealingReport> {
-  let after: string | undefined;
+  let after: InstallationId | undefined;
   for (;;) {
     let page = store.db
       .selectFrom('installations')
@@ -161,7 +162,7 @@ async function resealSecrets(store: Store, sealer: Sealer, report: SealingReport
 }
 
 /** Seals one secret again, only while its column still holds the value read: whether it did. */
-async function resealOne(store: Store, sealer: Sealer, id: string, column: Secret, sealed: string) {
+async function resealOne(store: Store, sealer: Sealer, id: InstallationId, column: Secret, sealed: string) {
   const context = contextOf(id, column);
   const result = await store.db
     .updateTable('installations')

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { InstallationId } from './keys.js';
 
 /** The two databases the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -11,7 +12,7 @@ export interface Tables {
   /** One row per invoice being polled, however many channels watch it. */
   watched_invoices: {
     /** The installation whose key checks it: '' for the one workspace (many workspaces: its id). */
-    installation_id: Generated<string>;
+    installation_id: Generated<InstallationId>;
     invoice_id: string;
     /** The invoice as last seen (`InvoiceSnapshot` as JSON). */
     snapshot: string;
@@ -34,7 +35,7 @@ export interface Tables {
   watches: {
     id: string;
     /** The installation it belongs to: '' for the one workspace (many workspaces: its id). */
-    installation_id: Generated<string>;
+    installation_id: Generated<InstallationId>;
     team_id: string;
     channel_id: string;
     invoice_id: string;
@@ -61,7 +62,7 @@ export interface Tables {
   outbox: {
     id: Generated<number>;
     /** The installation whose token sends it: '' for the one workspace (many workspaces: its id). */
-    installation_id: Generated<string>;
+    installation_id: Generated<InstallationId>;
     lane: string;
     method: 'chat.postMessage' | 'chat.update';
     channel: string;
@@ -86,7 +87,7 @@ export interface Tables {
   };
   /** Each installation's (each key's) background budget, all instances together (src/store/pace.ts). */
   background_pace: {
-    installation_id: string;
+    installation_id: InstallationId;
     /** When the key's next background call may start (epoch ms): every call reserves one slot. */
     next_slot_at: number;
   };
@@ -100,7 +101,7 @@ export interface Tables {
   feed_subscriptions: {
     id: string;
     /** The installation whose key reads it and whose token posts it: '' for the one workspace. */
-    installation_id: Generated<string>;
+    installation_id: Generated<InstallationId>;
     team_id: string;
     channel_id: string;
     subscriber_id: string;
@@ -122,7 +123,7 @@ export interface Tables {
   balance_history: {
     id: Generated<number>;
     /** The installation whose balance it is: '' for the one workspace. */
-    installation_id: Generated<string>;
+    installation_id: Generated<InstallationId>;
     taken_at: number;
     balances: string;
   };
@@ -130,7 +131,7 @@ export interface Tables {
   feed_changes: {
     id: Generated<number>;
     /** The installation whose feed announced it: '' for the one workspace. */
-    installation_id: Generated<string>;
+    installation_id: Generated<InstallationId>;
     at: number;
     currency: string;
     direction: 'rise' | 'fall';
@@ -138,7 +139,7 @@ export interface Tables {
   /** Work done by one instance at a time however many run: each installation's balance poll. */
   singletons: {
     /** The installation it is done for: '' for the one workspace. */
-    installation_id: Generated<string>;
+    installation_id: Generated<InstallationId>;
     name: string;
     next_run_at: number;
     lease_owner: string | null;
@@ -151,7 +152,7 @@ export interface Tables {
    */
   installations: {
     /** The team id; the enterprise id for an organisation-wide install. */
-    id: string;
+    id: InstallationId;
     team_id: string | null;
     enterprise_id: string | null;
     /** 1 for an organisation-wide install, 0 otherwise. */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { OutgoingEntry } from '../outbox.js';
+import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 import { type WatchDeps, watchContext } from './context.js';
 
@@ -12,7 +13,7 @@ import { type WatchDeps, watchContext } from './context.js';
  */
 export async function endWatchesOfAccount(
   trx: Kysely<Tables>,
-  deps: Pick<WatchDeps, 'store' | 'settings'> & { installation: string },
+  deps: Pick<WatchDeps, 'store' | 'settings'> & { installation: InstallationId },
   now: number,
 ): Promise<number> {
   const ctx = watchContext(deps);

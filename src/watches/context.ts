@@ -5,6 +5,7 @@ import type { Change, EndReason } from '../domain/watch.js';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import type { Invoice } from '../payments/index.js';
 import type { BackgroundDeps } from '../scheduler.js';
+import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import { endReasonText, transitionMessage, watchEndedMessage } from '../views/watch.js';
@@ -17,7 +18,7 @@ export type WatchSettings = Config['watches'];
 export interface WatchDeps extends BackgroundDeps {
   settings: WatchSettings;
   /** The installation whose watches these are: ONE_WORKSPACE for the one workspace. */
-  installation: string;
+  installation: InstallationId;
 }
 
 /** Reasons that end a watch without a word in its thread: the bot could not post there anyway. */

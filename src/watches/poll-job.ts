@@ -2,6 +2,7 @@ import { leaseQueue } from '../runner/leases.js';
 import { type Ran, type Task, UNSERVED_RETRY_MS } from '../scheduler.js';
 import type { ServiceState } from '../service-state.js';
 import type { Store } from '../store/database.js';
+import type { InstallationId } from '../store/keys.js';
 import { paceInterval } from '../store/pace.js';
 import { pruneEnded } from '../store/retention.js';
 import { stepBackGuard } from '../store/schedules.js';
@@ -27,7 +28,7 @@ interface WatchPollDeps {
    */
   perSecond?: number;
   /** The watches of each installation of a claim, to check its invoices with its key; one missing cannot be served now. */
-  watchesOf: (installations: readonly string[]) => Promise<ReadonlyMap<string, WatchChecker>>;
+  watchesOf: (installations: readonly InstallationId[]) => Promise<ReadonlyMap<InstallationId, WatchChecker>>;
   /** WATCH_POLL_SECONDS: with the cadence's ceiling, how far ahead a check is ever scheduled. */
   pollSeconds: number;
   /** ENDED_RETENTION_DAYS: ended watches are deleted this long after they ended. */

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { claimFairly } from '../runner/fair-claim.js';
 import { freeAt, leaseRows, nextFreeAt, type Queue, releaseMany, writeHeld } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
+import type { InstallationId } from '../store/keys.js';
 import { PACE_HORIZON_MS } from '../store/pace.js';
 import type { Tables } from '../store/schema.js';
 
@@ -77,7 +78,7 @@ const candidates = ({ db }: Store, { now, horizon, busy }: CheckClaim, room: num
 const lease = (
   store: Store,
   { owner, now, leaseMs }: CheckClaim,
-  chosen: { installation_id: string; invoice_id: string }[],
+  chosen: { installation_id: InstallationId; invoice_id: string }[],
 ) =>
   leaseRows(
     store,
@@ -224,7 +225,7 @@ export function checkClaims(store: Store) {
 }
 
 /** A check's record, in its installation's transaction. */
-export function checkQueries(installation: string) {
+export function checkQueries(installation: InstallationId) {
   return {
     /**
      * Records a check and releases the lease, only while `owner` still holds it: an instance

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { EndReason } from '../domain/watch.js';
 import type { Store } from '../store/database.js';
+import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 import { checkQueries } from './queries-checks.js';
 
@@ -15,7 +16,7 @@ export type ListedWatch = WatchRow & { snapshot: string | null };
  * writes only `installation`'s rows. Claiming due checks and the counts for the metrics are
  * across installations, and another object's (`checkClaims`, ./queries-checks.ts).
  */
-export function watchQueries(store: Store, installation: string) {
+export function watchQueries(store: Store, installation: InstallationId) {
   return {
     ...lookupQueries(store, installation),
     ...startQueries(store, installation),
@@ -25,11 +26,11 @@ export function watchQueries(store: Store, installation: string) {
 }
 
 /** The installation's watches. */
-const watches = (trx: Kysely<Tables>, installation: string) =>
+const watches = (trx: Kysely<Tables>, installation: InstallationId) =>
   trx.selectFrom('watches').selectAll().where('installation_id', '=', installation);
 
 /** The installation's active watches as listed, oldest first. */
-const listed = (trx: Kysely<Tables>, installation: string) =>
+const listed = (trx: Kysely<Tables>, installation: InstallationId) =>
   trx
     .selectFrom('watches')
     .leftJoin('watched_invoices', (join) =>
@@ -44,7 +45,7 @@ const listed = (trx: Kysely<Tables>, installation: string) =>
     .orderBy('watches.started_at');
 
 /** Finding watches: a channel's, a person's, one by id, and an invoice's last known state. */
-function lookupQueries({ db }: Store, installation: string) {
+function lookupQueries({ db }: Store, installation: InstallationId) {
   return {
     /** The channel's watch of an invoice that has not ended, active or pending, if any. */
     current: (channelId: string, invoiceId: string) =>
@@ -94,7 +95,7 @@ function lookupQueries({ db }: Store, installation: string) {
 }
 
 /** Starting a watch: stored pending, made active with its card, or dropped when its card is not in Slack. */
-function startQueries({ db }: Store, installation: string) {
+function startQueries({ db }: Store, installation: InstallationId) {
   return {
     /**
      * Stores a new watch (a pending one, before its card is posted) and, if no other watch polls
@@ -174,7 +175,7 @@ function startQueries({ db }: Store, installation: string) {
 }
 
 /** Ending watches: one by one, or an invoice's, and forgetting the invoice once nobody watches it. */
-function endQueries(store: Store, installation: string) {
+function endQueries(store: Store, installation: InstallationId) {
   return {
     /**
      * Ends a watch, active or pending (its card being posted: its start then tells the card why,

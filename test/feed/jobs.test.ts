@@ -8,7 +8,7 @@ import { num } from '../../src/sandbox/data.js';
 import { LEASE_MS, leased } from '../../src/scheduler.js';
 import { serviceState } from '../../src/service-state.js';
 import { createInstallations } from '../../src/store/installations.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { type InstallationId, installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { createSealer } from '../../src/store/sealing.js';
 import { visibleText } from '../support/block-kit.js';
 import { captureLogs } from '../support/bolt.js';
@@ -40,7 +40,7 @@ afterEach(async () => {
 });
 
 /** One installation's feed: its own key (the sandbox's own merchant for A, another for B) and its own poster. */
-async function installationFeed(id: string, apiKey: string, connectedAt = T0) {
+async function installationFeed(id: InstallationId, apiKey: string, connectedAt = T0) {
   const installations = createInstallations(env.store, createSealer({ current: KEY }), () => T0);
   await installations.storeInstallation(install(id, `xoxb-${id}-feed-jobs-token`));
   await installations.connectPaymentKey(id, apiKey, 'U0FINANCE', connectedAt);
@@ -105,8 +105,8 @@ const subscribe = (feed: ReturnType<typeof createFeed>, teamId: string) =>
 
 describe('the feed’s jobs across installations', () => {
   it('reads each installation’s balance with its key and tells only its own channels, digest included', async () => {
-    const a = await installationFeed('A', env.sandbox.apiKey);
-    const b = await installationFeed('B', OTHER_KEY);
+    const a = await installationFeed(installationId('A'), env.sandbox.apiKey);
+    const b = await installationFeed(installationId('B'), OTHER_KEY);
     const { tick, served } = serving({ A: a, B: b });
     expect(await subscribe(a.feed, 'T0A')).toMatchObject({ kind: 'subscribed' });
     expect(await subscribe(b.feed, 'T0B')).toMatchObject({ kind: 'subscribed' });
@@ -135,13 +135,13 @@ describe('the feed’s jobs across installations', () => {
   });
 
   it('never announces the gap between two accounts: a reading made with a key replaced meanwhile is kept nowhere', async () => {
-    const before = await installationFeed('A', OTHER_KEY);
+    const before = await installationFeed(installationId('A'), OTHER_KEY);
     expect(await subscribe(before.feed, 'T0A')).toMatchObject({ kind: 'subscribed' });
     clock.now += MINUTE;
     await serving({ A: before }).tick();
     // Replace key commits (the readings of the account before go) while an instance still holds
     // the feed it built with the old key: its next reading is of the old account.
-    const after = await installationFeed('A', env.sandbox.apiKey, T0 + 1);
+    const after = await installationFeed(installationId('A'), env.sandbox.apiKey, T0 + 1);
     clock.now += MINUTE;
     const stale = serving({ A: before });
     const [poll] = await stale.jobs.poll.claim(clock.now, 5);
@@ -157,7 +157,7 @@ describe('the feed’s jobs across installations', () => {
   });
 
   it('gives back the poll of an installation it cannot serve now, and reads its balance a minute later', async () => {
-    const b = await installationFeed('B', OTHER_KEY);
+    const b = await installationFeed(installationId('B'), OTHER_KEY);
     await subscribe(b.feed, 'T0B');
     const unserved = serving({});
     clock.now += MINUTE;
@@ -201,7 +201,7 @@ describe('the feed’s jobs, for an installation they cannot serve now', () => {
     );
 
   it('holds a digest for a minute, still due when it was, then claims it again', async () => {
-    const b = await installationFeed('B', OTHER_KEY);
+    const b = await installationFeed(installationId('B'), OTHER_KEY);
     await subscribe(b.feed, 'T0B');
     const due = (await subscription()).next_digest_at;
     clock.now = due;
@@ -215,7 +215,7 @@ describe('the feed’s jobs, for an installation they cannot serve now', () => {
   });
 
   it('leaves a poll BALANCE_POLL_SECONDS ahead where it is, and pulls back one further than any schedule puts it', async () => {
-    const b = await installationFeed('B', OTHER_KEY);
+    const b = await installationFeed(installationId('B'), OTHER_KEY);
     await subscribe(b.feed, 'T0B');
     const at = (ms: number) => env.store.db.updateTable('singletons').set({ next_run_at: ms }).execute();
     await at(clock.now + 10 * MINUTE);

@@ -6,7 +6,7 @@ import { balanceChanges } from '../../src/feed/deltas.js';
 import { feedClaims, feedQueries, type SubscriptionRow } from '../../src/feed/queries.js';
 import { LeaseLost } from '../../src/runner/leases.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { emptyWork } from '../support/empty-store.js';
 
 /** The one workspace's feed queries and the claims across installations, side by side. */
@@ -136,8 +136,8 @@ describe('the feed’s queries', () => {
   });
 
   it('keep each installation’s feeds, readings, changes and poll to itself', async () => {
-    const one = feedQueries(store, 'T1');
-    const two = feedQueries(store, 'T2');
+    const one = feedQueries(store, installationId('T1'));
+    const two = feedQueries(store, installationId('T2'));
     const oneSub = subscription({ channel_id: 'G1' });
     const twoSub = subscription({ channel_id: 'G1' }); // the same channel id, another installation
     await store.transaction(async (trx) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { feedQueries } from '../../src/feed/queries.js';
+import { installationId } from '../../src/store/keys.js';
 import { feedJobsOf } from '../support/jobs.js';
 import { useSandbox } from '../support/use-sandbox.js';
 import { FINANCE, financeChannel, T0, troubledStore } from './finance-channel.js';
@@ -96,7 +97,7 @@ describe('the feed’s work with nothing stored to work from', () => {
   });
 
   it('has no successful reading before the first poll, and no account for an installation removed meanwhile', async () => {
-    const gone = feedQueries(env.store, 'T0GONE');
+    const gone = feedQueries(env.store, installationId('T0GONE'));
     expect(await gone.pollSucceededAt(env.store.db)).toBeUndefined();
     expect(await gone.readsAccount(env.store.db, T0)).toBe(false);
   });

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { claimRefresh } from '../../src/runner/refresh-lease.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { NoInstallationError } from '../../src/store/installations.js';
+import { installationId } from '../../src/store/keys.js';
 import { captureLogs } from '../support/bolt.js';
 import {
   CLIENT,
@@ -39,7 +40,7 @@ describe('token rotation', () => {
   it('serves each workspace of an organisation with its own team while one refresh serves them all', async () => {
     const bot = rotationInstance(store, slack, 'instance-1');
     await installRotating(slack, bot.installations, 'E0GRID', { org: true });
-    const installation = await bot.installations.summaryOf('E0GRID');
+    const installation = await bot.installations.summaryOf(installationId('E0GRID'));
     if (!installation) throw new Error('not installed');
 
     const [one, two, three] = await Promise.all(
@@ -56,7 +57,7 @@ describe('token rotation', () => {
   it('serves a request with the token it has while that is still good, when Slack refuses the refresh', async () => {
     const bot = rotationInstance(store, slack, 'instance-1');
     await installRotating(slack, bot.installations, 'T0REFUSED', { expiresIn: 3600 });
-    const installation = await bot.installations.summaryOf('T0REFUSED');
+    const installation = await bot.installations.summaryOf(installationId('T0REFUSED'));
     if (!installation) throw new Error('not installed');
     // Someone else used the refresh token: Slack answers invalid_refresh_token.
     await new webApi.WebClient(undefined, { slackApiUrl: slack.apiUrl }).oauth.v2.access({
@@ -84,9 +85,9 @@ describe('token rotation', () => {
   it('waits for another instance’s refresh of a token in its last minute, and serves the new one', async () => {
     const bot = rotationInstance(store, slack, 'instance-1');
     await installRotating(slack, bot.installations, 'T0WAIT', { expiresIn: 30 });
-    const installation = await bot.installations.summaryOf('T0WAIT');
+    const installation = await bot.installations.summaryOf(installationId('T0WAIT'));
     if (!installation?.tokenExpiresAt) throw new Error('not installed');
-    expect(await claimRefresh(store, 'T0WAIT', 'instance-2', Date.now(), 30_000)).toBe(true);
+    expect(await claimRefresh(store, installationId('T0WAIT'), 'instance-2', Date.now(), 30_000)).toBe(true);
     const started = performance.now();
     const asked = bot.authorizationOf(installation, source('T0WAIT'));
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -113,9 +114,9 @@ describe('token rotation', () => {
   it('gives up waiting after 2 s and goes on with the token it has', async () => {
     const bot = rotationInstance(store, slack, 'instance-1');
     await installRotating(slack, bot.installations, 'T0SLOWPEER', { expiresIn: 30 });
-    const installation = await bot.installations.summaryOf('T0SLOWPEER');
+    const installation = await bot.installations.summaryOf(installationId('T0SLOWPEER'));
     if (!installation) throw new Error('not installed');
-    await claimRefresh(store, 'T0SLOWPEER', 'instance-2', Date.now(), 30_000);
+    await claimRefresh(store, installationId('T0SLOWPEER'), 'instance-2', Date.now(), 30_000);
     const started = performance.now();
     expect((await bot.authorizationOf(installation, source('T0SLOWPEER'))).botToken).toBe(
       'xoxe.xoxb-T0SLOWPEER-first-token',
@@ -128,9 +129,9 @@ describe('token rotation', () => {
   it('goes on at once with a token good for an hour yet while another instance refreshes it', async () => {
     const bot = rotationInstance(store, slack, 'instance-1');
     await installRotating(slack, bot.installations, 'T0HOUR', { expiresIn: 3600 });
-    const installation = await bot.installations.summaryOf('T0HOUR');
+    const installation = await bot.installations.summaryOf(installationId('T0HOUR'));
     if (!installation) throw new Error('not installed');
-    await claimRefresh(store, 'T0HOUR', 'instance-2', Date.now(), 30_000);
+    await claimRefresh(store, installationId('T0HOUR'), 'instance-2', Date.now(), 30_000);
     const started = performance.now();
     const result = await bot.authorizationOf(installation, source('T0HOUR'));
     // Not the 2 s a request waits for a token in its last minute.
@@ -148,7 +149,7 @@ describe('token rotation', () => {
   it('asks Slack nothing for a token that expires in more than two hours', async () => {
     const bot = rotationInstance(store, slack, 'instance-1');
     await installRotating(slack, bot.installations, 'T0LATER', { expiresIn: 3 * 3600 });
-    const installation = await bot.installations.summaryOf('T0LATER');
+    const installation = await bot.installations.summaryOf(installationId('T0LATER'));
     if (!installation) throw new Error('not installed');
     expect((await bot.authorizationOf(installation, source('T0LATER'))).botToken).toBe(
       'xoxe.xoxb-T0LATER-first-token',
@@ -160,17 +161,17 @@ describe('token rotation', () => {
     const logs = captureLogs();
     const bot = rotationInstance(store, slack, 'instance-1', { logger: logs.logger });
     await installRotating(slack, bot.installations, 'T0REVOKED', { expiresIn: 60 });
-    const installation = await bot.installations.summaryOf('T0REVOKED');
+    const installation = await bot.installations.summaryOf(installationId('T0REVOKED'));
     if (!installation) throw new Error('not installed');
     slack.answerLate('oauth.v2.access', 300);
     const asked = bot.authorizationOf(installation, source('T0REVOKED')).catch((e: unknown) => e);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await bot.installations.forgetBotToken('T0REVOKED');
+    await bot.installations.forgetBotToken(installationId('T0REVOKED'));
     expect(await asked).toBeInstanceOf(NoInstallationError);
     expect(logs.lines.map((l) => l.msg)).toContain(
       'a refreshed bot token was not kept: the installation changed meanwhile (another refresh, a revocation or an uninstall)',
     );
-    expect((await bot.installations.summaryOf('T0REVOKED'))?.tokenExpiresAt).toBeUndefined();
+    expect((await bot.installations.summaryOf(installationId('T0REVOKED')))?.tokenExpiresAt).toBeUndefined();
   });
 });
 

@@ -7,6 +7,7 @@ import type { Tenant } from '../../src/installations/tenant.js';
 import { serviceState } from '../../src/service-state.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import type { InstallationSummary } from '../../src/store/installations.js';
+import { installationId } from '../../src/store/keys.js';
 import type { ClaimedCheck } from '../../src/watches/queries-checks.js';
 import { captureLogs, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 
@@ -30,7 +31,9 @@ const summary = (id: string) => ({ id }) as InstallationSummary;
 describe('the watches of a claim’s installations', () => {
   it('reads whose keys are rejected once, gives each part its summary (a rejected key’s too), and tells each check whether its key was', async () => {
     const logs = captureLogs();
-    await serviceState(store, logs.logger, { installation: 'T0BAD' }).markKeyRejected(1_000_000 - 120_000);
+    await serviceState(store, logs.logger, { installation: installationId('T0BAD') }).markKeyRejected(
+      1_000_000 - 120_000,
+    );
     const given: [string, InstallationSummary | undefined][] = [];
     const told: [string, unknown][] = [];
     const part = (id: string) =>
@@ -57,7 +60,12 @@ describe('the watches of a claim’s installations', () => {
       { store, logger: logs.logger, clock: () => 1_000_000, settings: { watches: TEST_WATCH_SETTINGS } },
     );
     const before = store.statements();
-    const checkers = await parts.checkersOf(['T0A', 'T0B', 'T0GONE', 'T0BAD']);
+    const checkers = await parts.checkersOf([
+      installationId('T0A'),
+      installationId('T0B'),
+      installationId('T0GONE'),
+      installationId('T0BAD'),
+    ]);
     // One read of the rejected keys, and for the one rejected key its probe (its state, then the probe taken).
     expect(store.statements() - before).toBe(3);
     expect(summariesAsked).toEqual([['T0A', 'T0B', 'T0GONE', 'T0BAD']]);

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { backgroundParts } from '../../src/installations/background.js';
 import type { Tenant } from '../../src/installations/tenant.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import type { ClaimedCheck } from '../../src/watches/queries-checks.js';
 import { captureLogs, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 
@@ -53,8 +53,8 @@ function unanswered() {
 describe('background work while the store does not answer', () => {
   it('leaves an installation’s checks and readings waiting, and says which installation’s work it was', async () => {
     const { parts, asked, warnings } = unanswered();
-    expect(await parts.watchesOf('T0ONE')).toBeUndefined();
-    expect(await parts.feedOf('T0ONE')).toBeUndefined();
+    expect(await parts.watchesOf(installationId('T0ONE'))).toBeUndefined();
+    expect(await parts.feedOf(installationId('T0ONE'))).toBeUndefined();
     expect(asked).toEqual([]);
     expect(warnings()).toHaveLength(2);
     for (const line of warnings()) {
@@ -82,7 +82,7 @@ describe('background work of an installation with no payment account', () => {
     await store.db
       .insertInto('watched_invoices')
       .values({
-        installation_id: 'T0GONE',
+        installation_id: installationId('T0GONE'),
         invoice_id: 'I-ORPHAN',
         snapshot: '{}',
         watched_since: 1,
@@ -96,7 +96,7 @@ describe('background work of an installation with no payment account', () => {
       { partOf: async () => unconnected },
       { store, logger: logs.logger, clock: () => 1_000_000, settings: { watches: TEST_WATCH_SETTINGS } },
     );
-    const checker = await parts.watchesOf('T0GONE');
+    const checker = await parts.watchesOf(installationId('T0GONE'));
     expect(await checker?.check({ invoice_id: 'I-ORPHAN' } as ClaimedCheck)).toEqual({
       outcome: 'not_connected',
     });

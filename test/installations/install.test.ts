@@ -2,6 +2,7 @@ import oauth from '@slack/oauth';
 import { describe, expect, it } from 'vitest';
 import { BOT_SCOPES } from '../../src/installations/oauth.js';
 import { num } from '../../src/sandbox/data.js';
+import { installationId } from '../../src/store/keys.js';
 import { visibleText } from '../support/block-kit.js';
 import { OAUTH, useWorkspacesBot, type Workspace, workspace } from '../support/workspaces-bot.js';
 
@@ -75,7 +76,7 @@ describe('Add to Slack', () => {
   });
 
   it('installs for a whole organisation, stored under it, serving each of its workspaces', async () => {
-    const org: Workspace = { ...workspace('org'), team: 'E0ORGWIDE' };
+    const org: Workspace = { ...workspace('org'), team: installationId('E0ORGWIDE') };
     const from = many.bot.logs.length;
     const page = await many.bot.install(org, {
       team: null,
@@ -88,7 +89,7 @@ describe('Add to Slack', () => {
       org_wide: true,
     });
     expect(linesFrom(from).find((l) => l.msg === 'installed')).not.toHaveProperty('team');
-    expect(await many.bot.installations.summaryOf('E0ORGWIDE')).toMatchObject({
+    expect(await many.bot.installations.summaryOf(installationId('E0ORGWIDE'))).toMatchObject({
       home: { enterpriseId: 'E0ORGWIDE' },
       enterpriseInstall: true,
       installerUserId: org.installer,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InstallationSummary } from '../../src/store/installations.js';
+import { installationId } from '../../src/store/keys.js';
 import { connectedInstallation, keptInstallations } from '../support/kept-installations.js';
 
 /** The installations as the store holds them now; each read of one is recorded in `read`. */
@@ -22,20 +23,20 @@ afterAll(() => kept.close());
 
 describe('background work given the installation it read moments ago (a batched read)', () => {
   it('is served without reading the installation again; without it, the installation is read', async () => {
-    stored.T0KNOWN = connectedInstallation('T0KNOWN');
-    expect(await kept.check('T0KNOWN', stored.T0KNOWN)).toHaveLength(2);
+    stored.T0KNOWN = connectedInstallation(installationId('T0KNOWN'));
+    expect(await kept.check(installationId('T0KNOWN'), stored.T0KNOWN)).toHaveLength(2);
     expect(read).not.toContain('T0KNOWN');
-    expect(await kept.check('T0KNOWN')).toHaveLength(2);
+    expect(await kept.check(installationId('T0KNOWN'))).toHaveLength(2);
     expect(read.filter((id) => id === 'T0KNOWN')).toEqual(['T0KNOWN']);
   });
 
   it('checks with the account the given summary names: a replaced key builds again within the minute', async () => {
-    stored.T0SWAP = connectedInstallation('T0SWAP', 1);
-    await kept.check('T0SWAP', stored.T0SWAP);
-    await kept.check('T0SWAP', stored.T0SWAP);
+    stored.T0SWAP = connectedInstallation(installationId('T0SWAP'), 1);
+    await kept.check(installationId('T0SWAP'), stored.T0SWAP);
+    await kept.check(installationId('T0SWAP'), stored.T0SWAP);
     expect(kept.made.filter((key) => key.startsWith('key-T0SWAP'))).toEqual(['key-T0SWAP-1']);
-    stored.T0SWAP = connectedInstallation('T0SWAP', 2);
-    await kept.check('T0SWAP', stored.T0SWAP);
+    stored.T0SWAP = connectedInstallation(installationId('T0SWAP'), 2);
+    await kept.check(installationId('T0SWAP'), stored.T0SWAP);
     expect(kept.made.filter((key) => key.startsWith('key-T0SWAP'))).toEqual(['key-T0SWAP-1', 'key-T0SWAP-2']);
     expect(read).not.toContain('T0SWAP');
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS, num } from '../../src/sandbox/data.js';
+import { installationId } from '../../src/store/keys.js';
 import { visibleText } from '../support/block-kit.js';
 import { commandBody } from '../support/slack-requests.js';
 import { useWorkspacesBot, type Workspace, workspace } from '../support/workspaces-bot.js';
@@ -151,7 +152,7 @@ describe('the Connect modal', () => {
   });
 
   it('opens for an organisation admin of an organisation-wide install, not for a workspace admin of it', async () => {
-    const org: Workspace = { ...workspace('grid'), team: 'E0GRID' };
+    const org: Workspace = { ...workspace('grid'), team: installationId('E0GRID') };
     const page = await many.bot.install(org, {
       team: null,
       enterprise: { id: 'E0GRID', name: 'Grid' },

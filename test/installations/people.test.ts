@@ -3,6 +3,7 @@ import { Inflight } from '../../src/inflight.js';
 import { createCommon, slackClientOptions } from '../../src/installations/tenant.js';
 import { CircuitBreaker } from '../../src/payments/index.js';
 import type { Store } from '../../src/store/database.js';
+import { installationId } from '../../src/store/keys.js';
 import { captureLogs, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
 
@@ -45,10 +46,10 @@ describe('an installation’s people (Slack’s directory, kept with its row)', 
     const { directoryOf, slackCalls } = common();
     slack.rateLimitNext('users.info', 2);
     // Slack asks A to wait 2 s: its look-up waits, then asks again.
-    const waiting = directoryOf('A', 'xoxb-a')('U0AONE');
+    const waiting = directoryOf(installationId('A'), 'xoxb-a')('U0AONE');
     await expect.poll(() => slack.calls.filter((c) => c.method === 'users.info').length).toBe(1);
     const started = Date.now();
-    expect(await directoryOf('B', 'xoxb-b')('U0BTWO')).toMatchObject({ teamId: 'T0A' });
+    expect(await directoryOf(installationId('B'), 'xoxb-b')('U0BTWO')).toMatchObject({ teamId: 'T0A' });
     expect(Date.now() - started).toBeLessThan(1000);
     expect(await waiting).toMatchObject({ teamId: 'T0A' });
     const asked = slack.calls.filter((c) => c.method === 'users.info');

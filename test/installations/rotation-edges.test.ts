@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { claimRefresh } from '../../src/runner/refresh-lease.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { type Installations, NoInstallationError } from '../../src/store/installations.js';
+import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { captureLogs } from '../support/bolt.js';
 import {
   installRotating,
@@ -59,7 +60,7 @@ const writesFailing =
     };
   };
 
-async function summary(installations: Installations, id: string) {
+async function summary(installations: Installations, id: InstallationId) {
   const found = await installations.summaryOf(id);
   if (found?.tokenExpiresAt === undefined) throw new Error(`${id} is not installed with a rotating token`);
   return { ...found, tokenExpiresAt: found.tokenExpiresAt };
@@ -73,7 +74,7 @@ describe('where the two hours before expiry begin', () => {
     // Slack's own check (real time) would refresh: only the bot's clock decides.
     const atTwoHours = instance();
     await installRotating(slack, atTwoHours.installations, 'T0EDGE', { expiresIn: 60 });
-    const installation = await summary(atTwoHours.installations, 'T0EDGE');
+    const installation = await summary(atTwoHours.installations, installationId('T0EDGE'));
     const twoHoursBefore = installation.tokenExpiresAt - 2 * HOUR;
 
     const onTheEdge = instance({ clock: () => twoHoursBefore });
@@ -92,7 +93,7 @@ describe('where the two hours before expiry begin', () => {
   it('takes no refresh lease in the store for a token good for hours yet', async () => {
     const bot = instance();
     await installRotating(slack, bot.installations, 'T0HOURS', { expiresIn: 3 * 3600 });
-    const installation = await summary(bot.installations, 'T0HOURS');
+    const installation = await summary(bot.installations, installationId('T0HOURS'));
     expect((await bot.authorizationOf(installation, teamSource('T0HOURS'))).botToken).toBe(
       'xoxe.xoxb-T0HOURS-first-token',
     );
@@ -100,7 +101,10 @@ describe('where the two hours before expiry begin', () => {
 
     // A token inside the two hours does take one (released, the row stays): the check above can fail.
     await installRotating(slack, bot.installations, 'T0SOON', { expiresIn: 3600 });
-    await bot.authorizationOf(await summary(bot.installations, 'T0SOON'), teamSource('T0SOON'));
+    await bot.authorizationOf(
+      await summary(bot.installations, installationId('T0SOON')),
+      teamSource('T0SOON'),
+    );
     expect(await refreshLeases()).toEqual([{ installation_id: 'T0SOON' }]);
   });
 });
@@ -114,8 +118,8 @@ describe('waiting for another instance’s refresh', () => {
       },
     });
     await installRotating(slack, bot.installations, 'T0PEER', { expiresIn: 30 });
-    const installation = await summary(bot.installations, 'T0PEER');
-    expect(await claimRefresh(store, 'T0PEER', 'instance-2', Date.now(), 30_000)).toBe(true);
+    const installation = await summary(bot.installations, installationId('T0PEER'));
+    expect(await claimRefresh(store, installationId('T0PEER'), 'instance-2', Date.now(), 30_000)).toBe(true);
 
     expect((await bot.authorizationOf(installation, teamSource('T0PEER'))).botToken).toBe(
       'xoxe.xoxb-T0PEER-first-token',
@@ -135,10 +139,10 @@ describe('waiting for another instance’s refresh', () => {
       },
     });
     await installRotating(slack, bot.installations, 'T0GONE', { expiresIn: 30 });
-    const installation = await summary(bot.installations, 'T0GONE');
-    await claimRefresh(store, 'T0GONE', 'instance-2', Date.now(), 30_000);
+    const installation = await summary(bot.installations, installationId('T0GONE'));
+    await claimRefresh(store, installationId('T0GONE'), 'instance-2', Date.now(), 30_000);
     uninstall = async () => {
-      await bot.installations.uninstall('T0GONE', Date.now());
+      await bot.installations.uninstall(installationId('T0GONE'), Date.now());
     };
 
     await expect(bot.authorizationOf(installation, teamSource('T0GONE'))).rejects.toBeInstanceOf(
@@ -153,7 +157,7 @@ describe('a refresh that fails or is not kept', () => {
     const logs = captureLogs();
     const bot = instance({ logger: logs.logger, installations: writesFailing(2) });
     await installRotating(slack, bot.installations, 'T0NOSTORE', { expiresIn: 60 });
-    const installation = await summary(bot.installations, 'T0NOSTORE');
+    const installation = await summary(bot.installations, installationId('T0NOSTORE'));
     const refreshCalls = () => slack.calls.filter((c) => c.args.grant_type === 'refresh_token').length;
     const refreshesBefore = refreshCalls();
     const stored = async () =>
@@ -166,7 +170,9 @@ describe('a refresh that fails or is not kept', () => {
     expect(second.botToken).toBe(first.botToken);
     expect(await stored()).toBe('xoxe.xoxb-T0NOSTORE-first-token');
     // No other instance refreshes with the replaced refresh token meanwhile: the lease is held.
-    expect(await claimRefresh(store, 'T0NOSTORE', 'instance-2', Date.now(), 30_000)).toBe(false);
+    expect(await claimRefresh(store, installationId('T0NOSTORE'), 'instance-2', Date.now(), 30_000)).toBe(
+      false,
+    );
     const warnings = logs.lines.filter((l) =>
       String(l.msg).startsWith('a refreshed bot token could not be stored'),
     );
@@ -177,7 +183,9 @@ describe('a refresh that fails or is not kept', () => {
     // The third request's write holds: the store has the new token, and the lease is free again.
     expect((await bot.authorizationOf(installation, teamSource('T0NOSTORE'))).botToken).toBe(first.botToken);
     expect(await stored()).toBe(first.botToken);
-    expect(await claimRefresh(store, 'T0NOSTORE', 'instance-2', Date.now(), 30_000)).toBe(true);
+    expect(await claimRefresh(store, installationId('T0NOSTORE'), 'instance-2', Date.now(), 30_000)).toBe(
+      true,
+    );
     // One refresh in all, with the refresh token Slack had handed out.
     expect(refreshCalls() - refreshesBefore).toBe(1);
     expect(refreshesByToken(slack).get('xoxe-1-T0NOSTORE-first-refresh')).toBe(1);
@@ -187,23 +195,27 @@ describe('a refresh that fails or is not kept', () => {
     const logs = captureLogs();
     const bot = instance({ logger: logs.logger, retryWriteMs: 200, installations: writesFailing(1) });
     await installRotating(slack, bot.installations, 'T0RETRY', { expiresIn: 60 });
-    const installation = await summary(bot.installations, 'T0RETRY');
+    const installation = await summary(bot.installations, installationId('T0RETRY'));
     const { botToken } = await bot.authorizationOf(installation, teamSource('T0RETRY'));
-    expect(await claimRefresh(store, 'T0RETRY', 'instance-2', Date.now(), 30_000)).toBe(false);
+    expect(await claimRefresh(store, installationId('T0RETRY'), 'instance-2', Date.now(), 30_000)).toBe(
+      false,
+    );
     const stored = async () => (await bot.installations.fetchInstallation(teamSource('T0RETRY'))).bot?.token;
     await expect.poll(stored, { timeout: 3000 }).toBe(botToken);
-    await expect.poll(() => claimRefresh(store, 'T0RETRY', 'instance-2', Date.now(), 30_000)).toBe(true);
+    await expect
+      .poll(() => claimRefresh(store, installationId('T0RETRY'), 'instance-2', Date.now(), 30_000))
+      .toBe(true);
   });
 
   it('warns naming the installation whose refreshed token was not kept over a revocation', async () => {
     const logs = captureLogs();
     const bot = instance({ logger: logs.logger });
     await installRotating(slack, bot.installations, 'T0REVOKEDTOO', { expiresIn: 60 });
-    const installation = await summary(bot.installations, 'T0REVOKEDTOO');
+    const installation = await summary(bot.installations, installationId('T0REVOKEDTOO'));
     slack.answerLate('oauth.v2.access', 300);
     const asked = bot.authorizationOf(installation, teamSource('T0REVOKEDTOO')).catch((e: unknown) => e);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await bot.installations.forgetBotToken('T0REVOKEDTOO');
+    await bot.installations.forgetBotToken(installationId('T0REVOKEDTOO'));
     expect(await asked).toBeInstanceOf(NoInstallationError);
     expect(logs.lines.filter((l) => String(l.msg).startsWith('a refreshed bot token was not kept'))).toEqual([
       expect.objectContaining({ level: 'warn', installation: 'T0REVOKEDTOO' }),
@@ -215,7 +227,7 @@ describe('concurrent requests of one process', () => {
   it('serves both requests of one workspace the refreshed token, one refresh between them', async () => {
     const bot = instance();
     await installRotating(slack, bot.installations, 'T0TWICE', { expiresIn: 3600 });
-    const installation = await summary(bot.installations, 'T0TWICE');
+    const installation = await summary(bot.installations, installationId('T0TWICE'));
     slack.answerLate('oauth.v2.access', 200);
     const [first, second] = await Promise.all([
       bot.authorizationOf(installation, teamSource('T0TWICE')),
@@ -240,7 +252,7 @@ describe('what a request is told about its workspace', () => {
       tokenType: 'bot',
       authVersion: 'v2',
     } as Installation);
-    const installation = await bot.installations.summaryOf('T0INGRID');
+    const installation = await bot.installations.summaryOf(installationId('T0INGRID'));
     if (!installation) throw new Error('not installed');
     expect(await bot.authorizationOf(installation, teamSource('T0INGRID'))).toMatchObject({
       teamId: 'T0INGRID',

@@ -24,7 +24,7 @@ import {
   type InstallationSummary,
   type Installations,
 } from '../../src/store/installations.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { createSealer } from '../../src/store/sealing.js';
 import type { ClaimedCheck } from '../../src/watches/queries-checks.js';
 import {
@@ -63,8 +63,17 @@ afterAll(async () => {
   await sandbox.close();
 });
 
+/** The installations most tests name. */
+const ID = {
+  A: installationId('A'),
+  B: installationId('B'),
+  ONE: installationId('T0ONE'),
+  BAD: installationId('T0BAD'),
+};
+
+/** The summary of the installation of workspace `id`, connected at `connectedAt` unless undefined. */
 const installation = (id: string, connectedAt?: number): InstallationSummary => ({
-  id,
+  id: installationId(id),
   home: { teamId: id, enterpriseId: undefined },
   enterpriseInstall: false,
   installerUserId: `U0${id}ADMIN`,
@@ -290,12 +299,12 @@ describe('each installation’s own handlers', () => {
   it('forgets an installation at once when told (uninstalled, token revoked)', async () => {
     const t = tenants({ A: OTHER_KEY });
     await balance(t.tenants, installation('A', 1));
-    t.tenants.forget('A');
+    t.tenants.forget(ID.A);
     expect(t.tenants.size).toBe(0);
     await balance(t.tenants, installation('A', 1));
     expect(t.made).toHaveLength(2);
     // One this instance never served (uninstalled while another instance served it): nothing to forget.
-    expect(() => t.tenants.forget('B')).not.toThrow();
+    expect(() => t.tenants.forget(ID.B)).not.toThrow();
     expect(t.tenants.size).toBe(1);
   });
 
@@ -316,7 +325,7 @@ describe('each installation’s own handlers', () => {
     t.failNextKey();
     const failing = t.tenants.handlersOf(context);
     // Uninstalled and installed again (or evicted) while that build was still reading the key.
-    t.tenants.forget('A');
+    t.tenants.forget(ID.A);
     const served = t.tenants.handlersOf(context);
     await expect(failing).rejects.toThrow('the store is not answering');
     await served;
@@ -334,7 +343,7 @@ describe('each installation’s own handlers', () => {
     await balance(t.tenants, installation('C', 1));
     expect(t.tenants.size).toBe(2);
     expect(t.closed).toEqual(['A', 'A']);
-    t.tenants.forget('B');
+    t.tenants.forget(ID.B);
     await new Promise((resolve) => setImmediate(resolve));
     expect(t.closed).toEqual(['A', 'A', 'B']);
   });
@@ -491,17 +500,17 @@ describe('background work’s installations', () => {
         },
       },
     );
-    expect(await t.tenants.watchesOf('T0ONE')).toBeDefined();
-    expect(await t.tenants.posterOf('T0ONE')).toBeDefined();
+    expect(await t.tenants.watchesOf(ID.ONE)).toBeDefined();
+    expect(await t.tenants.posterOf(ID.ONE)).toBeDefined();
     expect(asked).toEqual(['T0ONE']);
     now += 59_999;
-    await t.tenants.watchesOf('T0ONE');
+    await t.tenants.watchesOf(ID.ONE);
     expect(asked).toHaveLength(1);
     now += 1;
-    await t.tenants.watchesOf('T0ONE');
+    await t.tenants.watchesOf(ID.ONE);
     expect(asked).toHaveLength(2);
-    t.tenants.forget('T0ONE');
-    await t.tenants.posterOf('T0ONE');
+    t.tenants.forget(ID.ONE);
+    await t.tenants.posterOf(ID.ONE);
     expect(asked).toHaveLength(3);
     // Built once before it was forgotten, once after.
     expect(t.made).toEqual([OTHER_KEY, OTHER_KEY]);
@@ -511,12 +520,12 @@ describe('background work’s installations', () => {
     const summaries = { T0ONE: installation('T0ONE', 1) };
     const keys: Record<string, string> = { T0ONE: OTHER_KEY };
     const t = tenants(keys, { summaries, clock: () => 1_000_000 });
-    await t.tenants.watchesOf('T0ONE');
-    await t.tenants.watchesOf('T0ONE');
+    await t.tenants.watchesOf(ID.ONE);
+    await t.tenants.watchesOf(ID.ONE);
     expect(t.made).toEqual([OTHER_KEY]);
     summaries.T0ONE = installation('T0ONE', 2);
     keys.T0ONE = sandbox.apiKey;
-    expect(await t.tenants.watchesOf('T0ONE')).toBeDefined();
+    expect(await t.tenants.watchesOf(ID.ONE)).toBeDefined();
     expect(t.made).toEqual([OTHER_KEY, sandbox.apiKey]);
   });
 
@@ -527,11 +536,11 @@ describe('background work’s installations', () => {
       tenants({ T0BAD: 'a-rejected-key' }, { summaries, clock: () => now }),
     );
     if (!one || !two) throw new Error('two instances');
-    expect(await one.tenants.watchesOf('T0BAD')).toBeDefined();
-    await serviceState(store, one.logs.logger, { installation: 'T0BAD' }).markKeyRejected(now);
+    expect(await one.tenants.watchesOf(ID.BAD)).toBeDefined();
+    await serviceState(store, one.logs.logger, { installation: ID.BAD }).markKeyRejected(now);
     const served = async () => {
       const parts = await Promise.all(
-        [one, two].flatMap((t) => [t.tenants.watchesOf('T0BAD'), t.tenants.feedOf('T0BAD')]),
+        [one, two].flatMap((t) => [t.tenants.watchesOf(ID.BAD), t.tenants.feedOf(ID.BAD)]),
       );
       return parts.filter((p) => p !== undefined).length;
     };
@@ -541,12 +550,12 @@ describe('background work’s installations', () => {
     now += 30_000;
     expect(await served()).toBe(1);
     // Posting and digests need no key: messages and digests still go, and spend no probe.
-    expect(await two.tenants.posterOf('T0BAD')).toBeDefined();
-    expect(await one.tenants.digestsOf('T0BAD')).toBeDefined();
-    expect(await two.tenants.digestsOf('T0BAD')).toBeDefined();
+    expect(await two.tenants.posterOf(ID.BAD)).toBeDefined();
+    expect(await one.tenants.digestsOf(ID.BAD)).toBeDefined();
+    expect(await two.tenants.digestsOf(ID.BAD)).toBeDefined();
     now += 60_000;
     expect(await served()).toBe(1);
-    await serviceState(store, one.logs.logger, { installation: 'T0BAD' }).markKeyAccepted();
+    await serviceState(store, one.logs.logger, { installation: ID.BAD }).markKeyAccepted();
     expect(await served()).toBe(4);
   });
 
@@ -555,7 +564,7 @@ describe('background work’s installations', () => {
     const t = tenants({ T0ONE: OTHER_KEY }, { summaries: { T0ONE: inst } });
     /** The token the installation's messages go out with now (any call through its poster). */
     const posting = async () => {
-      await (await t.tenants.posterOf('T0ONE'))?.conversation('C0TOKEN').catch(() => undefined);
+      await (await t.tenants.posterOf(ID.ONE))?.conversation('C0TOKEN').catch(() => undefined);
       return anySlack.calls.findLast((c) => c.method === 'conversations.info')?.token;
     };
     expect([await posting(), await posting()]).toEqual(['xoxb-T0ONE', 'xoxb-T0ONE']);
@@ -565,18 +574,18 @@ describe('background work’s installations', () => {
 
   it('has no feeds for an installation without a payment account, ends its watches at their check, and posts for it', async () => {
     const t = tenants({}, { summaries: { T0NEW: installation('T0NEW') } });
-    const unconnected = await t.tenants.watchesOf('T0NEW');
+    const unconnected = await t.tenants.watchesOf(installationId('T0NEW'));
     expect(await unconnected?.check({ invoice_id: 'I-NONE' } as ClaimedCheck)).toEqual({
       outcome: 'not_connected',
     });
-    expect(await t.tenants.feedOf('T0NEW')).toBeUndefined();
-    expect(await t.tenants.posterOf('T0NEW')).toBeDefined();
+    expect(await t.tenants.feedOf(installationId('T0NEW'))).toBeUndefined();
+    expect(await t.tenants.posterOf(installationId('T0NEW'))).toBeDefined();
   });
 
   it('lets a feed’s message go only while its installation’s feed runs; others always, the unserved later', async () => {
     const t = tenants({ A: OTHER_KEY }, { summaries: { A: installation('A', 1), NEW: installation('NEW') } });
-    const row = (installationId: string, subscriptionId: string | null) =>
-      ({ installation_id: installationId, subscription_id: subscriptionId }) as OutboxRow;
+    const row = (id: string, subscriptionId: string | null) =>
+      ({ installation_id: installationId(id), subscription_id: subscriptionId }) as OutboxRow;
     // Not a feed's: nothing to ask.
     expect(await t.tenants.mayDeliver(row('GONE', null))).toBe(true);
     // Cannot be served now: the outbox finds no bot to post with either, and waits.
@@ -586,22 +595,22 @@ describe('background work’s installations', () => {
     expect(await t.tenants.mayDeliver(row('NEW', 'sub-1'))).toBe(false);
     expect(await t.tenants.mayDeliver(row('NEW', null))).toBe(true);
     // Connected: the feed decides, and a feed it does not have (another installation's) is over.
-    expect(await t.tenants.feedOf('A')).toBeDefined();
+    expect(await t.tenants.feedOf(ID.A)).toBeDefined();
     expect(await t.tenants.mayDeliver(row('A', 'sub-of-another'))).toBe(false);
   });
 
   it('serves nothing for an installation gone, without a token, or the store failing, and says which', async () => {
     const gone = tenants({ A: OTHER_KEY });
-    expect(await gone.tenants.watchesOf('A')).toBeUndefined();
-    expect(await gone.tenants.feedOf('A')).toBeUndefined();
-    expect(await gone.tenants.digestsOf('A')).toBeUndefined();
+    expect(await gone.tenants.watchesOf(ID.A)).toBeUndefined();
+    expect(await gone.tenants.feedOf(ID.A)).toBeUndefined();
+    expect(await gone.tenants.digestsOf(ID.A)).toBeUndefined();
     // Gone is no failure: nothing to warn about.
     expect(gone.logs.lines.filter((l) => l.level === 'warn')).toEqual([]);
     const revoked = tenants(
       { A: OTHER_KEY },
       { summaries: { A: installation('A', 1) }, tokenFor: async () => undefined },
     );
-    expect(await revoked.tenants.posterOf('A')).toBeUndefined();
+    expect(await revoked.tenants.posterOf(ID.A)).toBeUndefined();
     const failing = tenants(
       { A: OTHER_KEY },
       {
@@ -611,7 +620,7 @@ describe('background work’s installations', () => {
         },
       },
     );
-    expect(await failing.tenants.watchesOf('A')).toBeUndefined();
+    expect(await failing.tenants.watchesOf(ID.A)).toBeUndefined();
     expect(failing.logs.lines.find((l) => l.installation === 'A')).toMatchObject({
       level: 'warn',
       msg: 'could not serve an installation’s background work',
@@ -622,10 +631,10 @@ describe('background work’s installations', () => {
   it('forgets an installation background work finds uninstalled: nothing of it stays in memory', async () => {
     const summaries: Record<string, InstallationSummary> = { A: installation('A', 1) };
     const t = tenants({ A: OTHER_KEY }, { summaries });
-    expect(await t.tenants.posterOf('A')).toBeDefined();
+    expect(await t.tenants.posterOf(ID.A)).toBeDefined();
     expect(t.tenants.size).toBe(1);
     delete summaries.A;
-    expect(await t.tenants.posterOf('A')).toBeUndefined();
+    expect(await t.tenants.posterOf(ID.A)).toBeUndefined();
     expect(t.tenants.size).toBe(0);
     expect(t.closed).toEqual(['A']);
     expect(t.logs.lines.filter((l) => l.level === 'warn')).toEqual([]);
@@ -635,12 +644,12 @@ describe('background work’s installations', () => {
     let now = 1_000_000;
     const inst = installation('A', 1);
     const t = tenants({ A: OTHER_KEY }, { summaries: { A: inst }, clock: () => now });
-    expect(await t.tenants.posterOf('A')).toBeDefined();
+    expect(await t.tenants.posterOf(ID.A)).toBeDefined();
     t.failNextKey();
     await expect(balance(t.tenants, inst, '', 'xoxb-rotated')).rejects.toThrow('the store is not answering');
     expect(t.tenants.size).toBe(0);
     now += 1000;
-    expect(await t.tenants.watchesOf('A')).toBeDefined();
+    expect(await t.tenants.watchesOf(ID.A)).toBeDefined();
     expect(t.made).toEqual([OTHER_KEY, OTHER_KEY]);
   });
 
@@ -661,8 +670,8 @@ describe('background work’s installations', () => {
     );
     await balance(t.tenants, inst);
     revoked = true;
-    expect(await t.tenants.posterOf('A')).toBeUndefined();
-    expect(await t.tenants.posterOf('A')).toBeUndefined();
+    expect(await t.tenants.posterOf(ID.A)).toBeUndefined();
+    expect(await t.tenants.posterOf(ID.A)).toBeUndefined();
     expect(asked).toEqual(['A', 'A']);
   });
 
@@ -675,7 +684,7 @@ describe('background work’s installations', () => {
         slackApiUrl: slack.apiUrl,
       },
     );
-    const watches = (await t.tenants.partOf('T0WATCH'))?.watches;
+    const watches = (await t.tenants.partOf(installationId('T0WATCH')))?.watches;
     if (!watches) throw new Error('T0WATCH has watches');
     expect(
       await watches.start({
@@ -688,8 +697,7 @@ describe('background work’s installations', () => {
     const [watch] = await watches.list('C0WATCH');
     if (!watch) throw new Error('a watch in C0WATCH');
     const deleted = new SlackPostError('message_not_found', 'message_not_found');
-    const row = (installationId: string) =>
-      ({ installation_id: installationId, watch_id: watch.id }) as OutboxRow;
+    const row = (id: string) => ({ installation_id: installationId(id), watch_id: watch.id }) as OutboxRow;
     // Not served now, or not connected: nothing to end, and nothing fails.
     await expect(t.tenants.undeliverable(row('GONE'), deleted)).resolves.toBeUndefined();
     await expect(t.tenants.undeliverable(row('NEW'), deleted)).resolves.toBeUndefined();
@@ -710,8 +718,8 @@ describe('background work’s installations', () => {
     const clock = () => now;
     const stored = createInstallations(store, createSealer({ current: KEY }), clock);
     await stored.storeInstallation(install('T0FEED', 'xoxb-T0FEED'));
-    await stored.connectPaymentKey('T0FEED', FEED_KEY, 'U0T0FEEDADMIN', now);
-    const inst = await stored.summaryOf('T0FEED');
+    await stored.connectPaymentKey(installationId('T0FEED'), FEED_KEY, 'U0T0FEEDADMIN', now);
+    const inst = await stored.summaryOf(installationId('T0FEED'));
     if (!inst) throw new Error('T0FEED is installed');
     const slack = await startSlackStandIn({ teamId: 'T0FEED', botToken: 'xoxb-T0FEED' });
     slack.conversations.set('G0FEED', { id: 'G0FEED', is_private: true });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS, demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';
 import { INSTALLATION_TABLES } from '../../src/store/installations.js';
+import type { InstallationId } from '../../src/store/keys.js';
 import { visibleText } from '../support/block-kit.js';
 import { OAUTH, useWorkspacesBot, type Workspace, workspace } from '../support/workspaces-bot.js';
 
@@ -82,7 +83,7 @@ describe('uninstalling', () => {
     const feed = await many.bot.command(w, w.installer, 'subscribe', { channel });
     expect(text(feed.reply)).toContain('the payments feed is on in this channel');
   }
-  const owned = async (id: string) => {
+  const owned = async (id: InstallationId) => {
     const counts: Record<string, number> = {};
     for (const table of INSTALLATION_TABLES) {
       const rows = await many.bot.store.db

@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { enqueue, type OutboxRow } from '../../src/outbox.js';
 import { openStore } from '../../src/store/database.js';
+import { installationId } from '../../src/store/keys.js';
 import { captureLogs } from '../support/bolt.js';
 import { recordingPoster } from '../support/fake-slack.js';
 import { outboxOf } from '../support/jobs.js';
@@ -28,7 +29,7 @@ const queue = (installation: string, prefix: string, count: number, channels: nu
         message: { ...message, text: `${prefix}${n}` },
       })),
       0,
-      installation,
+      installationId(installation),
     ),
   );
 

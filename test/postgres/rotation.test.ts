@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
 import { createInstallations, type Installations } from '../../src/store/installations.js';
+import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { prepareSealing, type SealingReport } from '../../src/store/rotation.js';
 import { createSealer, keyIdOf, type SealingKeys } from '../../src/store/sealing.js';
 import { install, NOW } from '../support/installations-contract.js';
@@ -48,12 +49,12 @@ async function start(url: string, name: string, keys: SealingKeys): Promise<Inst
  */
 function traffic(url: string) {
   /** What each workspace's secrets were last written as; each instance writes its own workspaces. */
-  const latest = new Map<string, { token: string; apiKey: string }>();
+  const latest = new Map<InstallationId, { token: string; apiKey: string }>();
   let round = 0;
   const writes = async (instance: Instance) => {
     round += 1;
     for (const n of [1, 2, 3]) {
-      const id = `T0${instance.name}${n}`;
+      const id = installationId(`T0${instance.name}${n}`);
       const secrets = { token: `xoxb-${id}-${round}`, apiKey: `key-${id}-${round}` };
       await instance.installations.storeInstallation(install(id, secrets.token));
       await instance.installations.connectPaymentKey(id, secrets.apiKey, 'U1', clock());
@@ -137,7 +138,7 @@ describe('rotating ENCRYPTION_KEY with two instances on one PostgreSQL', () => {
     const url = await freshDatabase(server);
     const a = await start(url, 'A', { current: OLD });
     await a.installations.storeInstallation(install('T0RACE', 'xoxb-race-secret-token'));
-    await a.installations.connectPaymentKey('T0RACE', 'key-before', 'U1', clock());
+    await a.installations.connectPaymentKey(installationId('T0RACE'), 'key-before', 'U1', clock());
     const b = await start(url, 'B', { current: OLD, previous: NEW });
     const gate = await openStore({ kind: 'postgres', url });
 
@@ -157,7 +158,7 @@ describe('rotating ENCRYPTION_KEY with two instances on one PostgreSQL', () => {
       await held;
     });
     await isLocked;
-    const replacing = b.installations.connectPaymentKey('T0RACE', 'key-after', 'U1', clock());
+    const replacing = b.installations.connectPaymentKey(installationId('T0RACE'), 'key-after', 'U1', clock());
     await waitForLockWaits(gate, 1);
     // Meanwhile another instance starts with both keys and seals the row again: it reads the row as
     // it was before B's write, and its own write waits for B's.
@@ -168,8 +169,8 @@ describe('rotating ENCRYPTION_KEY with two instances on one PostgreSQL', () => {
     const c = await resealing;
 
     // B's key stands (still sealed with the old key, which every instance holds), and opens.
-    expect(await b.installations.paymentKeyOf('T0RACE')).toBe('key-after');
-    expect(await c.installations.paymentKeyOf('T0RACE')).toBe('key-after');
+    expect(await b.installations.paymentKeyOf(installationId('T0RACE'))).toBe('key-after');
+    expect(await c.installations.paymentKeyOf(installationId('T0RACE'))).toBe('key-after');
     expect((await c.installations.fetchInstallation(query('T0RACE'))).bot?.token).toBe(
       'xoxb-race-secret-token',
     );

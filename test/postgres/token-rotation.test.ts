@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
+import { installationId } from '../../src/store/keys.js';
 import { freshDatabase } from '../support/postgres-server.js';
 import {
   installRotating,
@@ -30,7 +31,9 @@ describe('token rotation on PostgreSQL, two instances', () => {
     for (let i = 0; i < 2; i += 1) stores.push(await openStore({ kind: 'postgres', url, poolSize: 10 }));
     const [a, b] = stores.map((store, i) => rotationInstance(store, slack, `instance-${i + 1}`));
     if (!a || !b) throw new Error('two instances');
-    const ids = Array.from({ length: WORKSPACES }, (_, i) => `T0ROT${String(i).padStart(2, '0')}`);
+    const ids = Array.from({ length: WORKSPACES }, (_, i) =>
+      installationId(`T0ROT${String(i).padStart(2, '0')}`),
+    );
     for (const id of ids) await installRotating(slack, a.installations, id);
 
     const started = performance.now();

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { openStore } from '../../src/store/database.js';
+import { installationId } from '../../src/store/keys.js';
 import { endWatchesOfAccount } from '../../src/watches/account.js';
 import { TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { freshDatabase } from '../support/postgres-server.js';
@@ -26,7 +27,7 @@ const disconnecting = await openStore({ kind: 'postgres', url });
 const blocking = await openStore({ kind: 'postgres', url });
 
 const world = useWatchWorld();
-const INSTALLATION = 'T0A';
+const INSTALLATION = installationId('T0A');
 const CHANNELS = ['C1', 'C2', 'C3', 'C4', 'C5'];
 /** Resolves once a session waits for a row lock in a statement that `matches`. */
 async function waitingOn(matches: RegExp): Promise<void> {

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type Completion, leased, type Task } from '../../src/scheduler.js';
+import { installationId } from '../../src/store/keys.js';
 import { servingAll } from '../support/jobs.js';
 
 /**
@@ -21,7 +22,7 @@ function task(recorded: (done: readonly Completion<string, number>[]) => Promise
     claim: async (_now, limit) => due.splice(0, limit),
     queue: { renew: async () => new Set(), giveBack: async () => {} },
     dueAt: () => 0,
-    installationOf: (item) => (item === 'e' ? 'B' : 'A'),
+    installationOf: (item) => installationId(item === 'e' ? 'B' : 'A'),
     serve: servingAll(true as const),
     // Each item's work ends when the test says; `c` has more to say than its completion.
     run: (item) =>

@@ -6,6 +6,7 @@ import type { Installation } from '@slack/bolt';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
 import { createInstallations, NoInstallationError } from '../../src/store/installations.js';
+import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { createSealer, keyIdOf, sealedKeyId } from '../../src/store/sealing.js';
 import { install, KEY, NOW } from '../support/installations-contract.js';
 
@@ -29,7 +30,7 @@ const rotating = (token: string, expiresAt: number | undefined): Installation =>
       userId: 'U0BOT',
     },
   });
-const rowOf = (store: Store, id: string) =>
+const rowOf = (store: Store, id: InstallationId) =>
   store.db.selectFrom('installations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('storing and fetching an installation', () => {
@@ -41,8 +42,8 @@ describe('storing and fetching an installation', () => {
     expect(found.appId).toBe('A0APP');
     expect(found.bot?.scopes).toEqual(['commands', 'chat:write']);
     expect(found.bot?.expiresAt).toBeUndefined();
-    expect((await rowOf(store, 'T0ONE')).bot_token_expires_at).toBeNull();
-    expect((await installations.summaryOf('T0ONE'))?.tokenExpiresAt).toBeUndefined();
+    expect((await rowOf(store, installationId('T0ONE'))).bot_token_expires_at).toBeNull();
+    expect((await installations.summaryOf(installationId('T0ONE')))?.tokenExpiresAt).toBeUndefined();
     await store.close();
   });
 
@@ -56,6 +57,16 @@ describe('storing and fetching an installation', () => {
     await expect(
       installations.storeInstallation(install('T0ONE', 'xoxb-one', { team: undefined })),
     ).rejects.toThrow(message);
+    expect(await store.db.selectFrom('installations').selectAll().execute()).toEqual([]);
+    await store.close();
+  });
+
+  it('refuses an installation whose workspace id is no Slack id (a `like` wildcard in it), and stores nothing', async () => {
+    const store = await fresh();
+    const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+    await expect(installations.storeInstallation(install('T0_NE', 'xoxb-one'))).rejects.toThrow(
+      'not a Slack team or enterprise id',
+    );
     expect(await store.db.selectFrom('installations').selectAll().execute()).toEqual([]);
     await store.close();
   });
@@ -97,7 +108,7 @@ describe('secrets sealed with the previous key', () => {
     );
     const during = createInstallations(store, createSealer({ current: next, previous: old }), () => NOW);
     expect((await during.fetchInstallation(query('T0ONE'))).bot?.token).toBe('xoxe.xoxb-one');
-    const row = await rowOf(store, 'T0ONE');
+    const row = await rowOf(store, installationId('T0ONE'));
     expect(sealedKeyId(row.bot_token as string)).toBe(keyIdOf(next));
     expect(sealedKeyId(row.bot_refresh_token as string)).toBe(keyIdOf(next));
     const after = createInstallations(store, createSealer({ current: next }), () => NOW);
@@ -112,9 +123,9 @@ describe('secrets sealed with the previous key', () => {
     const store = await fresh();
     const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
     await installations.storeInstallation(rotating('xoxe.xoxb-one', 1_795_300_000));
-    const before = await rowOf(store, 'T0ONE');
+    const before = await rowOf(store, installationId('T0ONE'));
     await installations.fetchInstallation(query('T0ONE'));
-    const after = await rowOf(store, 'T0ONE');
+    const after = await rowOf(store, installationId('T0ONE'));
     expect(after.bot_token).toBe(before.bot_token);
     expect(after.bot_refresh_token).toBe(before.bot_refresh_token);
     await store.close();
@@ -126,8 +137,8 @@ describe('uninstalling at the moment of the install', () => {
     const store = await fresh();
     const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
     await installations.storeInstallation(install('T0ONE', 'xoxb-one'));
-    expect(await installations.uninstall('T0ONE', NOW)).toBe(true);
-    expect(await installations.summaryOf('T0ONE')).toBeUndefined();
+    expect(await installations.uninstall(installationId('T0ONE'), NOW)).toBe(true);
+    expect(await installations.summaryOf(installationId('T0ONE'))).toBeUndefined();
     await store.close();
   });
 });
@@ -140,12 +151,12 @@ describe('keeping a refreshed token', () => {
     expect(await installations.storeRefreshed(rotating('xoxe.xoxb-two', 1_795_400_000), 1_795_300_000)).toBe(
       true,
     );
-    expect((await installations.summaryOf('T0ONE'))?.tokenExpiresAt).toBe(1_795_400_000_000);
+    expect((await installations.summaryOf(installationId('T0ONE')))?.tokenExpiresAt).toBe(1_795_400_000_000);
     expect((await installations.fetchInstallation(query('T0ONE'))).bot?.expiresAt).toBe(1_795_400_000);
     expect(await installations.storeRefreshed(rotating('xoxe.xoxb-three', undefined), 1_795_400_000)).toBe(
       true,
     );
-    expect((await installations.summaryOf('T0ONE'))?.tokenExpiresAt).toBeUndefined();
+    expect((await installations.summaryOf(installationId('T0ONE')))?.tokenExpiresAt).toBeUndefined();
     expect((await installations.fetchInstallation(query('T0ONE'))).bot).toMatchObject({
       token: 'xoxe.xoxb-three',
       expiresAt: undefined,
@@ -157,7 +168,7 @@ describe('keeping a refreshed token', () => {
     const store = await fresh();
     const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
     await installations.storeInstallation(rotating('xoxe.xoxb-one', 1_795_300_000));
-    const before = await rowOf(store, 'T0ONE');
+    const before = await rowOf(store, installationId('T0ONE'));
     const noBot = install('T0ONE', 'x', { bot: undefined });
     const noTeam = { ...rotating('xoxe.xoxb-two', 1_795_400_000), team: undefined };
     expect(await installations.storeRefreshed(noBot, 1_795_300_000)).toBe(false);
@@ -165,7 +176,7 @@ describe('keeping a refreshed token', () => {
     expect(await installations.storeRefreshed(rotating('xoxe.xoxb-two', 1_795_400_000), undefined)).toBe(
       false,
     );
-    expect(await rowOf(store, 'T0ONE')).toEqual(before);
+    expect(await rowOf(store, installationId('T0ONE'))).toEqual(before);
     await store.close();
   });
 });
@@ -175,14 +186,14 @@ describe('an installation’s summary', () => {
     const store = await fresh();
     const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
     await installations.storeInstallation(install('T0ONE', 'xoxb-one'));
-    expect((await installations.summaryOf('T0ONE'))?.account).toBeUndefined();
+    expect((await installations.summaryOf(installationId('T0ONE')))?.account).toBeUndefined();
     await store.db.updateTable('installations').set({ payment_key_connected_by: 'U0HALF' }).execute();
-    expect((await installations.summaryOf('T0ONE'))?.account).toBeUndefined();
-    await installations.connectPaymentKey('T0ONE', 'pk-live-one', 'U0ADMIN', NOW + 5);
+    expect((await installations.summaryOf(installationId('T0ONE')))?.account).toBeUndefined();
+    await installations.connectPaymentKey(installationId('T0ONE'), 'pk-live-one', 'U0ADMIN', NOW + 5);
     await store.db.updateTable('installations').set({ payment_key_connected_by: null }).execute();
-    expect((await installations.summaryOf('T0ONE'))?.account).toBeUndefined();
-    await installations.connectPaymentKey('T0ONE', 'pk-live-one', 'U0ADMIN', NOW + 5);
-    expect((await installations.summaryOf('T0ONE'))?.account).toEqual({
+    expect((await installations.summaryOf(installationId('T0ONE')))?.account).toBeUndefined();
+    await installations.connectPaymentKey(installationId('T0ONE'), 'pk-live-one', 'U0ADMIN', NOW + 5);
+    expect((await installations.summaryOf(installationId('T0ONE')))?.account).toEqual({
       connectedBy: 'U0ADMIN',
       connectedAt: NOW + 5,
     });
@@ -202,12 +213,12 @@ describe('an installation’s summary', () => {
         isEnterpriseInstall: true,
       }),
     );
-    expect(await installations.summaryOf('E0ORG')).toMatchObject({
+    expect(await installations.summaryOf(installationId('E0ORG'))).toMatchObject({
       id: 'E0ORG',
       home: { teamId: 'T0FROM', enterpriseId: 'E0ORG' },
       enterpriseInstall: true,
     });
-    expect((await installations.summaryOf('E0BARE'))?.home).toEqual({
+    expect((await installations.summaryOf(installationId('E0BARE')))?.home).toEqual({
       teamId: 'E0BARE',
       enterpriseId: 'E0BARE',
     });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
+import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 
 /**
  * The schema a fresh SQLite file ends with once every migration ran: what later migrations drop
@@ -69,7 +70,7 @@ describe('the schema every migration leaves', () => {
 });
 
 describe('the rules the indexes keep', () => {
-  const watch = (id: string, state: 'pending' | 'active' | 'ended', installation = '') => ({
+  const watch = (id: string, state: 'pending' | 'active' | 'ended', installation = ONE_WORKSPACE) => ({
     id,
     team_id: 'T0ONE',
     channel_id: 'C0ONE',
@@ -82,7 +83,7 @@ describe('the rules the indexes keep', () => {
     ends_at: 2,
     installation_id: installation,
   });
-  const feed = (id: string, state: 'active' | 'ended', installation = '') => ({
+  const feed = (id: string, state: 'active' | 'ended', installation = ONE_WORKSPACE) => ({
     id,
     team_id: 'T0ONE',
     channel_id: 'C0ONE',
@@ -103,7 +104,7 @@ describe('the rules the indexes keep', () => {
     await add(watch('w2', 'ended'));
     await add(watch('w3', 'pending'));
     await expect(add(watch('w4', 'active'))).rejects.toThrow(/UNIQUE/);
-    await add(watch('w5', 'active', 'T0OTHER'));
+    await add(watch('w5', 'active', installationId('T0OTHER')));
     expect(
       (await store.db.selectFrom('watches').select('id').orderBy('id').execute()).map((r) => r.id),
     ).toEqual(['w1', 'w2', 'w3', 'w5']);
@@ -118,7 +119,7 @@ describe('the rules the indexes keep', () => {
     await add(feed('f2', 'ended'));
     await add(feed('f3', 'active'));
     await expect(add(feed('f4', 'active'))).rejects.toThrow(/UNIQUE/);
-    await add(feed('f5', 'active', 'T0OTHER'));
+    await add(feed('f5', 'active', installationId('T0OTHER')));
     const ids = await store.db.selectFrom('feed_subscriptions').select('id').orderBy('id').execute();
     expect(ids.map((r) => r.id)).toEqual(['f1', 'f2', 'f3', 'f5']);
     await store.close();

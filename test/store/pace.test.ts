@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
+import { installationId } from '../../src/store/keys.js';
 import {
   PACE_HORIZON_MS,
   PACE_SLACK_MS,
@@ -44,29 +45,29 @@ describe('a key’s background budget kept in the store', () => {
   });
 
   it('reserves slots one after the other, and starts again from now once idle', async () => {
-    expect(await reserveSlot(store, 'T1', 10_000, 200)).toBe(10_000);
-    expect(await reserveSlot(store, 'T1', 10_050, 200)).toBe(10_200);
-    expect(await reserveSlot(store, 'T1', 10_100, 200)).toBe(10_400);
-    expect(await reserveSlot(store, 'T2', 10_100, 200)).toBe(10_100);
-    expect(await reserveSlot(store, 'T1', 10_700, 200)).toBe(10_700);
+    expect(await reserveSlot(store, installationId('T1'), 10_000, 200)).toBe(10_000);
+    expect(await reserveSlot(store, installationId('T1'), 10_050, 200)).toBe(10_200);
+    expect(await reserveSlot(store, installationId('T1'), 10_100, 200)).toBe(10_400);
+    expect(await reserveSlot(store, installationId('T2'), 10_100, 200)).toBe(10_100);
+    expect(await reserveSlot(store, installationId('T1'), 10_700, 200)).toBe(10_700);
     const row = await store.db
       .selectFrom('background_pace')
       .selectAll()
-      .where('installation_id', '=', 'T1')
+      .where('installation_id', '=', installationId('T1'))
       .executeTakeFirstOrThrow();
     expect(row.next_slot_at).toBe(10_900);
   });
 
   it('takes the clock stepped back ten minutes as now: the key waits no ten minutes for its next slot', async () => {
     const at = 5_000_000;
-    expect(await reserveSlot(store, 'T3', at, 220)).toBe(at);
-    expect(await reserveSlot(store, 'T3', at, 220)).toBe(at + 220);
+    expect(await reserveSlot(store, installationId('T3'), at, 220)).toBe(at);
+    expect(await reserveSlot(store, installationId('T3'), at, 220)).toBe(at + 220);
     // An NTP correction: the clock is ten minutes behind what it was.
     const back = at - 10 * 60_000;
-    expect(await reserveSlot(store, 'T3', back, 220)).toBe(back);
-    expect(await reserveSlot(store, 'T3', back, 220)).toBe(back + 220);
+    expect(await reserveSlot(store, installationId('T3'), back, 220)).toBe(back);
+    expect(await reserveSlot(store, installationId('T3'), back, 220)).toBe(back + 220);
     // A key whose calls legitimately reserved a little ahead keeps its turns.
-    expect(await reserveSlot(store, 'T3', back + 10, 220)).toBe(back + 440);
+    expect(await reserveSlot(store, installationId('T3'), back + 10, 220)).toBe(back + 440);
     expect(PACE_STEPPED_BACK_MS).toBe(60_000);
   });
 
@@ -82,7 +83,7 @@ describe('a key’s background budget kept in the store', () => {
         // The first wait comes back 10 ms early.
         now += waits.length === 1 ? ms - 10 : ms;
       },
-    )('T3');
+    )(installationId('T3'));
     await pace();
     expect(waits).toEqual([]);
     await pace();
@@ -104,7 +105,7 @@ describe('a key’s background budget kept in the store', () => {
       async (ms) => {
         now += ms + (lateBy.shift() ?? 0);
       },
-    )('T5');
+    )(installationId('T5'));
     const call = async () => {
       await pace();
       starts.push(now);
@@ -130,7 +131,7 @@ describe('a key’s background budget kept in the store', () => {
         waits.push(ms);
         throw new Error('stop waiting');
       },
-    )('T6');
+    )(installationId('T6'));
     const before = store.statements();
     const calls = await Promise.allSettled([pace(), pace(), pace()]);
     expect(store.statements() - before).toBe(1);
@@ -139,7 +140,7 @@ describe('a key’s background budget kept in the store', () => {
   });
 
   it('waits on the real clock by default', async () => {
-    const pace = sharedPaces(store, 20)('T4');
+    const pace = sharedPaces(store, 20)(installationId('T4'));
     const started = Date.now();
     for (let i = 0; i < 3; i += 1) await pace();
     const elapsed = Date.now() - started;

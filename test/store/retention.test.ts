@@ -4,7 +4,7 @@ import { feedJobs } from '../../src/feed/jobs.js';
 import { feedQueries } from '../../src/feed/queries.js';
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { PRUNE_BATCH, PRUNE_BATCHES_PER_CALL, pruneEnded } from '../../src/store/retention.js';
 import { watchQueries } from '../../src/watches/queries.js';
 import { checkClaims } from '../../src/watches/queries-checks.js';
@@ -103,12 +103,12 @@ describe('what /metrics and the App Home read', () => {
     ],
     [
       'the App Home: a person’s watches',
-      (store: Store) => watchQueries(store, 'T0A').listStartedBy('T0A', 'U0'),
+      (store: Store) => watchQueries(store, installationId('T0A')).listStartedBy('T0A', 'U0'),
       'watches_by_state',
     ],
     [
       'the App Home: the feeds',
-      (store: Store) => feedQueries(store, 'T0A').listInTeam('T0A'),
+      (store: Store) => feedQueries(store, installationId('T0A')).listInTeam('T0A'),
       'feed_subscriptions_by_state',
     ],
   ])('%s: by the state’s index, not by reading every row', async (_what, read, index) => {

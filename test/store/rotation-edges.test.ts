@@ -6,6 +6,7 @@ import type { KyselyPlugin, RootOperationNode } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
 import { contextOf, createInstallations } from '../../src/store/installations.js';
+import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { prepareSealing, SealingKeyError } from '../../src/store/rotation.js';
 import { createSealer, keyIdOf, type Sealer, SealingError, sealedKeyId } from '../../src/store/sealing.js';
 import { install, NOW } from '../support/installations-contract.js';
@@ -83,8 +84,8 @@ function meanwhile(
 const isSelect = (node: RootOperationNode) => node.kind === 'SelectQueryNode';
 
 /** `count` installations, their bot tokens sealed by `sealer`, written at once. */
-async function manyInstalled(store: Store, sealer: Sealer, count: number): Promise<string[]> {
-  const ids = Array.from({ length: count }, (_, i) => `T${String(i).padStart(4, '0')}`);
+async function manyInstalled(store: Store, sealer: Sealer, count: number): Promise<InstallationId[]> {
+  const ids = Array.from({ length: count }, (_, i) => installationId(`T${String(i).padStart(4, '0')}`));
   await store.db
     .insertInto('installations')
     .values(
@@ -186,7 +187,10 @@ describe('a value another instance wrote meanwhile', () => {
     const [old, next] = [randomBytes(32), randomBytes(32)];
     await prepareSealing(store, createSealer({ current: old }), NOW);
     await manyInstalled(store, createSealer({ current: old }), 2);
-    const theirs = createSealer({ current: next }).seal('xoxb-T0000', contextOf('T0000', 'bot_token'));
+    const theirs = createSealer({ current: next }).seal(
+      'xoxb-T0000',
+      contextOf(installationId('T0000'), 'bot_token'),
+    );
     const racing = meanwhile(
       store,
       (node) => node.kind === 'SelectQueryNode' && node.limit !== undefined,
@@ -199,7 +203,7 @@ describe('a value another instance wrote meanwhile', () => {
     const row = await store.db
       .selectFrom('installations')
       .select('bot_token')
-      .where('id', '=', 'T0000')
+      .where('id', '=', installationId('T0000'))
       .executeTakeFirstOrThrow();
     expect(row.bot_token).toBe(theirs);
     await store.close();
@@ -215,7 +219,7 @@ describe('a refused start', () => {
     );
     const byTwo = createInstallations(store, createSealer({ current: two }), () => NOW);
     await byTwo.storeInstallation(install('T0TWO', 'xoxb-two'));
-    await byTwo.connectPaymentKey('T0TWO', 'pk-two', 'U0ADMIN', NOW);
+    await byTwo.connectPaymentKey(installationId('T0TWO'), 'pk-two', 'U0ADMIN', NOW);
     const error = await refused(prepareSealing(store, createSealer({ current: mine }), NOW));
     expect(error).toBeInstanceOf(SealingKeyError);
     expect(error.message).toContain(
@@ -272,7 +276,7 @@ describe('sealing again at start, page by page', () => {
       .orderBy('id')
       .execute();
     await createInstallations(store, createSealer({ current: old }), () => NOW).connectPaymentKey(
-      'T0001',
+      installationId('T0001'),
       'pk-one',
       'U0ADMIN',
       NOW,
@@ -285,7 +289,9 @@ describe('sealing again at start, page by page', () => {
       await store.db.selectFrom('installations').select(['id', 'bot_token']).orderBy('id').execute(),
     ).toEqual(before);
     expect(
-      await createInstallations(store, createSealer({ current: next }), () => NOW).paymentKeyOf('T0001'),
+      await createInstallations(store, createSealer({ current: next }), () => NOW).paymentKeyOf(
+        installationId('T0001'),
+      ),
     ).toBe('pk-one');
     await store.close();
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedClaims } from '../../src/feed/queries.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { stepBackGuard } from '../../src/store/schedules.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-schedules-'));
@@ -20,7 +21,7 @@ const NOW = 1_800_000_000_000;
 const TEN_MINUTES = 10 * 60_000;
 
 /** A feed's balance poll due at `nextRunAt`, leased until `leaseUntil`, with its feed running. */
-async function poll(installation: string, nextRunAt: number, leaseUntil: number | null) {
+async function poll(installation: InstallationId, nextRunAt: number, leaseUntil: number | null) {
   await store.db
     .insertInto('feed_subscriptions')
     .values({
@@ -57,8 +58,8 @@ async function poll(installation: string, nextRunAt: number, leaseUntil: number 
 
 describe('a clock stepped back ten minutes', () => {
   it('pulls back what was scheduled further ahead than its schedule ever puts it, once a minute', async () => {
-    await poll('A', NOW + 60_000, null);
-    await poll('B', NOW + 30_000, null);
+    await poll(installationId('A'), NOW + 60_000, null);
+    await poll(installationId('B'), NOW + 30_000, null);
     const guard = stepBackGuard(store, { table: 'singletons', column: 'next_run_at', maxAheadMs: 120_000 });
     expect(await guard(NOW)).toBe(0);
     const back = NOW - TEN_MINUTES;
@@ -82,8 +83,8 @@ describe('a clock stepped back ten minutes', () => {
     await store.db.deleteFrom('feed_subscriptions').execute();
     const back = NOW - TEN_MINUTES;
     // Leased for 30 s, by the clock before the step, by an instance still at it.
-    await poll('C', back, NOW + 30_000);
-    await poll('D', back, back - 1);
+    await poll(installationId('C'), back, NOW + 30_000);
+    await poll(installationId('D'), back, back - 1);
     const claimed = await feedClaims(store).claimPolls('instance-1', back, 5, 30_000);
     expect(claimed.map((c) => c.installation_id)).toEqual(['D']);
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/database.js';
+import { installationId } from '../../src/store/keys.js';
 import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
 import { checkClaims } from '../../src/watches/queries-checks.js';
 import { emptyWork } from './empty-store.js';
@@ -42,7 +43,7 @@ export function checkBatchContract(name: string, open: () => Promise<Store>): vo
 
     /** Two installations, each watching invoices; every check claimed by `owner`. */
     async function claimed(owner: string) {
-      for (const installation of ['A', 'B']) {
+      for (const installation of ['A', 'B'].map(installationId)) {
         const q = watchQueries(store, installation);
         await store.transaction(async (trx) => {
           await q.insert(trx, watch(`${installation}-2`, 'i-1', 'active'), '{"v":1}', 0);

@@ -6,7 +6,7 @@ import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { firstSight } from '../../src/store/events.js';
 import { createInstallations, INSTALLATION_TABLES } from '../../src/store/installations.js';
-import { eventKey } from '../../src/store/keys.js';
+import { eventKey, type InstallationId, installationId } from '../../src/store/keys.js';
 import { reserveSlot } from '../../src/store/pace.js';
 import { createSealer } from '../../src/store/sealing.js';
 import { install, installed, KEY, NOW } from './installations-contract.js';
@@ -49,16 +49,21 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       const store = await fresh();
       const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
       await installations.storeInstallation(install('T0ONE', 'xoxb-one-first-token'));
-      await installations.connectPaymentKey('T0ONE', 'merchant-key-of-the-admin', 'U0ADMIN', NOW);
+      await installations.connectPaymentKey(
+        installationId('T0ONE'),
+        'merchant-key-of-the-admin',
+        'U0ADMIN',
+        NOW,
+      );
       await installations.storeInstallation(
         install('T0ONE', 'xoxb-one-second-token', {
           user: { id: 'U0MEMBER', token: undefined, scopes: undefined },
         }),
       );
-      const summary = await installations.summaryOf('T0ONE');
+      const summary = await installations.summaryOf(installationId('T0ONE'));
       expect(summary?.installerUserId).toBe('U0INSTALLER');
       expect(summary?.account).toEqual({ connectedBy: 'U0ADMIN', connectedAt: NOW });
-      expect(await installations.paymentKeyOf('T0ONE')).toBe('merchant-key-of-the-admin');
+      expect(await installations.paymentKeyOf(installationId('T0ONE'))).toBe('merchant-key-of-the-admin');
       // The install's own part is renewed.
       expect((await installations.fetchInstallation(query('T0ONE'))).bot?.token).toBe(
         'xoxb-one-second-token',
@@ -84,7 +89,7 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
     it('leaves nothing of an uninstalled installation in any table, and all of another', async () => {
       const store = await fresh();
       const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
-      for (const id of ['T0GONE', 'T0STAYS']) {
+      for (const id of ['T0GONE', 'T0STAYS'].map(installationId)) {
         await installations.storeInstallation(install(id, `xoxb-${id}-token`));
         await installations.connectPaymentKey(id, `key-of-${id}`, 'U0ADMIN', NOW);
         await serviceState(store, silent, { installation: id }).markKeyRejected(NOW);
@@ -118,31 +123,31 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       const installations = createInstallations(store, createSealer({ current: KEY }), () => now);
       await installations.storeInstallation(install('T0ONE', 'xoxb-first-install'));
       now = NOW + 60_000;
-      expect(await installations.uninstall('T0ONE', NOW + 30_000)).toBe(true);
+      expect(await installations.uninstall(installationId('T0ONE'), NOW + 30_000)).toBe(true);
       now = NOW + 120_000;
       await installations.storeInstallation(install('T0ONE', 'xoxb-installed-again'));
       // The same event again, late: the install made since stays.
-      expect(await installations.uninstall('T0ONE', NOW + 30_000)).toBe(false);
+      expect(await installations.uninstall(installationId('T0ONE'), NOW + 30_000)).toBe(false);
       expect((await installations.fetchInstallation(query('T0ONE'))).bot?.token).toBe('xoxb-installed-again');
-      expect(await installations.uninstall('T0ONE', NOW + 180_000)).toBe(true);
-      expect(await installations.summaryOf('T0ONE')).toBeUndefined();
+      expect(await installations.uninstall(installationId('T0ONE'), NOW + 180_000)).toBe(true);
+      expect(await installations.summaryOf(installationId('T0ONE'))).toBeUndefined();
       await store.close();
     });
 
     it('forgets that the service rejected the key when another is connected, or it is disconnected', async () => {
       const store = await fresh();
       const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
-      const state = (id: string) => serviceState(store, silent, { installation: id });
-      for (const id of ['T0ONE', 'T0TWO']) {
+      const state = (id: InstallationId) => serviceState(store, silent, { installation: id });
+      for (const id of ['T0ONE', 'T0TWO'].map(installationId)) {
         await installations.storeInstallation(install(id, `xoxb-${id}-token`));
         await installations.connectPaymentKey(id, 'a-rejected-key', 'U0ADMIN', NOW);
         await state(id).markKeyRejected(NOW);
       }
-      await installations.connectPaymentKey('T0ONE', 'the-good-key', 'U0ADMIN', NOW + 1);
-      expect(await state('T0ONE').keyRejectedSince()).toBeUndefined();
-      expect(await state('T0TWO').keyRejectedSince()).toBe(NOW);
-      await installations.disconnectPaymentKey('T0TWO', NOW + 2);
-      expect(await state('T0TWO').keyRejectedSince()).toBeUndefined();
+      await installations.connectPaymentKey(installationId('T0ONE'), 'the-good-key', 'U0ADMIN', NOW + 1);
+      expect(await state(installationId('T0ONE')).keyRejectedSince()).toBeUndefined();
+      expect(await state(installationId('T0TWO')).keyRejectedSince()).toBe(NOW);
+      await installations.disconnectPaymentKey(installationId('T0TWO'), NOW + 2);
+      expect(await state(installationId('T0TWO')).keyRejectedSince()).toBeUndefined();
       await store.close();
     });
 
@@ -165,11 +170,11 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       // A second refresh of the same token (another instance, late) finds it replaced: nothing written.
       expect(await installations.storeRefreshed(rotating('xoxe.xoxb-late', 2000), 1000)).toBe(false);
       expect((await installations.fetchInstallation(query('T0ONE'))).bot?.token).toBe('xoxe.xoxb-second');
-      await installations.forgetBotToken('T0ONE');
+      await installations.forgetBotToken(installationId('T0ONE'));
       expect(await installations.storeRefreshed(rotating('xoxe.xoxb-revived', 3000), 2000)).toBe(false);
       await installations.deleteInstallation(query('T0ONE'));
       expect(await installations.storeRefreshed(rotating('xoxe.xoxb-revived', 3000), 2000)).toBe(false);
-      expect(await installations.summaryOf('T0ONE')).toBeUndefined();
+      expect(await installations.summaryOf(installationId('T0ONE'))).toBeUndefined();
       await store.close();
     });
 
@@ -177,10 +182,10 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       const store = await fresh();
       const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
       await installations.storeInstallation(install('T0ONE', 'xoxb-one-token'));
-      await installations.connectPaymentKey('T0ONE', 'the-key-before', 'U0ADMIN', NOW);
-      const before = serviceState(store, silent, { installation: 'T0ONE', account: NOW });
-      await installations.connectPaymentKey('T0ONE', 'the-key-now', 'U0ADMIN', NOW + 1);
-      const now = serviceState(store, silent, { installation: 'T0ONE', account: NOW + 1 });
+      await installations.connectPaymentKey(installationId('T0ONE'), 'the-key-before', 'U0ADMIN', NOW);
+      const before = serviceState(store, silent, { installation: installationId('T0ONE'), account: NOW });
+      await installations.connectPaymentKey(installationId('T0ONE'), 'the-key-now', 'U0ADMIN', NOW + 1);
+      const now = serviceState(store, silent, { installation: installationId('T0ONE'), account: NOW + 1 });
       // A call with the key before, in flight across Replace key, comes back rejected.
       await before.markKeyRejected(NOW + 2);
       expect(await now.keyRejectedSince()).toBeUndefined();
@@ -198,13 +203,18 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
       const store = await fresh();
       await installed(store, 'T0GONE');
       // Both taken before the uninstall, as a check or a refresh under way holds them.
-      await reserveSlot(store, 'T0GONE', NOW, 220);
-      expect(await claimRefresh(store, 'T0GONE', 'instance-1', NOW, 10_000)).toBe(true);
-      await createInstallations(store, createSealer({ current: KEY }), () => NOW).uninstall('T0GONE', NOW);
+      await reserveSlot(store, installationId('T0GONE'), NOW, 220);
+      expect(await claimRefresh(store, installationId('T0GONE'), 'instance-1', NOW, 10_000)).toBe(true);
+      await createInstallations(store, createSealer({ current: KEY }), () => NOW).uninstall(
+        installationId('T0GONE'),
+        NOW,
+      );
       // What the calls still under way then write, one statement each.
-      expect(await reserveSlot(store, 'T0GONE', NOW + 1, 220)).toBe(NOW + 1);
-      expect(await claimRefresh(store, 'T0GONE', 'instance-2', NOW + 20_000, 10_000)).toBe(false);
-      await releaseRefresh(store, 'T0GONE', 'instance-1');
+      expect(await reserveSlot(store, installationId('T0GONE'), NOW + 1, 220)).toBe(NOW + 1);
+      expect(await claimRefresh(store, installationId('T0GONE'), 'instance-2', NOW + 20_000, 10_000)).toBe(
+        false,
+      );
+      await releaseRefresh(store, installationId('T0GONE'), 'instance-1');
       const left = await everything(store);
       for (const [table, rows] of Object.entries(left)) expect(rows, table).not.toContain('T0GONE');
       await store.close();
@@ -213,16 +223,20 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
     it('lets one instance at a time refresh an installation’s token, until it lets go or its lease runs out', async () => {
       const store = await fresh();
       await installed(store, 'T0ONE', 'T0TWO');
-      expect(await claimRefresh(store, 'T0ONE', 'instance-1', NOW, 10_000)).toBe(true);
-      expect(await claimRefresh(store, 'T0ONE', 'instance-2', NOW + 1, 10_000)).toBe(false);
-      expect(await claimRefresh(store, 'T0TWO', 'instance-2', NOW + 1, 10_000)).toBe(true);
-      await releaseRefresh(store, 'T0ONE', 'instance-2');
-      expect(await claimRefresh(store, 'T0ONE', 'instance-2', NOW + 2, 10_000)).toBe(false);
-      await releaseRefresh(store, 'T0ONE', 'instance-1');
-      expect(await claimRefresh(store, 'T0ONE', 'instance-2', NOW + 3, 10_000)).toBe(true);
+      expect(await claimRefresh(store, installationId('T0ONE'), 'instance-1', NOW, 10_000)).toBe(true);
+      expect(await claimRefresh(store, installationId('T0ONE'), 'instance-2', NOW + 1, 10_000)).toBe(false);
+      expect(await claimRefresh(store, installationId('T0TWO'), 'instance-2', NOW + 1, 10_000)).toBe(true);
+      await releaseRefresh(store, installationId('T0ONE'), 'instance-2');
+      expect(await claimRefresh(store, installationId('T0ONE'), 'instance-2', NOW + 2, 10_000)).toBe(false);
+      await releaseRefresh(store, installationId('T0ONE'), 'instance-1');
+      expect(await claimRefresh(store, installationId('T0ONE'), 'instance-2', NOW + 3, 10_000)).toBe(true);
       // A holder that never lets go (killed mid-refresh) holds it only until its lease runs out.
-      expect(await claimRefresh(store, 'T0ONE', 'instance-1', NOW + 10_002, 10_000)).toBe(false);
-      expect(await claimRefresh(store, 'T0ONE', 'instance-1', NOW + 10_004, 10_000)).toBe(true);
+      expect(await claimRefresh(store, installationId('T0ONE'), 'instance-1', NOW + 10_002, 10_000)).toBe(
+        false,
+      );
+      expect(await claimRefresh(store, installationId('T0ONE'), 'instance-1', NOW + 10_004, 10_000)).toBe(
+        true,
+      );
       await store.close();
     });
   });

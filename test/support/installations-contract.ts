@@ -5,6 +5,7 @@ import { balanceChanges } from '../../src/feed/deltas.js';
 import { feedQueries } from '../../src/feed/queries.js';
 import type { Store } from '../../src/store/database.js';
 import { createInstallations, NoInstallationError } from '../../src/store/installations.js';
+import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { prepareSealing, SealingKeyError } from '../../src/store/rotation.js';
 import { createSealer } from '../../src/store/sealing.js';
 
@@ -103,8 +104,8 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
         refreshToken: 'xoxe-1-refresh',
         expiresAt: 1_795_300_000,
       });
-      await installations.forgetBotToken('T0ONE');
-      await installations.forgetBotToken('T0ONE');
+      await installations.forgetBotToken(installationId('T0ONE'));
+      await installations.forgetBotToken(installationId('T0ONE'));
       await expect(installations.fetchInstallation(query)).rejects.toThrow(NoInstallationError);
       await installations.deleteInstallation(query);
       await installations.deleteInstallation(query);
@@ -115,7 +116,7 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
     it('deletes a workspace’s feeds, readings and poll on uninstall, and its readings with a new key; another’s stay', async () => {
       const store = await fresh();
       const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
-      const feedOf = async (id: string) => {
+      const feedOf = async (id: InstallationId) => {
         await installations.storeInstallation(install(id, `xoxb-${id}-secret-token`));
         const q = feedQueries(store, id);
         await store.transaction(async (trx) => {
@@ -142,8 +143,8 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
         });
         return q;
       };
-      const one = await feedOf('T0ONE');
-      const two = await feedOf('T0TWO');
+      const one = await feedOf(installationId('T0ONE'));
+      const two = await feedOf(installationId('T0TWO'));
       const counts = async () =>
         Object.fromEntries(
           await Promise.all(
@@ -160,7 +161,7 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
         );
 
       // A new key (perhaps another merchant's) is never compared with the account before it.
-      await installations.connectPaymentKey('T0ONE', 'key-one', 'U1', NOW);
+      await installations.connectPaymentKey(installationId('T0ONE'), 'key-one', 'U1', NOW);
       expect(await one.latestReading(store.db)).toBeUndefined();
       expect(await one.changeCounts(store.db, 0)).toEqual({ rises: 0, falls: 0 });
       expect(await one.active(store.db)).toHaveLength(1);
@@ -175,7 +176,7 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
         feed_changes: 'T0TWO',
         singletons: 'T0TWO',
       });
-      await installations.disconnectPaymentKey('T0TWO', NOW);
+      await installations.disconnectPaymentKey(installationId('T0TWO'), NOW);
       expect(await two.latestReading(store.db)).toBeUndefined();
       expect(await two.active(store.db)).toHaveLength(1);
       await store.close();
@@ -185,19 +186,19 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
       const store = await fresh();
       const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
       await installations.storeInstallation(install('T0ONE', 'xoxb-one-secret-token'));
-      await installations.connectPaymentKey('T0ONE', 'key-of-one', 'U0ONE', NOW);
-      const failing = installations.disconnectPaymentKey('T0ONE', NOW + 1, async (trx) => {
-        await trx.deleteFrom('watches').where('installation_id', '=', 'T0ONE').execute();
+      await installations.connectPaymentKey(installationId('T0ONE'), 'key-of-one', 'U0ONE', NOW);
+      const failing = installations.disconnectPaymentKey(installationId('T0ONE'), NOW + 1, async (trx) => {
+        await trx.deleteFrom('watches').where('installation_id', '=', installationId('T0ONE')).execute();
         throw new Error('the watches could not be ended');
       });
       await expect(failing).rejects.toThrow('the watches could not be ended');
-      expect(await installations.paymentKeyOf('T0ONE')).toBe('key-of-one');
+      expect(await installations.paymentKeyOf(installationId('T0ONE'))).toBe('key-of-one');
       let within = 0;
-      await installations.disconnectPaymentKey('T0ONE', NOW + 2, async () => {
+      await installations.disconnectPaymentKey(installationId('T0ONE'), NOW + 2, async () => {
         within += 1;
       });
       expect(within).toBe(1);
-      expect(await installations.paymentKeyOf('T0ONE')).toBeUndefined();
+      expect(await installations.paymentKeyOf(installationId('T0ONE'))).toBeUndefined();
       await store.close();
     });
 
@@ -209,12 +210,12 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
       const one = await store.db
         .selectFrom('installations')
         .select('bot_token')
-        .where('id', '=', 'T0ONE')
+        .where('id', '=', installationId('T0ONE'))
         .executeTakeFirstOrThrow();
       await store.db
         .updateTable('installations')
         .set({ bot_token: one.bot_token })
-        .where('id', '=', 'T0TWO')
+        .where('id', '=', installationId('T0TWO'))
         .execute();
       await expect(
         installations.fetchInstallation({

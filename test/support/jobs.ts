@@ -3,6 +3,7 @@ import type { Feed, FeedDeps } from '../../src/feed/service.js';
 import { type OutboxRow, outboxJob } from '../../src/outbox.js';
 import type { Tracked } from '../../src/pipeline/tracked.js';
 import { type Job, LEASE_MS, leased, type Task } from '../../src/scheduler.js';
+import type { InstallationId } from '../../src/store/keys.js';
 import { type WatchDeps, type Watches, watchPollJob } from '../../src/watches/service.js';
 
 /** Any job, as far as running its due items goes (Job<T> itself is invariant in T). */
@@ -49,11 +50,12 @@ const under = <T, P, C>(task: Task<T, P, C>, deps: Leasing) =>
 /** A job's `serve` lending every installation of a claim the same part. */
 export const servingAll =
   <P>(part: P) =>
-  async (installations: readonly string[]): Promise<ReadonlyMap<string, P>> =>
+  async (installations: readonly InstallationId[]): Promise<ReadonlyMap<InstallationId, P>> =>
     new Map(installations.map((id) => [id, part]));
 
 /** A job's `serve` that can serve no installation now. */
-export const servingNone = async (): Promise<ReadonlyMap<string, never>> => new Map<string, never>();
+export const servingNone = async (): Promise<ReadonlyMap<InstallationId, never>> =>
+  new Map<InstallationId, never>();
 
 /** The watch poll job as the assembly builds it (src/app.ts), serving only these watches. */
 export const watchJob = (deps: WatchDeps & Leasing, watches: Pick<Watches, 'check'>) =>

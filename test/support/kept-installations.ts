@@ -9,10 +9,11 @@ import { createLogger } from '../../src/logger.js';
 import { CircuitBreaker, createPaymentsClient, openConnections } from '../../src/payments/index.js';
 import { openStore } from '../../src/store/database.js';
 import type { InstallationSummary, Installations } from '../../src/store/installations.js';
+import { type InstallationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { sharedPaces } from '../../src/store/pace.js';
 
 /** A connected installation of the workspace `id`, its account connected at `connectedAt`. */
-export const connectedInstallation = (id: string, connectedAt = 1): InstallationSummary => ({
+export const connectedInstallation = (id: InstallationId, connectedAt = 1): InstallationSummary => ({
   id,
   home: { teamId: id, enterpriseId: undefined },
   enterpriseInstall: false,
@@ -73,7 +74,7 @@ export async function keptInstallations(opts: {
         apiKey,
         ...pools.interactive,
         timeoutMs: options.timeoutMs,
-        background: { ...pools.background, pace: paces(options.installation ?? '') },
+        background: { ...pools.background, pace: paces(options.installation ?? ONE_WORKSPACE) },
         breaker,
         userAgent: 'kept-installations',
         onCall: (report) => options.onCall?.(report),
@@ -94,7 +95,7 @@ export async function keptInstallations(opts: {
       ];
     },
     /** A check of the installation's: its watches and feed, made as a check makes them. */
-    async check(id: string, known?: InstallationSummary) {
+    async check(id: InstallationId, known?: InstallationSummary) {
       const part = await tenants.partOf(id, known);
       return part && [part.watches, part.feed];
     },

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/database.js';
 import { createInstallations } from '../../src/store/installations.js';
+import { installationId } from '../../src/store/keys.js';
 import { prepareSealing, SealingKeyError } from '../../src/store/rotation.js';
 import { createSealer, keyIdOf, type SealingKeys, sealedKeyId } from '../../src/store/sealing.js';
 import { install, NOW } from './installations-contract.js';
@@ -53,7 +54,7 @@ export function rotationContract(name: string, fresh: () => Promise<Store>): voi
       await prepareSealing(store, createSealer({ current: OLD }), NOW);
       const before = on({ current: OLD });
       await before.storeInstallation(install('T0ONE', 'xoxb-one-secret-token'));
-      await before.connectPaymentKey('T0ONE', 'key-one', 'U1', NOW);
+      await before.connectPaymentKey(installationId('T0ONE'), 'key-one', 'U1', NOW);
 
       // One instance restarted with both keys seals everything again ...
       expect(await prepareSealing(store, createSealer({ current: NEW, previous: OLD }), NOW)).toEqual({
@@ -65,7 +66,7 @@ export function rotationContract(name: string, fresh: () => Promise<Store>): voi
       // ... while one not yet restarted still seals with the old key.
       const notRestarted = on({ current: OLD });
       await notRestarted.storeInstallation(install('T0TWO', 'xoxb-two-secret-token'));
-      await notRestarted.connectPaymentKey('T0TWO', 'key-two', 'U1', NOW);
+      await notRestarted.connectPaymentKey(installationId('T0TWO'), 'key-two', 'U1', NOW);
 
       // The old key dropped now would strand those two: the start is refused, and says why.
       const stored = await everything(store);
@@ -94,10 +95,10 @@ export function rotationContract(name: string, fresh: () => Promise<Store>): voi
       const after = on({ current: NEW });
       expect((await after.fetchInstallation(query('T0ONE'))).bot?.token).toBe('xoxb-one-secret-token');
       expect((await after.fetchInstallation(query('T0TWO'))).bot?.token).toBe('xoxb-two-secret-token');
-      expect([await after.paymentKeyOf('T0ONE'), await after.paymentKeyOf('T0TWO')]).toEqual([
-        'key-one',
-        'key-two',
-      ]);
+      expect([
+        await after.paymentKeyOf(installationId('T0ONE')),
+        await after.paymentKeyOf(installationId('T0TWO')),
+      ]).toEqual(['key-one', 'key-two']);
       expect(await keyIdsIn(store)).toEqual(new Set([keyIdOf(NEW)]));
       await store.close();
     });

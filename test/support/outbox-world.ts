@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type DropReason, enqueue, type OutboxRow } from '../../src/outbox.js';
 import type { SlackPoster } from '../../src/slack/poster.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { type InstallationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { captureLogs } from './bolt.js';
 import { type RecordingPoster, recordingPoster } from './fake-slack.js';
 import { outboxOf } from './jobs.js';
@@ -80,7 +80,7 @@ export const outboxRows = (world: OutboxWorld) =>
 export const decide = (
   world: OutboxWorld,
   entries: Parameters<typeof enqueue>[1],
-  installation: string = ONE_WORKSPACE,
+  installation: InstallationId = ONE_WORKSPACE,
 ) => world.store.transaction((trx) => enqueue(trx, entries, world.clock.now, installation));
 
 /** Claims and runs the one message due now. */

@@ -4,7 +4,7 @@ import { leaseQueue } from '../../src/runner/leases.js';
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { firstSight } from '../../src/store/events.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { migrationProvider } from '../../src/store/migrations.js';
 import { paceInterval, reserveSlot } from '../../src/store/pace.js';
 import { type WatchRow, watchQueries } from '../../src/watches/queries.js';
@@ -20,8 +20,9 @@ import { outboxOf } from './jobs.js';
  * must mean the same on SQLite and on PostgreSQL (leases, fencing, ordering, uniqueness, numbers).
  */
 /** The one workspace's watch queries and the checks across installations, side by side. */
-const watchesOf = (store: Store, installation = ONE_WORKSPACE) => ({
-  ...watchQueries(store, installation),
+/** An installation's watch queries and the claims across all, by the installation's raw id (the one workspace's unless told). */
+const watchesOf = (store: Store, installation = '') => ({
+  ...watchQueries(store, installationId(installation)),
   ...checkClaims(store),
 });
 
@@ -153,7 +154,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         .set({ lease_owner: null, lease_until: null })
         .where('lease_owner', '=', 'z')
         .execute();
-      await store.db.deleteFrom('watched_invoices').where('installation_id', '=', 'T0LATE').execute();
+      await store.db
+        .deleteFrom('watched_invoices')
+        .where('installation_id', '=', installationId('T0LATE'))
+        .execute();
       // Alone with due checks, it may have them all; still running two here, it has none while
       // another installation's are due.
       expect((await big.claimDue('b', 100, 3, 1000)).map((r) => r.invoice_id)).toEqual(['b-2', 'b-3', 'b-4']);
@@ -222,11 +226,11 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         // 40 calls asked for at the same moment from both, all at once: far more than the budget.
         const slots = await Promise.all(
           Array.from({ length: 40 }, (_, i) =>
-            reserveSlot(i % 2 === 0 ? store : other, 'T0PACE', at, paceInterval(rps)),
+            reserveSlot(i % 2 === 0 ? store : other, installationId('T0PACE'), at, paceInterval(rps)),
           ),
         );
         // Another key's budget is its own.
-        expect(await reserveSlot(other, 'T0OTHER', at, paceInterval(rps))).toBe(at);
+        expect(await reserveSlot(other, installationId('T0OTHER'), at, paceInterval(rps))).toBe(at);
         slots.sort((a, b) => a - b);
         // Every call has its own slot, 220 ms after the one before: no 1000 ms holds more than rps.
         expect(slots).toEqual(Array.from({ length: 40 }, (_, i) => at + i * 220));
@@ -234,7 +238,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           expect((slots[i] as number) - (slots[i - rps] as number)).toBeGreaterThanOrEqual(1000);
         // A key idle for a while starts again at once, not at its last reserved slot.
         const later = (slots.at(-1) as number) + 5000;
-        expect(await reserveSlot(store, 'T0PACE', later, paceInterval(rps))).toBe(later);
+        expect(await reserveSlot(store, installationId('T0PACE'), later, paceInterval(rps))).toBe(later);
       } finally {
         if (other !== store) await other.close();
       }
@@ -252,7 +256,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const at = 1_000_000;
       await installed(store, 'T0BUSY');
       // T0BUSY's key has its calls reserved 1.5 s ahead; T0IDLE's none.
-      for (let i = 0; i < 8; i += 1) await reserveSlot(store, 'T0BUSY', at, 200);
+      for (let i = 0; i < 8; i += 1) await reserveSlot(store, installationId('T0BUSY'), at, 200);
       const first = await idle.claimDue('a', at, 20, 100_000, new Map(), 200);
       // T0IDLE alone can be served: 5 calls in the next second at 200 ms apart, whatever the limit.
       expect(first.map((r) => r.invoice_id)).toEqual(['d-0', 'd-1', 'd-2', 'd-3', 'd-4']);

@@ -4,7 +4,7 @@ import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
 import { SlackPostError } from '../../src/slack/calls.js';
 import type { Store } from '../../src/store/database.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { type InstallationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import {
   createWatches,
   type StartRequest,
@@ -22,7 +22,7 @@ export interface WatchInstanceOptions {
   /** The instance's name, which owns its leases: another name is another instance, or a restart. */
   name?: string;
   /** The installation whose watches these are; the one workspace's by default. */
-  installation?: string;
+  installation?: InstallationId;
   settings?: Partial<WatchSettings>;
   wakeOutbox?: () => void;
   /** How the payment client is built (its deadline, …). */

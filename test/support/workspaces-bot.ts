@@ -13,6 +13,7 @@ import { Pacer } from '../../src/payments/pacer.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { createInstallations, type Installations } from '../../src/store/installations.js';
+import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { sharedPaces } from '../../src/store/pace.js';
 import { prepareSealing } from '../../src/store/rotation.js';
 import { createSealer } from '../../src/store/sealing.js';
@@ -46,6 +47,8 @@ const SIGNING_SECRET = 'unit-signing-secret-0f9e8d7c';
 
 /** A workspace that installs the app: its team, who installs it, the token Slack gives it, its OAuth code. */
 export interface Workspace extends TeamOf {
+  /** Its installation's id too. */
+  team: InstallationId;
   installer: string;
   token: string;
   code: string;
@@ -55,7 +58,7 @@ export interface Workspace extends TeamOf {
 export function workspace(name: string): Workspace {
   const up = name.toUpperCase();
   return {
-    team: `T0${up}`,
+    team: installationId(`T0${up}`),
     installer: `U0${up}ADMIN`,
     token: `xoxb-${name}-unit-secret-token-${randomBytes(4).toString('hex')}`,
     code: `code-${name}`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { endWatchesOfAccount } from '../../src/watches/account.js';
 import { visibleText } from '../support/block-kit.js';
 import { HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
@@ -14,25 +15,25 @@ const { env, clock } = world;
 const { open: OPEN } = DEMO_INVOICE_IDS;
 const MINUTE = 60_000;
 
-const instance = (installation: string) => world.instance({ installation });
+const instance = (installation: InstallationId) => world.instance({ installation });
 
 const watch = (w: ReturnType<typeof instance>, channelId: string, invoiceId: typeof OPEN) =>
   w.watches.start({ teamId: HOME_TEAM, channelId, userId: 'U0WATCHER', invoiceId });
 
-const disconnect = (installation: string) =>
+const disconnect = (installation: InstallationId) =>
   env.store.transaction((trx) =>
     endWatchesOfAccount(trx, { store: env.store, settings: TEST_WATCH_SETTINGS, installation }, clock.now),
   );
 
 describe('a disconnected payment account', () => {
   it('ends each of its watches: the card says so, the thread is told once, and nothing is checked after', async () => {
-    const a = instance('T0A');
+    const a = instance(installationId('T0A'));
     await watch(a, 'C0ONE', OPEN);
     await watch(a, 'C0TWO', OPEN);
     await a.tick();
     const before = world.poster.calls.length;
 
-    expect(await disconnect('T0A')).toBe(2);
+    expect(await disconnect(installationId('T0A'))).toBe(2);
     await a.tick();
     const said = world.poster.calls.slice(before);
     expect(said.filter((c) => c.startsWith('update'))).toHaveLength(2);
@@ -54,15 +55,15 @@ describe('a disconnected payment account', () => {
     clock.now += 10 * MINUTE;
     expect(await a.tick()).toEqual([]);
     expect(world.poster.calls).toHaveLength(after);
-    expect(await disconnect('T0A')).toBe(0);
+    expect(await disconnect(installationId('T0A'))).toBe(0);
   });
 
   it('leaves another installation’s watches of the same invoice alone', async () => {
-    const a = instance('T0A');
-    const b = instance('T0B');
+    const a = instance(installationId('T0A'));
+    const b = instance(installationId('T0B'));
     await watch(a, 'C0ONE', OPEN);
     await watch(b, 'C0ONE', OPEN);
-    await disconnect('T0A');
+    await disconnect(installationId('T0A'));
     expect(await a.watches.list('C0ONE')).toEqual([]);
     expect(await b.watches.list('C0ONE')).toHaveLength(1);
     clock.now += 31_000;
@@ -72,12 +73,12 @@ describe('a disconnected payment account', () => {
   });
 
   it('ends, without a word, a watch whose invoice was never read', async () => {
-    const a = instance('T0A');
+    const a = instance(installationId('T0A'));
     await watch(a, 'C0ONE', OPEN);
     await a.tick();
     await env.store.db.deleteFrom('watched_invoices').execute();
     const before = world.poster.calls.length;
-    expect(await disconnect('T0A')).toBe(1);
+    expect(await disconnect(installationId('T0A'))).toBe(1);
     await a.tick();
     expect(world.poster.calls).toHaveLength(before);
     expect(await a.watches.list('C0ONE')).toEqual([]);

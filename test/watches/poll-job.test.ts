@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { LEASE_MS, leased } from '../../src/scheduler.js';
 import { serviceState } from '../../src/service-state.js';
-import { ONE_WORKSPACE } from '../../src/store/keys.js';
+import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { createWatches, watchPollJob } from '../../src/watches/service.js';
 import { captureLogs, HOME_TEAM, TEST_WATCH_SETTINGS } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
@@ -34,7 +34,7 @@ async function watched() {
     logger: logs.logger,
     clock: () => now,
     settings: TEST_WATCH_SETTINGS,
-    installation: 'T0A',
+    installation: installationId('T0A'),
   });
   await watches.start({ teamId: HOME_TEAM, channelId: 'C0ONE', userId: 'U0WATCHER', invoiceId: OPEN });
   return watches;

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../logger.js';
 import type { Tracked } from '../../pipeline/tracked.js';
-import { type Installations, installationId } from '../../store/installations.js';
+import { type Installations, installationIdFor } from '../../store/installations.js';
+import type { InstallationId } from '../../store/keys.js';
 
 /**
  * Waits between tries of deleting an uninstalled installation: Bolt acknowledges the event
@@ -14,7 +15,7 @@ interface UninstalledDeps {
   installations: Pick<Installations, 'uninstall'>;
   logger: Logger;
   /** Drops what this process keeps of the installation in memory (its clients, its caches). */
-  forget: (id: string) => void;
+  forget: (id: InstallationId) => void;
   wait?: (ms: number) => Promise<unknown>;
 }
 
@@ -31,7 +32,7 @@ export function appUninstalled(deps: UninstalledDeps) {
     context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean };
   }): Promise<Tracked> => {
     const { context } = args;
-    const id = installationId(context);
+    const id = installationIdFor(context);
     if (!id) return { outcome: 'ok' };
     // Slack's event_time is in seconds: an install made after it is not what was uninstalled.
     const at = args.body.event_time === undefined ? Number.POSITIVE_INFINITY : args.body.event_time * 1000;

@@ -12,6 +12,7 @@ import { isPaymentError, type PaymentsClient } from '../../payments/index.js';
 import { actionListener, viewListener } from '../../pipeline/kinds.js';
 import type { Tracked, TrackingDeps } from '../../pipeline/tracked.js';
 import type { InstallationSummary, Installations } from '../../store/installations.js';
+import type { InstallationId } from '../../store/keys.js';
 import type { Tables } from '../../store/schema.js';
 import { errorTitle } from '../../views/errors.js';
 import {
@@ -46,7 +47,7 @@ export interface PaymentAccountDeps extends TrackingDeps {
     userId: string,
   ) => Promise<void>;
   /** Ends an installation's watches in its Disconnect's transaction (src/watches/account.ts); how many. */
-  endWatches: (trx: Kysely<Tables>, installation: string, now: number) => Promise<number>;
+  endWatches: (trx: Kysely<Tables>, installation: InstallationId, now: number) => Promise<number>;
   /** Asks the outbox to deliver the ended watches' messages now. */
   wakeOutbox: () => void;
 }
@@ -163,7 +164,7 @@ type AccountSubmission = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewa
  * (src/listeners/index.ts), each logged, metered and waited for at a graceful stop.
  */
 export function paymentAccountRoutes(deps: PaymentAccountDeps): MoreRoutes {
-  const refused = (what: string, installation: string, user: string) => {
+  const refused = (what: string, installation: InstallationId, user: string) => {
     deps.logger.warn({ installation, user }, `${what} refused: not its manager or an admin`);
     return { outcome: 'user_not_allowed' } as const;
   };

@@ -2,6 +2,7 @@ import type { SlackEventMiddlewareArgs } from '@slack/bolt';
 import { eventListener } from '../../pipeline/kinds.js';
 import type { Tracked, TrackingDeps } from '../../pipeline/tracked.js';
 import type { Installations } from '../../store/installations.js';
+import type { InstallationId } from '../../store/keys.js';
 import type { MoreRoutes } from '../index.js';
 import type { Route } from '../router.js';
 import { appUninstalled } from './app-uninstalled.js';
@@ -14,7 +15,7 @@ export const WORKSPACE_EVENTS = ['app_uninstalled', 'tokens_revoked'] as const;
 interface WorkspaceRoutesDeps extends TrackingDeps, PaymentAccountDeps {
   installations: Installations;
   /** Drops what this process keeps of an installation in memory. */
-  forget: (id: string) => void;
+  forget: (id: InstallationId) => void;
 }
 
 /**

@@ -1,12 +1,13 @@
 import type { Logger } from '../../logger.js';
 import type { Tracked } from '../../pipeline/tracked.js';
-import { type Installations, installationId } from '../../store/installations.js';
+import { type Installations, installationIdFor } from '../../store/installations.js';
+import type { InstallationId } from '../../store/keys.js';
 
 interface RevokedDeps {
   installations: Pick<Installations, 'forgetBotToken'>;
   logger: Logger;
   /** Drops what this process keeps of the installation in memory, its token's clients first. */
-  forget: (id: string) => void;
+  forget: (id: InstallationId) => void;
 }
 
 /**
@@ -21,7 +22,7 @@ export function tokensRevoked(deps: RevokedDeps) {
   }): Promise<Tracked> => {
     const { event, context } = args;
     if ((event.tokens?.bot ?? []).length === 0) return { outcome: 'ok' };
-    const id = installationId(context);
+    const id = installationIdFor(context);
     if (!id) return { outcome: 'ok' };
     await deps.installations.forgetBotToken(id);
     deps.forget(id);
