@@ -39,7 +39,7 @@ interface OutboxClaim {
 /**
  * Takes up to `limit` messages due for delivery, leased to `owner` until `now + leaseMs`: only
  * the head of each lane, so a channel's messages go out in order, one at a time. Shared between
- * installations as watch checks are (src/watches/queries.ts): each installation's heads numbered
+ * installations as watch checks are (`claimFairly`, src/runner/fair-claim.ts): each installation's heads numbered
  * oldest first (its turns), every installation's first turn before anyone's second, so one
  * workspace's backlog does not hold back another's single message. While several installations
  * have messages due, none holds more than OUTBOX_SHARED_SLOTS of this instance's deliveries at

@@ -49,12 +49,6 @@ export const LEASE_MS = 30_000;
 /** An installation that cannot be served now (its token revoked, its key rejected) has its work looked at again this much later. */
 export const UNSERVED_RETRY_MS = 60_000;
 
-/**
- * What a background job supplies (graphile-worker's `Task`, with its queue's half of the lease):
- * how to claim its due items and give one back, what an item's installation must lend it, and
- * the work. The runner (`leased`) owns the rest: the lease, each installation's share of the
- * slots, and the one policy for an installation that cannot be served now.
- */
 /** What work on a claimed item came to; with `completion`, the runner records it (`Task.complete`) with other items' in one statement. */
 export type Ran<C> = Tracked & { completion?: C };
 
@@ -70,6 +64,14 @@ const COMPLETE_WINDOW_MS = 25;
 /** The most completions one statement records. */
 const COMPLETE_MAX = 200;
 
+/**
+ * What a background job supplies (graphile-worker's `Task`): its name, what it claims (its
+ * choice of due rows, leased through runner/leases.ts), its leases (`queue`), what an item's
+ * installation must lend it, and the work. The runner (`leased`) owns the rest: the lease's
+ * token and renewal, each installation's share of the slots, the one policy for an
+ * installation that cannot be served now (its items given back through the queue), the one
+ * handling of a lost lease, and the record of completions.
+ */
 export type Task<T, P, C = never> = TaskBase<T, P, C> & Serving<P>;
 
 /**

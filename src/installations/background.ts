@@ -69,12 +69,7 @@ export function backgroundParts(
     return part && !part.watches ? unconnected(id) : part?.watches;
   }
 
-  /** An installation's watches, for the poll job; undefined while it cannot be served. */
-  const watchesOf = async (id: InstallationId) => ((await mayCall(id)) ? watchesNow(id) : undefined);
-
   return {
-    watchesOf,
-
     /**
      * The watches of a claim's installations, for the poll job, one left out while it cannot be
      * served: one read says whose keys are rejected, and only those ask for their probe.

@@ -10,8 +10,8 @@ import type { Store } from '../store/database.js';
 import type { Tables } from '../store/schema.js';
 
 /**
- * The lease protocol's statements, all of them: no job writes a lease column itself
- * (test/architecture.test.ts). A job says which rows it claims (a `Queue` and a choice of its
+ * The lease protocol's statements, all of them: no job names a lease column
+ * (test/architecture.test.ts; a row written down new or ended spreads `UNLEASED`). A job says which rows it claims (a `Queue` and a choice of its
  * rows); the runner leases them under a token of the claim's own, renews them while the work
  * runs, and every write of the work is fenced by that token, never by comparing clocks.
  */
@@ -42,6 +42,9 @@ export interface Queue<TB extends LeasedTable> {
    */
   readonly holds?: boolean;
 }
+
+/** What a held row's token ends with: its claim's token, which renewals of the claim's running items no longer match. */
+const HELD = '/held';
 
 /** What a row being written down new, or ended, says of its lease: none. */
 export const UNLEASED = { lease_owner: null, lease_until: null } as const;
@@ -86,7 +89,7 @@ export async function leaseRows<TB extends LeasedTable, DB, From extends keyof D
     .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked());
   const { rows } = await sql<Row<TB>>`update ${sql.table(queue.table)}
     set lease_owner = ${lease.owner}, lease_until = ${lease.until}
-    where (${keyOf(queue)}) in (${free})
+    where (${keyOf(queue)}) in ${free}
     returning *`.execute(store.db);
   return rows;
 }
@@ -136,7 +139,7 @@ const keyValues = <TB extends LeasedTable>(queue: Queue<TB>, row: Row<TB>): Part
  * Gives a claimed row back unworked, due again at `until` (or, for a queue that `holds`, held
  * from everyone until then), only while the claim `owner` still holds it.
  */
-export async function giveBack<TB extends LeasedTable>(
+async function giveBack<TB extends LeasedTable>(
   db: Kysely<Tables>,
   queue: Queue<TB>,
   row: Row<TB>,
@@ -144,9 +147,11 @@ export async function giveBack<TB extends LeasedTable>(
   until: number,
 ): Promise<void> {
   const match = keyValues(queue, row);
-  if (queue.holds)
-    await writeHeld(db, queue, match, owner, { lease_until: until } as Partial<Row<TB>>, { keep: true });
-  else await writeHeld(db, queue, match, owner, { [queue.due]: until } as Partial<Row<TB>>);
+  // Held under a token of its own: renewals of the claim's other items would otherwise shorten it.
+  if (queue.holds) {
+    const held = { lease_owner: `${owner}${HELD}`, lease_until: until } as Partial<Row<TB>>;
+    await writeHeld(db, queue, match, owner, held, { keep: true });
+  } else await writeHeld(db, queue, match, owner, { [queue.due]: until } as Partial<Row<TB>>);
 }
 
 /** A column of a batch's VALUES list, typed for PostgreSQL (a bare parameter there is text; SQLite reads the same words). */
@@ -167,6 +172,11 @@ export async function releaseMany<TB extends LeasedTable>(
 ): Promise<boolean[]> {
   if (done.length === 0) return [];
   const columns = Object.keys(types) as Column<TB>[];
+  const untyped = done.flatMap(({ values }) =>
+    Object.keys(values).filter((c) => !columns.includes(c as Column<TB>)),
+  );
+  // A value whose column is not typed would be left out of the statement, silently.
+  if (untyped.length > 0) throw new Error(`releaseMany: no type for ${[...new Set(untyped)].join(', ')}`);
   const written = columns.filter((c) => !queue.key.includes(c));
   const cast = (value: unknown, type: Typed | undefined) =>
     sql`cast(${value ?? null} as ${sql.raw(type ?? 'text')})`;
@@ -237,16 +247,17 @@ export const leaseQueue = <TB extends LeasedTable>(store: Store, queue: Queue<TB
 
 /**
  * When the next row free to claim at `now` falls due, of those `scope` selects (its table named
- * as the queue's): undefined when none.
+ * `alias`, the queue's table's own name unless said): undefined when none.
  */
 export async function nextFreeAt<TB extends LeasedTable, DB, From extends keyof DB & string, O>(
   queue: Queue<TB>,
   scope: SelectQueryBuilder<DB, From, O>,
   now: number,
+  alias: string = queue.table,
 ): Promise<number | undefined> {
   const found = await scope
-    .select(sql<number | null>`min(${sql.ref(`${queue.table}.${queue.due}`)})`.as('next'))
-    .where(freeAt(queue.table, now))
+    .select(sql<number | null>`min(${sql.ref(`${alias}.${queue.due}`)})`.as('next'))
+    .where(freeAt(alias, now))
     .executeTakeFirst();
   const next = (found as { next?: number | string | null } | undefined)?.next;
   return next === null || next === undefined ? undefined : Number(next);

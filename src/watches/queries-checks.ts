@@ -42,7 +42,7 @@ interface CheckClaim {
 /**
  * Each installation's due checks numbered oldest first (its turns), every installation's
  * first turn before anyone's second, with its key's next free slot; enough of them for the
- * walk below, which skips rows of installations already at their room. A key whose next
+ * walk (`claimFairly`), which skips rows of installations already at their room. A key whose next
  * free call is past the horizon has none of its checks numbered.
  */
 const candidates = ({ db }: Store, { now, horizon, busy }: CheckClaim, room: number) =>

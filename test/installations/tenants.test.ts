@@ -35,7 +35,7 @@ import {
   TEST_WATCH_SETTINGS,
 } from '../support/bolt.js';
 import { install, KEY } from '../support/installations-contract.js';
-import { RETENTION_DAYS, runDue } from '../support/jobs.js';
+import { RETENTION_DAYS, runDue, withWatchesOf } from '../support/jobs.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack-stand-in.js';
 
 const OTHER_KEY = 'merchant-other-unit-key-1f2e3d';
@@ -204,12 +204,14 @@ function tenants(
     // Assigned, not spread: `size` stays a getter.
     tenants: Object.assign(
       created,
-      backgroundParts(created, {
-        store,
-        logger: logs.logger,
-        clock,
-        settings: { watches: TEST_WATCH_SETTINGS },
-      }),
+      withWatchesOf(
+        backgroundParts(created, {
+          store,
+          logger: logs.logger,
+          clock,
+          settings: { watches: TEST_WATCH_SETTINGS },
+        }),
+      ),
     ),
     slackCalls,
     requests,

@@ -4,6 +4,7 @@ import { type OutboxRow, outboxJob } from '../../src/outbox.js';
 import type { Tracked } from '../../src/pipeline/tracked.js';
 import { type Job, LEASE_MS, leased, type Task } from '../../src/scheduler.js';
 import type { InstallationId } from '../../src/store/keys.js';
+import type { WatchChecker } from '../../src/watches/poll-job.js';
 import { type WatchDeps, type Watches, watchPollJob } from '../../src/watches/service.js';
 
 /** Any job, as far as running its due items goes (Job<T> itself is invariant in T). */
@@ -84,3 +85,16 @@ export function feedJobsOf(deps: FeedDeps & Leasing, feed: Pick<Feed, 'poll' | '
 
 /** The outbox as the assembly builds it, under the test instance's lease. */
 export const outboxOf = (deps: Parameters<typeof outboxJob>[0] & Leasing) => under(outboxJob(deps), deps);
+
+/** What the watch poll job asks of a claim's installations (`backgroundParts(…).checkersOf`). */
+interface Checkers {
+  checkersOf(ids: readonly InstallationId[]): Promise<ReadonlyMap<InstallationId, WatchChecker>>;
+}
+
+/** An installation's watches as the poll job is given them: a claim of that installation alone. */
+export const watchesOf = async (parts: Checkers, id: InstallationId): Promise<WatchChecker | undefined> =>
+  (await parts.checkersOf([id])).get(id);
+
+/** `parts` with `watchesOf(id)`, for tests that ask one installation at a time. */
+export const withWatchesOf = <T extends Checkers>(parts: T) =>
+  Object.assign(parts, { watchesOf: (id: InstallationId) => watchesOf(parts, id) });

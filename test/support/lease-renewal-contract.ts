@@ -85,7 +85,10 @@ export function leaseRenewalContract(name: string, open: () => Promise<Store>): 
       await leaseQueue(store, OUTBOX).giveBack(first, 'i/claim-1', 50_000);
       await leaseQueue(store, { ...OUTBOX, holds: true }).giveBack(third, 'i/claim-2', 50_000);
       expect((await rows()).map((r) => r.next_attempt_at)).toEqual([50_000, 0, 0, 0]);
-      expect(await leases()).toEqual(['null:null', 'i/claim-1:1000', 'i/claim-2:50000', 'null:null']);
+      expect(await leases()).toEqual(['null:null', 'i/claim-1:1000', 'i/claim-2/held:50000', 'null:null']);
+      // The claim's other items still running: their renewal does not shorten the hold.
+      await renewLeases(store.db, 'outbox', ['i/claim-2'], 5_000, 30_000);
+      expect((await leases())[2]).toBe('i/claim-2/held:50000');
     });
   });
 }
