@@ -12,7 +12,7 @@ import { unwrittenTokens } from './unwritten-tokens.js';
 type AuthorizeSource = Parameters<Authorize<boolean>>[0];
 
 /** `@slack/oauth` refreshes a rotating token that expires within two hours. */
-const ROTATION_WINDOW_MS = 2 * 60 * 60_000;
+export const ROTATION_WINDOW_MS = 2 * 60 * 60_000;
 /**
  * How long one instance may take over a refresh before another may try: the refresh is one
  * attempt of at most SLACK_HTTP_TIMEOUT_MS (10 s), with the store's reads and write around it.

@@ -9,13 +9,16 @@ import { serviceState } from '../service-state.js';
 import type { InstallationSummary, Installations } from '../store/installations.js';
 import type { InstallationId } from '../store/keys.js';
 import { paymentAccountBlocks } from '../views/installation.js';
+import { ROTATION_WINDOW_MS } from './authorization.js';
 import { buildTenant, type Common, type Installation, ownPipeline, type Tenant } from './tenant.js';
 
 /**
- * How long background work keeps an installation's token without reading it again: a rotating
- * token is refreshed two hours before it expires. Its account is read every time (one row, no
- * secret opened): once a key change or an uninstall commits, no check or reading starts with
- * the key before it, on any instance.
+ * Background work keeps an installation's token while the store holds the same sealing of it
+ * (`tokenSealing`, read with the installation's summary: a claim reads many at once), rather
+ * than opening it again: a new, rotated or revoked token changes it. A rotating token within
+ * two hours of its expiry is asked for again at most this often (it is refreshed then). Its
+ * account is read every time (one row, no secret opened): once a key change or an uninstall
+ * commits, no check or reading starts with the key before it, on any instance.
  */
 const TOKEN_KEPT_MS = 60_000;
 
@@ -90,8 +93,16 @@ export function createTenants(deps: TenantsDeps) {
   const { max = KEPT_INSTALLATIONS } = deps;
   const tenants = new Map<InstallationId, Promise<Part>>();
   const { clock, logger } = deps.common;
-  /** Background work's recent resolutions: a check does not read the installation and its token again each time. */
-  const resolvedAt = new Map<InstallationId, number>();
+  /** Background work's resolutions of each installation's token: which sealing of it, and when. */
+  const resolved = new Map<InstallationId, { sealing: string | undefined; at: number }>();
+  /** Whether the token last resolved for the installation is still the one to use: see TOKEN_KEPT_MS. */
+  const stillResolved = (installation: InstallationSummary) => {
+    const last = resolved.get(installation.id);
+    if (!last || last.sealing === undefined || last.sealing !== installation.tokenSealing) return false;
+    const { tokenExpiresAt } = installation;
+    const rotatesSoon = tokenExpiresAt !== undefined && tokenExpiresAt - clock() < ROTATION_WINDOW_MS;
+    return !rotatesSoon || clock() - last.at < TOKEN_KEPT_MS;
+  };
 
   async function build(installation: InstallationSummary, token: string, version: string): Promise<Part> {
     const { id, account } = installation;
@@ -225,15 +236,14 @@ export function createTenants(deps: TenantsDeps) {
       // The installation's part as it is now (a request may have rebuilt it with a rotated
       // token), while it holds the account the installation has now.
       const kept = tenants.get(id);
-      const at = resolvedAt.get(id);
-      if (kept && at !== undefined && clock() - at < TOKEN_KEPT_MS) {
+      if (kept && stillResolved(installation)) {
         const part = await kept;
         if (part.account === accountOf(installation)) return served(part);
       }
       const token = await deps.tokenFor(installation);
       if (!token) return undefined;
       const part = await tenantOf(installation, token);
-      resolvedAt.set(id, clock());
+      resolved.set(id, { sealing: installation.tokenSealing, at: clock() });
       return served(part);
     } catch (error) {
       logger.warn({ err: error, installation: id }, 'could not serve an installation’s background work');
@@ -248,7 +258,7 @@ export function createTenants(deps: TenantsDeps) {
       ?.then(retire)
       .catch(() => undefined);
     tenants.delete(id);
-    resolvedAt.delete(id);
+    resolved.delete(id);
   }
 
   return {

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Store } from './database.js';
 import { type InstallationId, installationId, keyRejectedKey, ownEventKeys, ownStateKeys } from './keys.js';
 import type { Tables } from './schema.js';
-import type { Sealer } from './sealing.js';
+import { type Sealer, sealingOf } from './sealing.js';
 
 /**
  * The installations of the app in many-workspaces mode, on the bot's own store (both dialects),
@@ -53,6 +53,11 @@ export interface InstallationSummary {
   account: { connectedBy: string; connectedAt: number } | undefined;
   /** When the bot token expires (milliseconds since the epoch), with token rotation. */
   tokenExpiresAt: number | undefined;
+  /**
+   * Which sealing of the bot token the row holds (`sealingOf`: nothing secret): a new token, a
+   * rotated or re-sealed one, or none (revoked) says so here, without opening the token.
+   */
+  tokenSealing: string | undefined;
 }
 
 type Row = Tables['installations'];
@@ -183,6 +188,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
         'payment_key_connected_by',
         'payment_key_connected_at',
         'bot_token_expires_at',
+        'bot_token',
       ])
       .where('id', 'in', ids)
       .execute();
@@ -202,6 +208,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
               }
             : undefined,
           tokenExpiresAt: row.bot_token_expires_at === null ? undefined : Number(row.bot_token_expires_at),
+          tokenSealing: row.bot_token === null ? undefined : sealingOf(row.bot_token),
         };
         return [row.id, summary];
       }),

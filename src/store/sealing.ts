@@ -72,6 +72,14 @@ export function sealedKeyId(sealed: string): string | undefined {
 }
 
 /**
+ * Which sealing of a value `sealed` is: its random IV (`v1.<key id>.<iv>.…`), nothing secret.
+ * Every seal draws a new one: a new value, or the same one sealed again, has another.
+ */
+export function sealingOf(sealed: string): string | undefined {
+  return sealed.split('.', 3)[2];
+}
+
+/**
  * base64url as `seal` writes it, and only that: the last character's spare bits could otherwise
  * be changed without changing the bytes, and an altered value must never open.
  */

@@ -79,6 +79,7 @@ const installation = (id: string, connectedAt?: number): InstallationSummary => 
   installerUserId: `U0${id}ADMIN`,
   account: connectedAt === undefined ? undefined : { connectedBy: `U0${id}ADMIN`, connectedAt },
   tokenExpiresAt: undefined,
+  tokenSealing: 'seal-1',
 });
 
 /** Tenants over the sandbox, with each installation's key as `keys` says; records every client made. */
@@ -488,13 +489,14 @@ describe('each installation’s own handlers', () => {
 });
 
 describe('background work’s installations', () => {
-  it('resolves an installation once a minute for its checks and posts, with its own key and token', async () => {
+  it('opens an installation’s token once while the store holds the same one, again once it changes, and once a minute while it is due to rotate', async () => {
     let now = 1_000_000;
     const asked: string[] = [];
+    const summaries = { T0ONE: installation('T0ONE', 1) };
     const t = tenants(
       { T0ONE: OTHER_KEY },
       {
-        summaries: { T0ONE: installation('T0ONE', 1) },
+        summaries,
         clock: () => now,
         tokenFor: async (inst) => {
           asked.push(inst.id);
@@ -505,15 +507,25 @@ describe('background work’s installations', () => {
     expect(await t.tenants.watchesOf(ID.ONE)).toBeDefined();
     expect(await t.tenants.posterOf(ID.ONE)).toBeDefined();
     expect(asked).toEqual(['T0ONE']);
-    now += 59_999;
+    now += 3_600_000;
     await t.tenants.watchesOf(ID.ONE);
     expect(asked).toHaveLength(1);
-    now += 1;
+    // Rotated, sealed again or revoked, by any instance: the next check opens it again.
+    summaries.T0ONE = { ...installation('T0ONE', 1), tokenSealing: 'seal-2' };
+    await t.tenants.watchesOf(ID.ONE);
     await t.tenants.watchesOf(ID.ONE);
     expect(asked).toHaveLength(2);
+    // Within two hours of its expiry, asked for once a minute (the asking refreshes it).
+    summaries.T0ONE = { ...summaries.T0ONE, tokenExpiresAt: now + 3_600_000 };
+    now += 59_999;
+    await t.tenants.watchesOf(ID.ONE);
+    expect(asked).toHaveLength(2);
+    now += 1;
+    await t.tenants.watchesOf(ID.ONE);
+    expect(asked).toHaveLength(3);
     t.tenants.forget(ID.ONE);
     await t.tenants.posterOf(ID.ONE);
-    expect(asked).toHaveLength(3);
+    expect(asked).toHaveLength(4);
     // Built once before it was forgotten, once after.
     expect(t.made).toEqual([OTHER_KEY, OTHER_KEY]);
   });

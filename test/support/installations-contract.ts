@@ -104,7 +104,15 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
         refreshToken: 'xoxe-1-refresh',
         expiresAt: 1_795_300_000,
       });
+      // The summary says which sealing of the token the row holds: another token, another sealing.
+      const sealing = async () => (await installations.summaryOf(installationId('T0ONE')))?.tokenSealing;
+      const first = await sealing();
+      expect(first).toMatch(/^[\w-]{16}$/);
+      expect(await sealing()).toBe(first);
+      await installations.storeInstallation(install('T0ONE', 'xoxe.xoxb-rotated'));
+      expect(await sealing()).not.toBe(first);
       await installations.forgetBotToken(installationId('T0ONE'));
+      expect(await sealing()).toBeUndefined();
       await installations.forgetBotToken(installationId('T0ONE'));
       await expect(installations.fetchInstallation(query)).rejects.toThrow(NoInstallationError);
       await installations.deleteInstallation(query);

@@ -20,6 +20,7 @@ export const connectedInstallation = (id: InstallationId, connectedAt = 1): Inst
   installerUserId: `U0${id}`,
   account: { connectedBy: `U0${id}`, connectedAt },
   tokenExpiresAt: undefined,
+  tokenSealing: 'seal-1',
 });
 
 /**
