@@ -1,32 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type WebSocket, WebSocketServer } from 'ws';
 import { blockKitProblems } from './block-kit.js';
+import { socketModeServer } from './slack-stand-in-socket.js';
+import {
+  type ApiCall,
+  type ResponsePost,
+  type StandInState,
+  standInState,
+  waiter,
+} from './slack-stand-in-state.js';
+import { webApiAnswer } from './slack-stand-in-web-api.js';
 
 /**
  * A local stand-in for Slack, following docs/slack.md: the Web API under `apiUrl`
  * (auth.test, apps.connections.open, chat.unfurl), `response_url` endpoints, and a Socket Mode
  * WebSocket server. Everything the bot sends is recorded and checked against Block Kit's limits.
+ * The Web API's methods are in slack-stand-in-web-api.ts, the Socket Mode server in
+ * slack-stand-in-socket.ts, what the stand-in keeps in slack-stand-in-state.ts.
  */
-
-interface ApiCall {
-  method: string;
-  args: Record<string, unknown>;
-  /** The raw body, for leak checks. */
-  raw: string;
-  /** The bearer token the call carried, if any. */
-  token: string | undefined;
-  at: number;
-}
-
-interface ResponsePost {
-  url: string;
-  body: Record<string, unknown>;
-  raw: string;
-  at: number;
-}
 
 /** A message in a channel, as the stand-in keeps it. */
 export interface StandInMessage {
@@ -153,336 +146,107 @@ function parseArgs(raw: string, contentType: string | undefined): Record<string,
   return args;
 }
 
-function waiter<T>(list: T[], match: (item: T) => boolean, what: string, timeoutMs: number): Promise<T> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const poll = () => {
-      const index = list.findIndex(match);
-      if (index !== -1) return resolve(list[index] as T);
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(poll, 10);
+/**
+ * A Web API call: recorded, then answered as the test said (an outage, a rate limit, an answer
+ * set with `answerNext`, late with `answerLate`) or else as the method does.
+ */
+async function serveWebApi(
+  state: StandInState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: string,
+  path: string,
+): Promise<void> {
+  const method = path.slice('/api/'.length);
+  const args = parseArgs(raw, req.headers['content-type']);
+  const bearer = req.headers.authorization?.replace(/^Bearer /, '');
+  state.calls.push({ method, args, raw, token: bearer, at: Date.now() });
+  const lateMs = state.lateAnswers.get(method) ?? 0;
+  state.lateAnswers.delete(method);
+  const json = (status: number, body: unknown) => {
+    const answer = () => {
+      if (res.destroyed) return; // the caller gave up
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
     };
-    poll();
-  });
+    if (lateMs > 0) setTimeout(answer, lateMs).unref();
+    else answer();
+  };
+  if (state.outage !== undefined) return json(state.outage, { ok: false, error: 'service_unavailable' });
+  const limit = state.rateLimits.get(method);
+  if (limit && limit.count > 0) {
+    limit.count -= 1;
+    res.writeHead(429, { 'retry-after': String(limit.retryAfter), 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+    return;
+  }
+  const answer = state.answers.get(method);
+  if (answer) {
+    answer.times -= 1;
+    if (answer.times === 0) state.answers.delete(method);
+    return json(answer.status, answer.body);
+  }
+  json(200, await webApiAnswer({ state, method, args, bearer }));
+}
+
+/** A post to a response_url: refused while its fault lasts, else recorded and checked. */
+function serveResponseUrl(state: StandInState, res: ServerResponse, raw: string, path: string): void {
+  const url = `${state.base}${path}`;
+  const fault = state.responseFaults.get(url);
+  if (fault && fault.failures > 0) {
+    fault.failures -= 1;
+    res.writeHead(fault.status).end('expired_url');
+    return;
+  }
+  const body = JSON.parse(raw) as Record<string, unknown>;
+  state.posts.push({ url, body, raw, at: Date.now() });
+  state.problems.push(...blockKitProblems(body).map((p) => `response_url: ${p}`));
+  res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
 }
 
 export async function startSlackStandIn(options: StandInOptions): Promise<SlackStandIn> {
-  const calls: ApiCall[] = [];
-  const posts: ResponsePost[] = [];
-  const problems: string[] = [];
-  const responseFaults = new Map<string, { status: number; failures: number }>();
-  const messages: StandInMessage[] = [];
-  const conversations = new Map<string, Record<string, unknown>>();
-  const people = new Map<string, Record<string, unknown>>();
-  const tokens = new Map<string, Record<string, unknown>>();
-  const oauthCodes = new Map<string, Record<string, unknown>>();
-  const refreshTokens = new Map<string, Record<string, unknown>>();
-  let rotations = 0;
-  const homeViews: SlackStandIn['homeViews'] = [];
-  const modals: SlackStandIn['modals'] = [];
-  const functionResults: SlackStandIn['functionResults'] = [];
-  const rateLimits = new Map<string, { retryAfter: number; count: number }>();
-  const answers = new Map<string, { body: Record<string, unknown>; status: number; times: number }>();
-  const lateAnswers = new Map<string, number>();
-  let outage: number | undefined;
-  let seq = 0;
-  const nextTs = () => {
-    seq += 1;
-    return `${Math.floor(Date.now() / 1000)}.${String(seq).padStart(6, '0')}`;
-  };
-  const check = (what: string, message: unknown) =>
-    problems.push(...blockKitProblems(message).map((p) => `${what}: ${p}`));
-  /** Slack answers calls about a channel it does not know, or the bot is not in, like this. */
-  const canPost = (channel: string) => !String(channel).startsWith('CLOSED');
-  let base = '';
+  const state = standInState(options);
+  const { calls, posts, messages, responseFaults } = state;
 
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    let lateMs = 0;
-    const json = (status: number, body: unknown) => {
-      const answer = () => {
-        if (res.destroyed) return; // the caller gave up
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (lateMs > 0) setTimeout(answer, lateMs).unref();
-      else answer();
-    };
-
-    if (path.startsWith('/api/')) {
-      const method = path.slice('/api/'.length);
-      const args = parseArgs(raw, req.headers['content-type']);
-      const bearer = req.headers.authorization?.replace(/^Bearer /, '');
-      calls.push({ method, args, raw, token: bearer, at: Date.now() });
-      lateMs = lateAnswers.get(method) ?? 0;
-      lateAnswers.delete(method);
-      if (outage !== undefined) return json(outage, { ok: false, error: 'service_unavailable' });
-      const limit = rateLimits.get(method);
-      if (limit && limit.count > 0) {
-        limit.count -= 1;
-        res.writeHead(429, { 'retry-after': String(limit.retryAfter), 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
-        return;
-      }
-      const answer = answers.get(method);
-      if (answer) {
-        answer.times -= 1;
-        if (answer.times === 0) answers.delete(method);
-        return json(answer.status, answer.body);
-      }
-      switch (method) {
-        case 'oauth.v2.access': {
-          if (args.client_id !== options.clientId || args.client_secret !== options.clientSecret)
-            return json(200, { ok: false, error: 'invalid_client_id' });
-          if (args.grant_type === 'refresh_token') {
-            // Token rotation: a refresh token is good once, for a new token and a new refresh token.
-            const identity = refreshTokens.get(String(args.refresh_token));
-            if (!identity) return json(200, { ok: false, error: 'invalid_refresh_token' });
-            refreshTokens.delete(String(args.refresh_token));
-            rotations += 1;
-            const token = `xoxe.xoxb-rotated-${rotations}-${randomUUID()}`;
-            const refresh = `xoxe-1-refresh-${rotations}-${randomUUID()}`;
-            tokens.set(token, identity);
-            refreshTokens.set(refresh, identity);
-            return json(200, {
-              ok: true,
-              token_type: 'bot',
-              access_token: token,
-              refresh_token: refresh,
-              expires_in: 43_200,
-            });
-          }
-          const exchanged = oauthCodes.get(String(args.code));
-          if (!exchanged) return json(200, { ok: false, error: 'invalid_code' });
-          oauthCodes.delete(String(args.code));
-          const team = exchanged.team as { id: string } | null;
-          const enterprise = exchanged.enterprise as { id: string } | null;
-          const identity = {
-            team_id: team?.id ?? enterprise?.id,
-            enterprise_id: enterprise?.id,
-            is_enterprise_install: exchanged.is_enterprise_install === true,
-            user_id: exchanged.bot_user_id,
-            bot_id: `B${String(exchanged.bot_user_id).slice(1)}`,
-          };
-          tokens.set(String(exchanged.access_token), identity);
-          if (exchanged.refresh_token) refreshTokens.set(String(exchanged.refresh_token), identity);
-          return json(200, { ok: true, token_type: 'bot', app_id: 'A0APP', ...exchanged });
-        }
-        case 'auth.test':
-          if (options.authDelayMs) await new Promise((r) => setTimeout(r, options.authDelayMs));
-          if (bearer !== undefined && tokens.has(bearer))
-            return json(200, { ok: true, url: 'https://workspace.slack.test/', ...tokens.get(bearer) });
-          if (bearer !== options.botToken) return json(200, { ok: false, error: 'invalid_auth' });
-          return json(200, {
-            ok: true,
-            url: 'https://home.slack.test/',
-            team: 'Home',
-            user: 'payments',
-            team_id: options.teamId,
-            user_id: 'U0BOT',
-            bot_id: 'B0BOT',
-            ...options.authTest,
-          });
-        case 'users.info': {
-          const user = String(args.user);
-          return json(200, { ok: true, user: { id: user, team_id: options.teamId, ...people.get(user) } });
-        }
-        case 'apps.connections.open':
-          if (!options.appToken || bearer !== options.appToken)
-            return json(200, { ok: false, error: 'invalid_auth' });
-          return json(200, { ok: true, url: `${base.replace('http', 'ws')}/socket-mode` });
-        case 'chat.postMessage': {
-          const channel = String(args.channel);
-          if (!canPost(channel)) return json(200, { ok: false, error: 'not_in_channel' });
-          check(`chat.postMessage ${channel}`, { text: args.text, blocks: args.blocks });
-          const ts = nextTs();
-          messages.push({
-            channel,
-            ts,
-            threadTs: args.thread_ts === undefined ? undefined : String(args.thread_ts),
-            text: String(args.text),
-            blocks: (args.blocks ?? []) as unknown[],
-            metadata: args.metadata as StandInMessage['metadata'],
-            edits: [],
-            deleted: false,
-          });
-          return json(200, { ok: true, channel, ts });
-        }
-        case 'chat.update': {
-          const target = messages.find((m) => m.channel === args.channel && m.ts === args.ts && !m.deleted);
-          if (!target) return json(200, { ok: false, error: 'message_not_found' });
-          check(`chat.update ${target.channel}`, { text: args.text, blocks: args.blocks });
-          target.edits.push({ text: String(args.text), blocks: (args.blocks ?? []) as unknown[] });
-          return json(200, { ok: true, channel: target.channel, ts: target.ts });
-        }
-        case 'chat.delete': {
-          const target = messages.find((m) => m.channel === args.channel && m.ts === args.ts);
-          if (target) target.deleted = true;
-          return json(200, { ok: true });
-        }
-        case 'conversations.replies':
-        case 'conversations.history': {
-          // Reading needs membership: a user id is no conversation; a public channel not joined is closed.
-          if (String(args.channel).startsWith('U'))
-            return json(200, { ok: false, error: 'channel_not_found' });
-          if (conversations.get(String(args.channel))?.is_member === false)
-            return json(200, { ok: false, error: 'not_in_channel' });
-          const threadTs = method === 'conversations.replies' ? String(args.ts) : undefined;
-          const oldest = Number(args.oldest ?? 0);
-          const latest = Number(args.latest ?? Number.POSITIVE_INFINITY);
-          const found = messages.filter(
-            (m) =>
-              m.channel === args.channel &&
-              m.threadTs === threadTs &&
-              Number(m.ts) >= oldest &&
-              Number(m.ts) <= latest &&
-              !m.deleted,
-          );
-          // History pages from the newest back, replies from the oldest on; `cursor` is where the next page starts.
-          if (method === 'conversations.history') found.reverse();
-          const start = Number(args.cursor ?? 0);
-          const end = start + Number(args.limit ?? found.length);
-          return json(200, {
-            ok: true,
-            messages: found.slice(start, end).map((m) => ({ ts: m.ts, text: m.text, metadata: m.metadata })),
-            has_more: end < found.length,
-            response_metadata: { next_cursor: end < found.length ? String(end) : '' },
-          });
-        }
-        case 'conversations.info': {
-          const info = conversations.get(String(args.channel));
-          return info
-            ? json(200, { ok: true, channel: info })
-            : json(200, { ok: false, error: 'channel_not_found' });
-        }
-        case 'views.publish': {
-          const view = args.view as Record<string, unknown>;
-          problems.push(
-            ...blockKitProblems(view, { requireText: false, maxBlocks: 100 }).map(
-              (p) => `views.publish: ${p}`,
-            ),
-          );
-          if (view?.type !== 'home') problems.push('views.publish: not a home view');
-          homeViews.push({ userId: String(args.user_id), view });
-          return json(200, { ok: true, view: { id: 'V1', ...view } });
-        }
-        case 'views.open': {
-          const view = args.view as Record<string, unknown>;
-          problems.push(...blockKitProblems(view, { requireText: false }).map((p) => `views.open: ${p}`));
-          if (view?.type !== 'modal') problems.push('views.open: not a modal');
-          modals.push({ triggerId: String(args.trigger_id), view, token: bearer });
-          return json(200, { ok: true, view: { id: `V${modals.length}`, ...view } });
-        }
-        case 'functions.completeSuccess':
-        case 'functions.completeError':
-          functionResults.push({
-            method,
-            executionId: String(args.function_execution_id),
-            outputs: args.outputs,
-            error: args.error === undefined ? undefined : String(args.error),
-            token: bearer,
-          });
-          return json(200, { ok: true });
-        case 'chat.unfurl': {
-          const unfurls = (args.unfurls ?? {}) as Record<string, unknown>;
-          for (const [url, card] of Object.entries(unfurls)) {
-            problems.push(
-              ...blockKitProblems(card, { requireText: false }).map((p) => `chat.unfurl ${url}: ${p}`),
-            );
-          }
-          return json(200, { ok: true });
-        }
-        default:
-          return json(200, { ok: false, error: 'unknown_method' });
-      }
-    }
-
-    if (path.startsWith('/response/')) {
-      const url = `${base}${path}`;
-      const fault = responseFaults.get(url);
-      if (fault && fault.failures > 0) {
-        fault.failures -= 1;
-        res.writeHead(fault.status).end('expired_url');
-        return;
-      }
-      const body = JSON.parse(raw) as Record<string, unknown>;
-      posts.push({ url, body, raw, at: Date.now() });
-      problems.push(...blockKitProblems(body).map((p) => `response_url: ${p}`));
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-      return;
-    }
+    if (path.startsWith('/api/')) return serveWebApi(state, req, res, raw, path);
+    if (path.startsWith('/response/')) return serveResponseUrl(state, res, raw, path);
     res.writeHead(404).end();
   });
-
-  const wss = new WebSocketServer({ server, path: '/socket-mode' });
-  let socket: WebSocket | undefined;
-  const acks: { envelope_id: string; payload?: unknown; at: number }[] = [];
-  wss.on('connection', (ws) => {
-    socket = ws;
-    ws.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { envelope_id: string; payload?: unknown };
-      acks.push({ ...message, at: Date.now() });
-      // An empty ack carries `payload: {}`; anything more is a message and must be valid.
-      if (message.payload && Object.keys(message.payload).length > 0) {
-        problems.push(...blockKitProblems(message.payload).map((p) => `socket ack: ${p}`));
-      }
-    });
-    ws.send(
-      JSON.stringify({
-        type: 'hello',
-        num_connections: 1,
-        debug_info: { host: 'stand-in', build_number: 1, approximate_connection_time: 18060 },
-        connection_info: { app_id: 'A0APP' },
-      }),
-    );
-  });
-
-  function sendEnvelope(type: string, payload: unknown): string {
-    if (!socket) throw new Error('no Socket Mode connection');
-    const envelopeId = randomUUID();
-    socket.send(
-      JSON.stringify({
-        envelope_id: envelopeId,
-        type,
-        payload,
-        accepts_response_payload: true,
-        retry_attempt: 0,
-        retry_reason: '',
-      }),
-    );
-    return envelopeId;
-  }
+  const socket = socketModeServer(server, state.problems);
 
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = state.base;
 
   return {
     url: base,
     apiUrl: `${base}/api/`,
     calls,
     posts,
-    problems,
+    problems: state.problems,
     messages,
-    conversations,
-    people,
-    tokens,
-    oauthCodes,
-    modals,
-    homeViews,
-    functionResults,
+    conversations: state.conversations,
+    people: state.people,
+    tokens: state.tokens,
+    oauthCodes: state.oauthCodes,
+    modals: state.modals,
+    homeViews: state.homeViews,
+    functionResults: state.functionResults,
     rateLimitNext(method, retryAfterSeconds, count = 1) {
-      rateLimits.set(method, { retryAfter: retryAfterSeconds, count });
+      state.rateLimits.set(method, { retryAfter: retryAfterSeconds, count });
     },
     outage(status) {
-      outage = status;
+      state.outage = status;
     },
     answerNext(method, body, { status = 200, times = 1 } = {}) {
-      answers.set(method, { body, status, times });
+      state.answers.set(method, { body, status, times });
     },
     answerLate(method, delayMs) {
-      lateAnswers.set(method, delayMs);
+      state.lateAnswers.set(method, delayMs);
     },
     repliesIn(channel, threadTs) {
       return messages.filter((m) => m.channel === channel && m.threadTs === threadTs && !m.deleted);
@@ -497,31 +261,9 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
       waiter(posts, (p) => p.url === url, `a post to ${url}`, timeoutMs),
     waitForCall: (method, timeoutMs = 15_000) =>
       waiter(calls, (c) => c.method === method, `a ${method} call`, timeoutMs),
-    socket: {
-      async connected(timeoutMs = 15_000) {
-        await waiter([0], () => socket !== undefined, 'a Socket Mode connection', timeoutMs);
-      },
-      async send(type, payload, timeoutMs = 10_000) {
-        const sentAt = Date.now();
-        const envelopeId = sendEnvelope(type, payload);
-        const ack = await waiter(
-          acks,
-          (a) => a.envelope_id === envelopeId,
-          `the ack of ${envelopeId}`,
-          timeoutMs,
-        );
-        return { envelope_id: ack.envelope_id, payload: ack.payload, ms: ack.at - sentAt };
-      },
-      sendAndClose(type, payload) {
-        const current = socket;
-        sendEnvelope(type, payload);
-        socket = undefined;
-        current?.close();
-      },
-    },
+    socket: { connected: socket.connected, send: socket.send, sendAndClose: socket.sendAndClose },
     async close() {
-      for (const client of wss.clients) client.terminate();
-      wss.close();
+      socket.close();
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
