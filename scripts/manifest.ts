@@ -19,12 +19,12 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Document, isMap, isScalar, isSeq, type Node } from 'yaml';
+import { SHORTCUT_CHECK_PAYMENT } from '../src/domain/actions.js';
 import { COMMANDS } from '../src/domain/commands.js';
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
 import { FUNCTION_GET_INVOICE } from '../src/listeners/functions/get-invoice.js';
 import { EVENTS } from '../src/listeners/index.js';
 import { WORKSPACE_EVENTS } from '../src/listeners/workspaces/routes.js';
-import { SHORTCUT_CHECK_PAYMENT } from '../src/views/shortcut.js';
 import {
   type BotScope,
   COMMAND_SCOPE,

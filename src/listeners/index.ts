@@ -10,6 +10,14 @@ import type {
   SlackEventMiddlewareArgs,
   SlackShortcutMiddlewareArgs,
 } from '@slack/bolt';
+import {
+  ACTION_OPEN_PAYMENT_PAGE,
+  ACTION_REFRESH,
+  ACTION_SHARE,
+  ACTION_STOP_WATCH,
+  ACTION_WATCH,
+  SHORTCUT_CHECK_PAYMENT,
+} from '../domain/actions.js';
 import { COMMANDS, type Command } from '../domain/commands.js';
 import type { CommandHandler } from '../pipeline/ack-race.js';
 import {
@@ -19,13 +27,6 @@ import {
   functionListener,
   shortcutListener,
 } from '../pipeline/kinds.js';
-import {
-  ACTION_OPEN_PAYMENT_PAGE,
-  ACTION_REFRESH,
-  ACTION_STOP_WATCH,
-  ACTION_WATCH,
-} from '../views/invoice.js';
-import { ACTION_SHARE, SHORTCUT_CHECK_PAYMENT } from '../views/shortcut.js';
 import type { ButtonArgs, ButtonHandler } from './actions/click.js';
 import { acknowledgeOpenPaymentPage } from './actions/open-payment-page.js';
 import { createRefreshInvoiceAction } from './actions/refresh-invoice.js';

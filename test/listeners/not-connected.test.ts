@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ACTION_OPEN_PAYMENT_PAGE, ACTION_REFRESH, ACTION_WATCH } from '../../src/domain/actions.js';
 import { Inflight } from '../../src/inflight.js';
 import type {
   ClickArgs,
@@ -8,7 +9,6 @@ import type {
   ShortcutArgs,
 } from '../../src/listeners/index.js';
 import { notConnectedHandlers } from '../../src/listeners/workspaces/not-connected.js';
-import { ACTION_OPEN_PAYMENT_PAGE, ACTION_REFRESH, ACTION_WATCH } from '../../src/views/invoice.js';
 import { buttonArgs, captureLogs, commandArgs, recordingResponseUrls } from '../support/bolt.js';
 
 /** A workspace that installed the app and has not connected its payment account yet. */

@@ -1,3 +1,4 @@
+import { ACTION_OPEN_PAYMENT_PAGE, ACTION_STOP_WATCH, SHORTCUT_CHECK_PAYMENT } from '../../domain/actions.js';
 import { COMMANDS, type Command } from '../../domain/commands.js';
 import type { AckRaceDeps } from '../../pipeline/ack-race.js';
 import { acknowledge, deliver } from '../../pipeline/delivery.js';
@@ -11,8 +12,6 @@ import {
 import { reply, toResponse } from '../../pipeline/reply.js';
 import type { Tracked } from '../../pipeline/tracked.js';
 import { notConnectedMessage, stepNotConnected, watchesEndedMessage } from '../../views/installation.js';
-import { ACTION_OPEN_PAYMENT_PAGE, ACTION_STOP_WATCH } from '../../views/invoice.js';
-import { SHORTCUT_CHECK_PAYMENT } from '../../views/shortcut.js';
 import { FUNCTION_GET_INVOICE } from '../functions/get-invoice.js';
 import { BUTTONS, type ClickArgs, type EventArgs, type Handlers } from '../index.js';
 

@@ -8,6 +8,7 @@ import type {
 } from '@slack/bolt';
 import type { Kysely } from 'kysely';
 import { mayManageAccount, type Standing } from '../../access.js';
+import { ACTION_CONNECT, ACTION_DISCONNECT, VIEW_PAYMENT_ACCOUNT } from '../../domain/actions.js';
 import { isPaymentError, type PaymentsClient } from '../../payments/index.js';
 import { actionListener, viewListener } from '../../pipeline/kinds.js';
 import type { Tracked, TrackingDeps } from '../../pipeline/tracked.js';
@@ -16,15 +17,12 @@ import type { InstallationId } from '../../store/keys.js';
 import type { Tables } from '../../store/schema.js';
 import { errorTitle } from '../../views/errors.js';
 import {
-  ACTION_CONNECT,
-  ACTION_DISCONNECT,
   type AccountManager,
   BLOCK_API_KEY,
   INPUT_API_KEY,
   keyProblems,
   notAllowedToConnectMessage,
   paymentAccountModal,
-  VIEW_PAYMENT_ACCOUNT,
   workspaceHome,
 } from '../../views/installation.js';
 import type { CommandArgs, MoreRoutes } from '../index.js';
