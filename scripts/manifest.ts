@@ -23,8 +23,7 @@ import { SHORTCUT_CHECK_PAYMENT } from '../src/domain/actions.js';
 import { COMMANDS } from '../src/domain/commands.js';
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
 import { FUNCTION_GET_INVOICE } from '../src/listeners/functions/get-invoice.js';
-import { EVENTS } from '../src/listeners/index.js';
-import { WORKSPACE_EVENTS } from '../src/listeners/workspaces/routes.js';
+import { EVENTS, WORKSPACE_EVENTS } from '../src/listeners/index.js';
 import {
   type BotScope,
   COMMAND_SCOPE,

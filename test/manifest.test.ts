@@ -17,8 +17,7 @@ import {
 import { ACTION_REFRESH, SHORTCUT_CHECK_PAYMENT } from '../src/domain/actions.js';
 import { COMMANDS } from '../src/domain/commands.js';
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
-import { EVENTS } from '../src/listeners/index.js';
-import { workspaceRoutes } from '../src/listeners/workspaces/routes.js';
+import { EVENTS, workspaceRoutes } from '../src/listeners/index.js';
 import { ALL, type Manifest, nameOf, printed, ROOT, read, URL_BASE } from './support/manifests.js';
 
 /**
