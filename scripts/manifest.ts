@@ -63,7 +63,7 @@ export const EVENTS_PATH = '/slack/events';
 /** Events only many-workspaces mode registers listeners for (src/listeners/workspaces/). */
 export const MANY_WORKSPACES_EVENTS = WORKSPACE_EVENTS;
 
-/** The event of a custom step: routed by src/listeners/index.ts, subscribed only with the step. */
+/** The event of a custom step: routed by src/listeners/routes.ts, subscribed only with the step. */
 export const STEP_EVENT = 'function_executed';
 
 /** The unfurl domain when `--pay-url` is not given: a placeholder to replace. */
