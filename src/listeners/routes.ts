@@ -81,6 +81,7 @@ interface WorkspacesRoute<K extends string> {
   readonly handler: (deps: WorkspaceRoutesDeps) => Route;
 }
 
+/** A route an installation serves, with its not-connected answer told the route's name. */
 function installation<K extends string, N extends string, A>(
   kind: K,
   name: N,
@@ -90,7 +91,7 @@ function installation<K extends string, N extends string, A>(
   return { of: 'installation', kind, name, handler, notConnected: (nc) => answer(nc, name) };
 }
 
-/* One maker a kind: the handler, in its kind's pipeline wrapper (src/pipeline/kinds.ts). */
+/* One maker a kind: the handler's maker, wrapped in its kind's pipeline (src/pipeline/kinds.ts). */
 type Make<H> = (deps: ListenerDeps) => H;
 type Handle<A> = (args: A) => Promise<Tracked>;
 
