@@ -19,12 +19,11 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Document, isMap, isScalar, isSeq, type Node } from 'yaml';
+import { SHORTCUT_CHECK_PAYMENT } from '../src/domain/actions.js';
 import { COMMANDS } from '../src/domain/commands.js';
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
 import { FUNCTION_GET_INVOICE } from '../src/listeners/functions/get-invoice.js';
-import { EVENTS } from '../src/listeners/index.js';
-import { WORKSPACE_EVENTS } from '../src/listeners/workspaces/routes.js';
-import { SHORTCUT_CHECK_PAYMENT } from '../src/views/shortcut.js';
+import { EVENTS, WORKSPACE_EVENTS } from '../src/listeners/index.js';
 import {
   type BotScope,
   COMMAND_SCOPE,
@@ -64,7 +63,7 @@ export const EVENTS_PATH = '/slack/events';
 /** Events only many-workspaces mode registers listeners for (src/listeners/workspaces/). */
 export const MANY_WORKSPACES_EVENTS = WORKSPACE_EVENTS;
 
-/** The event of a custom step: routed by src/listeners/index.ts, subscribed only with the step. */
+/** The event of a custom step: routed by src/listeners/routes.ts, subscribed only with the step. */
 export const STEP_EVENT = 'function_executed';
 
 /** The unfurl domain when `--pay-url` is not given: a placeholder to replace. */

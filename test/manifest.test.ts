@@ -14,12 +14,10 @@ import {
   STEP_EVENT,
   UsageError,
 } from '../scripts/manifest.js';
+import { ACTION_REFRESH, SHORTCUT_CHECK_PAYMENT } from '../src/domain/actions.js';
 import { COMMANDS } from '../src/domain/commands.js';
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
-import { EVENTS } from '../src/listeners/index.js';
-import { workspaceRoutes } from '../src/listeners/workspaces/routes.js';
-import { ACTION_REFRESH } from '../src/views/invoice.js';
-import { SHORTCUT_CHECK_PAYMENT } from '../src/views/shortcut.js';
+import { EVENTS, workspaceRoutes } from '../src/listeners/index.js';
 import { ALL, type Manifest, nameOf, printed, ROOT, read, URL_BASE } from './support/manifests.js';
 
 /**

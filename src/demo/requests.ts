@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { SHORTCUT_CHECK_PAYMENT } from '../domain/actions.js';
 import { COMMANDS } from '../domain/commands.js';
-import { SHORTCUT_CHECK_PAYMENT } from '../views/shortcut.js';
 import type { BotEndpoint } from './bot-endpoint.js';
 import { type ResponseUrls, respond } from './response-urls.js';
 import {

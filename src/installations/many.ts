@@ -1,7 +1,7 @@
 import type { App, Authorize } from '@slack/bolt';
 import type { ManyWorkspacesConfig } from '../config.js';
+import { workspaceRoutes } from '../listeners/index.js';
 import { connectCommand, publishAccountHome } from '../listeners/workspaces/payment-account.js';
-import { workspaceRoutes } from '../listeners/workspaces/routes.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';

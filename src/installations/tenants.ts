@@ -1,8 +1,8 @@
 import type { Context, webApi } from '@slack/bolt';
+import type { CommandArgs } from '../listeners/args.js';
 import { publishHome } from '../listeners/home.js';
-import type { CommandArgs, Handlers } from '../listeners/index.js';
+import { type Handlers, notConnectedHandlers } from '../listeners/index.js';
 import { lazily } from '../listeners/lazily.js';
-import { notConnectedHandlers } from '../listeners/workspaces/not-connected.js';
 import { installationOf, mayManage } from '../listeners/workspaces/payment-account.js';
 import { type CallReport, createHealth, type PaymentsClient } from '../payments/index.js';
 import { serviceState } from '../service-state.js';
@@ -181,10 +181,10 @@ export function createTenants(deps: TenantsDeps) {
         : handlers.command['/balance'](args);
     return lazily<Handlers>({
       command: () => lazily({ '/balance': () => connect, '/invoice': () => handlers.command['/invoice'] }),
-      button: () => handlers.button,
+      action: () => handlers.action,
       shortcut: () => handlers.shortcut,
       event: () => handlers.event,
-      step: () => handlers.step,
+      function: () => handlers.function,
     });
   }
 

@@ -12,7 +12,7 @@ import { type Kind, type Tracked, type TrackingDeps, tracked, type Who } from '.
 
 /**
  * `tracked` for each kind of Slack request, with who asked and where read from its payload.
- * Listener files hold handlers; listeners/index.ts wraps them with these.
+ * Listener files hold handlers; their routes (listeners/routes.ts) wrap them with these.
  */
 
 /** A wrapper for one kind of request whose payloads all extend `Base`. */

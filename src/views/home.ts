@@ -1,10 +1,11 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { Refusal } from '../access.js';
+import { ACTION_STOP_WATCH } from '../domain/actions.js';
 import type { BalanceEntry, HealthSnapshot } from '../payments/index.js';
 import { actionButton, context, divider, fieldSections, header, section } from './blocks.js';
 import { errorTitle } from './errors.js';
 import type { SubscriptionListItem } from './feed.js';
-import { ACTION_STOP_WATCH, money, statesInBrief } from './invoice.js';
+import { money, statesInBrief } from './invoice.js';
 import { type KeySource, keyFix } from './key.js';
 import { channelMention, esc, join, type Mrkdwn, md, slackDate } from './mrkdwn.js';
 import type { WatchListItem } from './watch.js';

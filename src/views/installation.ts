@@ -1,10 +1,8 @@
 import type { HomeView, KnownBlock, ModalView } from '@slack/types';
+import { ACTION_CONNECT, ACTION_DISCONNECT, VIEW_PAYMENT_ACCOUNT } from '../domain/actions.js';
 import { actionButton, actions, context, fallbackText, header, type Message, section } from './blocks.js';
 import { md, mention, slackDate } from './mrkdwn.js';
 
-export const ACTION_CONNECT = 'connect_payment_account';
-export const ACTION_DISCONNECT = 'disconnect_payment_account';
-export const VIEW_PAYMENT_ACCOUNT = 'payment_account';
 export const BLOCK_API_KEY = 'api_key';
 export const INPUT_API_KEY = 'api_key';
 

@@ -1,4 +1,10 @@
 import type { KnownBlock } from '@slack/types';
+import {
+  ACTION_OPEN_PAYMENT_PAGE,
+  ACTION_REFRESH,
+  ACTION_STOP_WATCH,
+  ACTION_WATCH,
+} from '../domain/actions.js';
 import { awaitsPayment } from '../domain/invoice.js';
 import type { Amount, Invoice } from '../payments/index.js';
 import {
@@ -14,10 +20,6 @@ import {
 } from './blocks.js';
 import { esc, join, link, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
 
-export const ACTION_REFRESH = 'refresh_invoice';
-export const ACTION_OPEN_PAYMENT_PAGE = 'open_payment_page';
-export const ACTION_WATCH = 'watch_invoice';
-export const ACTION_STOP_WATCH = 'stop_watch';
 const INVOICE_ACTIONS_BLOCK = 'invoice_actions';
 
 /** The invoice's two state fields. */

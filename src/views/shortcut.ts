@@ -1,13 +1,11 @@
 import type { KnownBlock } from '@slack/types';
+import { ACTION_SHARE, ACTION_WATCH } from '../domain/actions.js';
 import { awaitsPayment } from '../domain/invoice.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { actionButton, actions, context, fallbackText, type Message, section } from './blocks.js';
 import { errorTitle } from './errors.js';
-import { ACTION_WATCH, asSent, compactCard, invoiceTitle, statesOf } from './invoice.js';
+import { asSent, compactCard, invoiceTitle, statesOf } from './invoice.js';
 import { channelMention, esc, link, type Mrkdwn, md } from './mrkdwn.js';
-
-export const ACTION_SHARE = 'share_invoice';
-export const SHORTCUT_CHECK_PAYMENT = 'check_payment';
 
 /**
  * One invoice the shortcut looked up: what the service said of it (and whether Watch can start a

@@ -1,7 +1,8 @@
+import { ACTION_STOP_WATCH } from '../domain/actions.js';
 import type { Change, EndReason } from '../domain/watch.js';
 import type { Invoice } from '../payments/index.js';
 import { actionButton, context, fallbackText, header, type Message, section } from './blocks.js';
-import { ACTION_STOP_WATCH, asSent, invoiceTitle, money, stateLabel, statesInBrief } from './invoice.js';
+import { asSent, invoiceTitle, money, stateLabel, statesInBrief } from './invoice.js';
 import { channelMention, esc, join, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
 
 const FIELD_NAMES: Record<Change['field'], string> = {

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type CommandArgs, createHandlers } from '../../src/listeners/index.js';
+import type { CommandArgs } from '../../src/listeners/args.js';
+import { createHandlers } from '../../src/listeners/index.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { firstSight } from '../../src/store/events.js';
 import { captureLogs, commandArgs, linkSharedArgs } from '../support/bolt.js';

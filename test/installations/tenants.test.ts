@@ -10,7 +10,7 @@ import { Inflight } from '../../src/inflight.js';
 import { backgroundParts } from '../../src/installations/background.js';
 import { createCommon } from '../../src/installations/tenant.js';
 import { createTenants, type PaymentsFor, type TenantsDeps } from '../../src/installations/tenants.js';
-import type { CommandArgs } from '../../src/listeners/index.js';
+import type { CommandArgs } from '../../src/listeners/args.js';
 import { type OutboxRow, outboxJob } from '../../src/outbox.js';
 import { CircuitBreaker, createPaymentsClient, type PaymentsClient } from '../../src/payments/index.js';
 import { DEMO_INVOICE_IDS, demoInvoices, num, type WireInvoice } from '../../src/sandbox/data.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ACTION_STOP_WATCH } from '../../src/domain/actions.js';
 import { DEMO_INVOICE_IDS, num } from '../../src/sandbox/data.js';
-import { ACTION_STOP_WATCH } from '../../src/views/invoice.js';
 import { visibleText } from '../support/block-kit.js';
 import { useWorkspacesBot, type Workspace, workspace } from '../support/workspaces-bot.js';
 

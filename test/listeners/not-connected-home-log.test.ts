@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Inflight } from '../../src/inflight.js';
-import type { EventArgs } from '../../src/listeners/index.js';
-import { notConnectedHandlers } from '../../src/listeners/workspaces/not-connected.js';
+import type { EventArgs } from '../../src/listeners/args.js';
+import { notConnectedHandlers } from '../../src/listeners/index.js';
 import { captureLogs, recordingResponseUrls } from '../support/bolt.js';
 
 /**

@@ -1,4 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import {
+  ACTION_OPEN_PAYMENT_PAGE,
+  ACTION_REFRESH,
+  ACTION_WATCH,
+  SHORTCUT_CHECK_PAYMENT,
+} from '../../src/domain/actions.js';
 import { Inflight } from '../../src/inflight.js';
 import type {
   ClickArgs,
@@ -6,9 +12,9 @@ import type {
   EventArgs,
   FunctionArgs,
   ShortcutArgs,
-} from '../../src/listeners/index.js';
-import { notConnectedHandlers } from '../../src/listeners/workspaces/not-connected.js';
-import { ACTION_OPEN_PAYMENT_PAGE, ACTION_REFRESH, ACTION_WATCH } from '../../src/views/invoice.js';
+} from '../../src/listeners/args.js';
+import { FUNCTION_GET_INVOICE } from '../../src/listeners/functions/get-invoice.js';
+import { notConnectedHandlers } from '../../src/listeners/index.js';
 import { buttonArgs, captureLogs, commandArgs, recordingResponseUrls } from '../support/bolt.js';
 
 /** A workspace that installed the app and has not connected its payment account yet. */
@@ -47,7 +53,7 @@ describe('a workspace whose payment account is not connected', () => {
     async (actionId) => {
       const { set, logs } = handlers();
       const { args, rec } = buttonArgs('x', { actionId });
-      await set.button[actionId](args as unknown as ClickArgs);
+      await set.action[actionId](args as unknown as ClickArgs);
       expect(rec.acks).toEqual([undefined]);
       expect(rec.responses).toHaveLength(1);
       expect(rec.responses[0]).toMatchObject({ response_type: 'ephemeral', replace_original: false });
@@ -62,7 +68,7 @@ describe('a workspace whose payment account is not connected', () => {
   it('only acknowledges the payment page button: it is a link Slack opens', async () => {
     const { set, logs } = handlers();
     const { args, rec } = buttonArgs('x', { actionId: ACTION_OPEN_PAYMENT_PAGE });
-    await set.button[ACTION_OPEN_PAYMENT_PAGE](args as unknown as ClickArgs);
+    await set.action[ACTION_OPEN_PAYMENT_PAGE](args as unknown as ClickArgs);
     expect(rec.acks).toEqual([undefined]);
     expect(rec.responses).toEqual([]);
     expect(logs.lines.find((l) => l.name === ACTION_OPEN_PAYMENT_PAGE)).toMatchObject({ outcome: 'ok' });
@@ -72,7 +78,7 @@ describe('a workspace whose payment account is not connected', () => {
     const { set } = handlers();
     const { args, rec } = buttonArgs('x', { actionId: ACTION_REFRESH });
     const noUrl = { ...args, body: { ...args.body, response_url: undefined } };
-    await set.button[ACTION_REFRESH](noUrl as unknown as ClickArgs);
+    await set.action[ACTION_REFRESH](noUrl as unknown as ClickArgs);
     expect(rec.acks).toEqual([undefined]);
     expect(rec.responses).toEqual([]);
   });
@@ -88,7 +94,7 @@ describe('a workspace whose payment account is not connected', () => {
       shortcut: { response_url: args.body.response_url, user: { id: 'U0A' }, channel: { id: 'C0' } },
       body: { user: { id: 'U0A' }, channel: { id: 'C0' } },
     };
-    await set.shortcut(shortcut as unknown as ShortcutArgs);
+    await set.shortcut[SHORTCUT_CHECK_PAYMENT](shortcut as unknown as ShortcutArgs);
     expect(acked).toBe(1);
     expect(JSON.stringify(rec.responses[0])).toContain(NOT_CONNECTED);
     expect(rec.responses[0]).toMatchObject({ response_type: 'ephemeral', replace_original: false });
@@ -127,7 +133,7 @@ describe('a workspace whose payment account is not connected', () => {
   it('fails the workflow step with a line its author understands', async () => {
     const { set, logs } = handlers();
     const failures: string[] = [];
-    await set.step({
+    await set.function[FUNCTION_GET_INVOICE]({
       fail: async ({ error }: { error: string }) => {
         failures.push(error);
       },

@@ -1,8 +1,11 @@
 import type { App, Middleware } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
+import { SHORTCUT_CHECK_PAYMENT } from '../../src/domain/actions.js';
 import { COMMANDS } from '../../src/domain/commands.js';
-import { BUTTONS, type Handlers, type MoreRoutes, registerListeners } from '../../src/listeners/index.js';
+import { FUNCTION_GET_INVOICE } from '../../src/listeners/functions/get-invoice.js';
+import { type Handlers, type MoreRoutes, registerListeners } from '../../src/listeners/index.js';
 import { classify } from '../../src/listeners/router.js';
+import { ROUTES } from '../../src/listeners/routes.js';
 import { captureLogs } from '../support/bolt.js';
 
 /**
@@ -16,17 +19,14 @@ function routed(more: (record: (name: string) => () => Promise<void>) => MoreRou
   const record = (name: string) => async () => {
     calls.push(name);
   };
-  const handlers: Handlers = {
-    command: Object.fromEntries(
-      COMMANDS.map((c) => [c, record(`command ${c}`)]),
-    ) as unknown as Handlers['command'],
-    button: Object.fromEntries(
-      BUTTONS.map((b) => [b, record(`button ${b}`)]),
-    ) as unknown as Handlers['button'],
-    shortcut: record('shortcut'),
+  const buttons = ROUTES.filter((r) => r.of === 'installation' && r.kind === 'action').map((r) => r.name);
+  const handlers = {
+    command: Object.fromEntries(COMMANDS.map((c) => [c, record(`command ${c}`)])),
+    action: Object.fromEntries(buttons.map((b) => [b, record(`button ${b}`)])),
+    shortcut: { [SHORTCUT_CHECK_PAYMENT]: record('shortcut') },
     event: { link_shared: record('event link_shared'), app_home_opened: record('event app_home_opened') },
-    step: record('step'),
-  };
+    function: { [FUNCTION_GET_INVOICE]: record('step') },
+  } as unknown as Handlers;
   const contexts: unknown[] = [];
   const logs = captureLogs();
   registerListeners(

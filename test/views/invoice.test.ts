@@ -1,14 +1,7 @@
 import type { ActionsBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import {
-  ACTION_OPEN_PAYMENT_PAGE,
-  ACTION_REFRESH,
-  ACTION_WATCH,
-  humanise,
-  invoiceMessage,
-  invoiceUnfurl,
-  liveInvoiceCard,
-} from '../../src/views/invoice.js';
+import { ACTION_OPEN_PAYMENT_PAGE, ACTION_REFRESH, ACTION_WATCH } from '../../src/domain/actions.js';
+import { humanise, invoiceMessage, invoiceUnfurl, liveInvoiceCard } from '../../src/views/invoice.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { amount, INVOICE_ID, invoice, NOW } from '../support/factories.js';
 

@@ -9,26 +9,21 @@ import type {
 import type { Kysely } from 'kysely';
 import { mayManageAccount, type Standing } from '../../access.js';
 import { isPaymentError, type PaymentsClient } from '../../payments/index.js';
-import { actionListener, viewListener } from '../../pipeline/kinds.js';
 import type { Tracked, TrackingDeps } from '../../pipeline/tracked.js';
 import type { InstallationSummary, Installations } from '../../store/installations.js';
 import type { InstallationId } from '../../store/keys.js';
 import type { Tables } from '../../store/schema.js';
 import { errorTitle } from '../../views/errors.js';
 import {
-  ACTION_CONNECT,
-  ACTION_DISCONNECT,
   type AccountManager,
   BLOCK_API_KEY,
   INPUT_API_KEY,
   keyProblems,
   notAllowedToConnectMessage,
   paymentAccountModal,
-  VIEW_PAYMENT_ACCOUNT,
   workspaceHome,
 } from '../../views/installation.js';
-import type { CommandArgs, MoreRoutes } from '../index.js';
-import type { Route } from '../router.js';
+import type { CommandArgs } from '../args.js';
 
 /** The request's installation, put in the context at authorization (src/installations/many.ts). */
 export const installationOf = (context: AllMiddlewareArgs['context']): InstallationSummary =>
@@ -158,18 +153,21 @@ type AccountClick = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 /** The modal's submission, as the router hands it over. */
 type AccountSubmission = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
-/**
- * Connect payment account (Home tab): the modal, its submission (checked with the service
- * before anything is stored, by someone who may), and Disconnect: routes of the one router
- * (src/listeners/index.ts), each logged, metered and waited for at a graceful stop.
- */
-export function paymentAccountRoutes(deps: PaymentAccountDeps): MoreRoutes {
-  const refused = (what: string, installation: InstallationId, user: string) => {
-    deps.logger.warn({ installation, user }, `${what} refused: not its manager or an admin`);
-    return { outcome: 'user_not_allowed' } as const;
-  };
+/** A change to the payment account refused: logged, and counted as not allowed. */
+function refused(deps: TrackingDeps, what: string, installation: InstallationId, user: string) {
+  deps.logger.warn({ installation, user }, `${what} refused: not its manager or an admin`);
+  return { outcome: 'user_not_allowed' } as const;
+}
 
-  const connect = async ({ ack, body, client, context, respond }: AccountClick): Promise<Tracked> => {
+/*
+ * Connect payment account (Home tab): the modal, its submission (checked with the service
+ * before anything is stored, by someone who may), and Disconnect: routes of the one list
+ * (src/listeners/routes.ts), each logged, metered and waited for at a graceful stop.
+ */
+
+/** The Home tab's Connect (or Replace key): opens the modal for those who may. */
+export function connectPaymentAccount(deps: PaymentAccountDeps) {
+  return async ({ ack, body, client, context, respond }: AccountClick): Promise<Tracked> => {
     await ack();
     const installation = installationOf(context);
     let allowed = true;
@@ -179,14 +177,19 @@ export function paymentAccountRoutes(deps: PaymentAccountDeps): MoreRoutes {
       if (body.response_url)
         await respond({ response_type: 'ephemeral', replace_original: false, ...message });
     });
-    return allowed ? { outcome: 'ok' } : refused('payment account button', installation.id, body.user.id);
+    return allowed
+      ? { outcome: 'ok' }
+      : refused(deps, 'payment account button', installation.id, body.user.id);
   };
+}
 
-  const disconnect = async ({ ack, body, client, context }: AccountClick): Promise<Tracked> => {
+/** The Home tab's Disconnect: the key goes, and the installation's watches end with it. */
+export function disconnectPaymentAccount(deps: PaymentAccountDeps) {
+  return async ({ ack, body, client, context }: AccountClick): Promise<Tracked> => {
     await ack();
     const installation = installationOf(context);
     if (!(await mayManage(client, installation, body.user.id)))
-      return refused('payment account disconnect', installation.id, body.user.id);
+      return refused(deps, 'payment account disconnect', installation.id, body.user.id);
     const now = deps.clock();
     let watches = 0;
     await deps.installations.disconnectPaymentKey(installation.id, now, async (trx) => {
@@ -200,15 +203,18 @@ export function paymentAccountRoutes(deps: PaymentAccountDeps): MoreRoutes {
     await deps.republish(context, { ...installation, account: undefined }, client, body.user.id);
     return { outcome: 'ok' };
   };
+}
 
-  const submit = async ({ ack, body, view, client, context }: AccountSubmission): Promise<Tracked> => {
+/** The modal's submission: the key is checked with the service, then stored. */
+export function submitPaymentKey(deps: PaymentAccountDeps) {
+  return async ({ ack, body, view, client, context }: AccountSubmission): Promise<Tracked> => {
     const installation = installationOf(context);
     const userId = body.user.id;
     const errors = (message: string) =>
       ack({ response_action: 'errors', errors: { [BLOCK_API_KEY]: message } });
     if (!(await mayManage(client, installation, userId))) {
       await errors(keyProblems.notAllowed);
-      return refused('payment key', installation.id, userId);
+      return refused(deps, 'payment key', installation.id, userId);
     }
     const apiKey = view.state.values[BLOCK_API_KEY]?.[INPUT_API_KEY]?.value?.trim() ?? '';
     const checked = deps.paymentsFor(apiKey, { timeoutMs: KEY_CHECK_MS, checking: true });
@@ -224,11 +230,5 @@ export function paymentAccountRoutes(deps: PaymentAccountDeps): MoreRoutes {
     const account = { connectedBy: userId, connectedAt: at };
     await deps.republish(context, { ...installation, account }, client, userId);
     return { outcome: 'ok' };
-  };
-
-  return {
-    [`action ${ACTION_CONNECT}`]: actionListener(deps, ACTION_CONNECT, connect) as Route,
-    [`action ${ACTION_DISCONNECT}`]: actionListener(deps, ACTION_DISCONNECT, disconnect) as Route,
-    [`view ${VIEW_PAYMENT_ACCOUNT}`]: viewListener(deps, VIEW_PAYMENT_ACCOUNT, submit) as Route,
   };
 }

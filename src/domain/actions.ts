@@ -1,0 +1,22 @@
+/**
+ * The ids Slack sends back when someone clicks one of the bot's buttons, runs its message
+ * shortcut or submits its modal. Views put them on the blocks they draw; the one list of routes
+ * (src/listeners/routes.ts) pairs each with its handler. They live here, below both, because
+ * views may not import listeners (the layers of test/architecture.test.ts). An id that no view
+ * draws is declared beside its handler instead (the workflow step's, listeners/functions/).
+ */
+
+/** The invoice card's buttons (views/invoice.ts, views/shortcut.ts, the watch lists). */
+export const ACTION_REFRESH = 'refresh_invoice';
+export const ACTION_OPEN_PAYMENT_PAGE = 'open_payment_page';
+export const ACTION_WATCH = 'watch_invoice';
+export const ACTION_STOP_WATCH = 'stop_watch';
+export const ACTION_SHARE = 'share_invoice';
+
+/** The message shortcut "Check payment" (the manifest's `callback_id`). */
+export const SHORTCUT_CHECK_PAYMENT = 'check_payment';
+
+/** Many workspaces' payment account: the Home tab's buttons and the modal that takes the key. */
+export const ACTION_CONNECT = 'connect_payment_account';
+export const ACTION_DISCONNECT = 'disconnect_payment_account';
+export const VIEW_PAYMENT_ACCOUNT = 'payment_account';
