@@ -43,7 +43,8 @@ export async function claimFairly<C extends Candidate, R extends Candidate>(
   /** Each chosen row's place in the order the walks chose them. */
   const place = new Map<string, number>();
   let several = false;
-  for (let round = 0; round < CLAIM_ROUNDS && claimed.length < limit; round += 1) {
+  // A round that leased all it chose ends the claim; one that leased less can have taken no more than the limit.
+  for (let round = 0; round < CLAIM_ROUNDS; round += 1) {
     const rows = await claim.candidates(limit - claimed.length);
     const first = rows[0]?.installation_id;
     several ||= rows.some((c) => c.installation_id !== first);

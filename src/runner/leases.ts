@@ -258,7 +258,8 @@ export async function nextFreeAt<TB extends LeasedTable, DB, From extends keyof 
   const found = await scope
     .select(sql<number | null>`min(${sql.ref(`${alias}.${queue.due}`)})`.as('next'))
     .where(freeAt(alias, now))
-    .executeTakeFirst();
-  const next = (found as { next?: number | string | null } | undefined)?.next;
-  return next === null || next === undefined ? undefined : Number(next);
+    .executeTakeFirstOrThrow();
+  // MIN gives one row, its value null when nothing is free.
+  const { next } = found as unknown as { next: number | string | null };
+  return next === null ? undefined : Number(next);
 }

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { enqueue } from '../../src/outbox.js';
 import { OUTBOX } from '../../src/outbox-claim.js';
-import { LeaseLost, leaseQueue, releaseHeld, renewLeases, writeHeld } from '../../src/runner/leases.js';
+import {
+  LeaseLost,
+  leaseQueue,
+  releaseHeld,
+  releaseMany,
+  renewLeases,
+  writeHeld,
+} from '../../src/runner/leases.js';
 import type { Store } from '../../src/store/database.js';
 import { ONE_WORKSPACE } from '../../src/store/keys.js';
 
@@ -89,6 +96,35 @@ export function leaseRenewalContract(name: string, open: () => Promise<Store>): 
       // The claim's other items still running: their renewal does not shorten the hold.
       await renewLeases(store.db, 'outbox', ['i/claim-2'], 5_000, 30_000);
       expect((await leases())[2]).toBe('i/claim-2/held:50000');
+    });
+
+    it('writes none of what a value leaves undefined, and records a batch only with every column typed', async () => {
+      const [first] = await store.db.selectFrom('outbox').selectAll().orderBy('id').execute();
+      if (!first) throw new Error('no rows');
+      const held = (values: { attempts?: number; result?: string | undefined }) =>
+        writeHeld(store.db, OUTBOX, { id: first.id }, 'i/claim-1', values, { keep: true });
+      await held({ result: 'posting' });
+      await held({ attempts: 3, result: undefined });
+      expect(
+        (
+          await store.db
+            .selectFrom('outbox')
+            .select(['attempts', 'result'])
+            .where('id', '=', first.id)
+            .execute()
+        )[0],
+      ).toEqual({
+        attempts: 3,
+        result: 'posting',
+      });
+      const batch = [{ row: first, owner: 'i/claim-1', values: { attempts: 4, result: 'sent' } }];
+      await expect(
+        releaseMany(store.db, OUTBOX, { id: 'bigint', attempts: 'bigint' }, [], batch),
+      ).rejects.toThrow('releaseMany: no type for result');
+      expect(
+        await releaseMany(store.db, OUTBOX, { id: 'bigint', attempts: 'bigint', result: 'text' }, [], batch),
+      ).toEqual([true]);
+      expect(await leases()).toEqual(['null:null', 'i/claim-1:1000', 'i/claim-2:1000', 'null:null']);
     });
   });
 }
