@@ -210,14 +210,14 @@ describe('the local demo in a browser', () => {
       .waitFor({ timeout: 10_000 });
   }, 60_000);
 
-  it('the App Home shows your balance, names what holds nothing, and no watch once the invoice is paid', async () => {
+  it('the App Home shows your balance, counts what is at 0 in one line, and no watch once the invoice is paid', async () => {
     await page.locator('.nav[data-tab="home"]').click();
     const home = page.locator('#home-view');
     await home.filter({ hasText: 'Your watches (0)' }).waitFor({ timeout: 10_000 });
     const text = await home.innerText();
     expect(text).toContain('0.0123456 BTC');
-    expect(text).toContain('ETH and TRX hold nothing');
-    expect(text).not.toMatch(/\b0 (ETH|TRX)\b/);
+    expect(text).toContain('and 2 more at 0');
+    expect(text).not.toMatch(/\b(ETH|TRX)\b/);
     expect(text).toContain('You watch no invoice');
     await page.locator('.nav[data-tab="channel"]').click();
   });

@@ -38,7 +38,7 @@ describe('the digest', () => {
     const digests = poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'));
     expect(digests).toHaveLength(1);
     expect(digests[0]?.text).toBe(
-      'Daily balance digest: The feed saw 1 rise and 1 fall in the last 24 hours.',
+      'Daily balance digest: The feed saw 1 rise and 1 fall in the last 24 hours. Balances: 0.0020 BTC, 1 USDT-TRC20',
     );
     expect(visibleText(digests[0])).toContain('*Bitcoin*\n0.0020 BTC · +0.0008 in 24 h');
     expect(visibleText(digests[0])).toContain('1 USDT-TRC20 · −0.5 in 24 h');
@@ -57,7 +57,7 @@ describe('the digest', () => {
     await b.tick();
     const digests = poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'));
     expect(digests.map((d) => d.text)).toEqual([
-      'Daily balance digest (late): The feed saw 0 rises and 0 falls in the last 24 hours.',
+      'Daily balance digest (late): The feed saw 0 rises and 0 falls in the last 24 hours. Balances: 0.0012 BTC, 1.5 USDT-TRC20',
     ]);
     expect(visibleText(digests[0])).toContain('sent 719 min late: the bot was not running at digest time');
   });
@@ -119,7 +119,9 @@ describe('the digest, in detail', () => {
     await tick();
     const digest = digestsIn().at(-1);
     expect(visibleText(digest)).toContain('0.0150 BTC · +0.005 in 24 h');
-    expect(digest?.text).toBe('Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours.');
+    expect(digest?.text).toBe(
+      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours. Balances: 0.0150 BTC',
+    );
   });
 
   it('is marked late from five minutes late', async () => {
