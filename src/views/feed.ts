@@ -102,6 +102,8 @@ interface DigestInput {
   beforeAt: Date | undefined;
   rises: number;
   falls: number;
+  /** The currencies the feed saw move in the period, even if they are back where they were. */
+  moved?: ReadonlySet<string>;
   /** Set when the digest goes out late (the bot was down at its time): by how much. */
   lateByMs?: number | undefined;
 }
@@ -122,7 +124,8 @@ interface DigestRow {
 
 /**
  * The digest's rows: every currency except those at 0 now that were at 0 (or absent) a day
- * before, which are only counted. A currency that moved to or from 0 is listed.
+ * before and that the feed did not see move in between, which are only counted. A currency that
+ * moved to or from 0 is listed, one that went 0 → 5 → 0 within the day too.
  */
 function digestRows(d: DigestInput): { listed: DigestRow[]; zeros: number } {
   const listed: DigestRow[] = [];
@@ -131,7 +134,7 @@ function digestRows(d: DigestInput): { listed: DigestRow[]; zeros: number } {
     const is = amountOf(now);
     // A currency that was not there a day before rose from 0.
     const was = d.before ? amountOf(d.before[id]) : undefined;
-    if (is.isZero() && (was === undefined || was.isZero())) zeros += 1;
+    if (is.isZero() && (was === undefined || was.isZero()) && !d.moved?.has(id)) zeros += 1;
     else listed.push({ id, title: now.title, is, was });
   }
   return { listed, zeros };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { num } from '../../src/sandbox/data.js';
+import { DEMO_BALANCES, num } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
 import { feedJobsOf } from '../support/jobs.js';
 import {
@@ -104,6 +104,25 @@ describe('the digest, in detail', () => {
     expect(visibleText(digest)).toContain('2026-11-21T08:59:00Z');
     expect(visibleText(digest)).not.toContain('in 24 h');
     expect(visibleText(digest)).not.toContain('late');
+  });
+
+  it('lists a coin that moved and came back to 0 within the day, and folds one that never moved', async () => {
+    const { feed, deps, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    const withTrx = (balance: string) =>
+      DEMO_BALANCES.map((b) => (b.id === 'TRX' ? { ...b, balance: num(balance) } : b));
+    clock.now = Date.parse('2026-11-22T07:00:00Z');
+    env.sandbox.setBalances(withTrx('5'));
+    await tick();
+    clock.now = Date.parse('2026-11-22T08:00:00Z');
+    env.sandbox.setBalances(withTrx('0'));
+    await tick();
+    expect(await digestAt({ feed, deps }, Date.parse('2026-11-22T09:00:00Z'))).toEqual({ outcome: 'sent' });
+    await tick();
+    const text = visibleText(digestsIn().at(-1));
+    expect(text).toContain('*TRON*\n0 TRX · 0 in 24 h');
+    expect(text).toContain('and 1 more at 0');
+    expect(text).not.toContain('ETH');
   });
 
   it('compares with the reading from 24 hours before, not the first one', async () => {
