@@ -12,7 +12,7 @@ import { esc, join, type Mrkdwn, md } from './mrkdwn.js';
  */
 
 /** The digits exactly as the service sent them (in plain notation): for the text fallback. */
-export const exact = (amount: Amount): string => amount.toString();
+const exact = (amount: Amount): string => amount.toString();
 
 /** `1234567.8900` → `1,234,567.8900`, `-1000` → `-1,000`: commas between thousands, nothing else. */
 export function groupDigits(plain: string): string {
