@@ -35,6 +35,7 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
       if (!latest) return false;
       const dayAgo = (await queries.latestReading(trx, now - DAY_MS)) ?? (await queries.oldestReading(trx));
       const { rises, falls } = await queries.changeCounts(trx, now - DAY_MS);
+      const moved = await queries.movedCurrencies(trx, now - DAY_MS);
       const readAt = (await queries.pollSucceededAt(trx)) ?? latest.taken_at;
       const message = digestMessage({
         balances: JSON.parse(latest.balances) as StoredBalance,
@@ -44,6 +45,7 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
         beforeAt: dayAgo && dayAgo.id !== latest.id ? new Date(dayAgo.taken_at) : undefined,
         rises,
         falls,
+        moved,
         lateByMs: lateBy >= LATE_MARK_MS ? lateBy : undefined,
       });
       await queries.enqueueTo(trx, [sub], message, now);

@@ -51,6 +51,18 @@ export function historyQueries(installation: InstallationId) {
         .execute();
     },
 
+    /** The currencies whose balance moved after `since`: the digest lists them even back at 0. */
+    async movedCurrencies(trx: Kysely<Tables>, since: number): Promise<ReadonlySet<string>> {
+      const rows = await trx
+        .selectFrom('feed_changes')
+        .select('currency')
+        .distinct()
+        .where('installation_id', '=', installation)
+        .where('at', '>', since)
+        .execute();
+      return new Set(rows.map((r) => r.currency));
+    },
+
     /** How many rises and falls were announced after `since`. */
     async changeCounts(trx: Kysely<Tables>, since: number): Promise<{ rises: number; falls: number }> {
       const counts = await trx

@@ -1,6 +1,7 @@
 import type { BalanceEntry } from '../payments/index.js';
 import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
-import { esc, join, type Mrkdwn, md, slackDate } from './mrkdwn.js';
+import { exactList, foldedZeros, grouped } from './figures.js';
+import { esc, type Mrkdwn, md, slackDate } from './mrkdwn.js';
 
 export const BALANCE_TITLE = 'Balance across all projects';
 export const NO_BALANCES =
@@ -17,24 +18,22 @@ const RESERVED_CHARS = 600;
 /** What a field costs beyond its text: its `mrkdwn` type, and a share of its section's. */
 const FIELD_OVERHEAD = 30;
 
-/** A currency's row: its title, then the exact amount as plain text (copyable, never red code) and its id. */
+/**
+ * A currency's row: its title, then the amount as plain text (copyable, never red code), grouped
+ * for reading with every digit kept, and its id.
+ */
 const row = (e: BalanceEntry): Mrkdwn =>
-  md`*${esc(e.title, MAX_TITLE)}*\n${e.balance.toString()} ${esc(e.id, MAX_ID)}`;
-
-/** Non-zero balances first, zero ones after, without copying a list of 20,000 currencies. */
-function* fundedFirst(entries: readonly BalanceEntry[]): Generator<BalanceEntry> {
-  for (const e of entries) if (!e.balance.isZero()) yield e;
-  for (const e of entries) if (e.balance.isZero()) yield e;
-}
+  md`*${esc(e.title, MAX_TITLE)}*\n${grouped(e.balance)} ${esc(e.id, MAX_ID)}`;
 
 /**
- * The rows that fit in one message, in order; building stops as soon as the next one would not
- * fit, so a service listing 20,000 currencies costs no more than one that lists a few hundred.
+ * The rows of the funded currencies that fit in one message, in order; building stops as soon as
+ * the next one would not fit, so a service listing 20,000 currencies costs no more than one that
+ * lists a few hundred.
  */
-function fittingRows(entries: readonly BalanceEntry[]): Mrkdwn[] {
+function fittingRows(funded: readonly BalanceEntry[]): Mrkdwn[] {
   const rows: Mrkdwn[] = [];
   let chars = RESERVED_CHARS;
-  for (const entry of fundedFirst(entries)) {
+  for (const entry of funded) {
     const next = row(entry);
     chars += next.text.length + FIELD_OVERHEAD;
     if (chars > LIMITS.messageChars) break;
@@ -43,24 +42,11 @@ function fittingRows(entries: readonly BalanceEntry[]): Mrkdwn[] {
   return rows;
 }
 
-/** "0.5 BTC, 12 ETC": the funded currencies for the notification text, stopping once it is full. */
-function fundedSummary(entries: readonly BalanceEntry[]): Mrkdwn {
-  const parts: Mrkdwn[] = [];
-  let chars = 0;
-  for (const e of entries) {
-    if (e.balance.isZero()) continue;
-    const part = md`${e.balance.toString()} ${esc(e.id, MAX_ID)}`;
-    parts.push(part);
-    chars += part.text.length + 2;
-    if (chars > LIMITS.topLevelText) break;
-  }
-  return parts.length === 0 ? md`all zero` : join(parts, ', ');
-}
-
 /**
- * The merchant's balance: one row per currency (title, id, exact amount), non-zero balances
- * first and zero ones after them, then when it was read. Rows that cannot fit in one Slack
- * message (12,000 characters) are counted and the count is shown, never dropped silently.
+ * The merchant's balance: one row per funded currency (title, id, amount grouped for reading),
+ * the currencies at 0 folded into one "and 5 more at 0", then when it was read. Rows that cannot
+ * fit in one Slack message (12,000 characters) are counted and the count is shown, never dropped
+ * silently.
  */
 export function balanceMessage(entries: readonly BalanceEntry[], readAt: Date): Message {
   const readLine = md`Total across all projects · read ${slackDate(readAt)}`;
@@ -71,15 +57,31 @@ export function balanceMessage(entries: readonly BalanceEntry[], readAt: Date): 
     };
   }
 
-  const rows = fittingRows(entries);
-  const omitted = entries.length - rows.length;
-  const note = md`${omitted} more ${omitted === 1 ? 'currency' : 'currencies'} not shown: too many for one Slack message`;
+  const funded = entries.filter((e) => !e.balance.isZero());
+  const rows = fittingRows(funded);
+  const omitted = funded.length - rows.length;
+  const zeros = entries.length - funded.length;
+  const notes = [readLine];
+  if (omitted > 0)
+    notes.push(
+      md`${omitted} more ${omitted === 1 ? 'currency' : 'currencies'} not shown: too many for one Slack message`,
+    );
+  if (zeros > 0) notes.push(foldedZeros(zeros, rows.length > 0));
   return {
-    text: fallbackText(md`${BALANCE_TITLE}: ${fundedSummary(entries)}`),
+    text: fallbackText(
+      md`${BALANCE_TITLE}: ${
+        funded.length === 0
+          ? md`all zero`
+          : exactList(
+              funded.map((e) => [e.id, e.balance] as const),
+              LIMITS.topLevelText,
+            )
+      }`,
+    ),
     blocks: [
       header(BALANCE_TITLE),
-      ...fieldSections(rows),
-      omitted === 0 ? context(readLine) : context(readLine, note),
+      ...(rows.length === 0 ? [section(md`No currency holds funds yet.`)] : fieldSections(rows)),
+      context(...notes),
     ],
   };
 }

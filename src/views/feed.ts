@@ -2,6 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import type { BalanceChange, StoredBalance } from '../domain/balance.js';
 import { Amount } from '../payments/index.js';
 import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
+import { exactList, foldedZeros, grouped, signed } from './figures.js';
 import { type KeySource, keyFix } from './key.js';
 import { channelMention, esc, join, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
 
@@ -13,12 +14,6 @@ const RESERVED_CHARS = 800;
 /** What a line or a field costs beyond its text. */
 const OVERHEAD = 30;
 
-/** `+0.0042`, `−1.5` (a true minus sign), `0`: a difference as a person reads it. */
-export function signed(delta: Amount): string {
-  const sign = delta.sign();
-  return sign > 0 ? `+${delta}` : sign < 0 ? `−${delta.abs()}` : '0';
-}
-
 /**
  * A currency by its title, or its id when the title is blank: never "Tether (TRC-20) (USDT-TRC20)",
  * as every amount beside the name already carries the id.
@@ -27,17 +22,15 @@ const currencyName = (title: string, id: string) =>
   title.trim() === '' ? md`*${esc(id, MAX_ID)}*` : md`*${esc(title, MAX_TITLE)}*`;
 
 /**
- * One line of the feed: "*Bitcoin*: received *+0.0042* BTC — balance 0.0054 BTC". Amounts are the
- * exact digits as text, copyable, never in code formatting, whose red reads like a loss; the change
- * is the line's news, so it is bold.
+ * One line of the feed: "*Bitcoin*: received *+0.0042* BTC — balance 1,000.0054 BTC". Amounts are
+ * every digit as text, grouped for reading, copyable, never in code formatting, whose red reads
+ * like a loss; the change is the line's news, so it is bold.
  */
 function changeLine(c: BalanceChange): Mrkdwn {
   const id = esc(c.currency, MAX_ID);
-  const what =
-    c.delta.sign() > 0
-      ? md`received *${signed(c.delta)}* ${id}`
-      : md`*${signed(c.delta)}* ${id} withdrawn or moved`;
-  return md`${currencyName(c.title, c.currency)}: ${what} — balance ${c.after.toString()} ${id}`;
+  const delta = signed(c.delta, grouped);
+  const what = c.delta.sign() > 0 ? md`received *${delta}* ${id}` : md`*${delta}* ${id} withdrawn or moved`;
+  return md`${currencyName(c.title, c.currency)}: ${what} — balance ${grouped(c.after)} ${id}`;
 }
 
 /** Items that fit the message budget, and how many did not. */
@@ -109,6 +102,8 @@ interface DigestInput {
   beforeAt: Date | undefined;
   rises: number;
   falls: number;
+  /** The currencies the feed saw move in the period, even if they are back where they were. */
+  moved?: ReadonlySet<string>;
   /** Set when the digest goes out late (the bot was down at its time): by how much. */
   lateByMs?: number | undefined;
 }
@@ -119,15 +114,42 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 const amountOf = (entry: { balance: string } | undefined) =>
   (entry && Amount.parse(entry.balance)) ?? Amount.ZERO;
 
-/** The daily digest: balances per currency with their change over 24 hours, and the feed's counts. */
-export function digestMessage(d: DigestInput): Message {
-  const entries = Object.entries(d.balances);
-  const rows = fitting(entries, ([id, now]) => {
+interface DigestRow {
+  id: string;
+  title: string;
+  is: Amount;
+  /** `undefined` when the feed has no reading a day before to compare with. */
+  was: Amount | undefined;
+}
+
+/**
+ * The digest's rows: every currency except those at 0 now that were at 0 (or absent) a day
+ * before and that the feed did not see move in between, which are only counted. A currency that
+ * moved to or from 0 is listed, one that went 0 → 5 → 0 within the day too.
+ */
+function digestRows(d: DigestInput): { listed: DigestRow[]; zeros: number } {
+  const listed: DigestRow[] = [];
+  let zeros = 0;
+  for (const [id, now] of Object.entries(d.balances)) {
     const is = amountOf(now);
     // A currency that was not there a day before rose from 0.
     const was = d.before ? amountOf(d.before[id]) : undefined;
-    const change = was === undefined ? md`` : md` · ${signed(is.minus(was))} in 24 h`;
-    return md`${currencyName(now.title, id)}\n${is.toString()} ${esc(id, MAX_ID)}${change}`;
+    if (is.isZero() && (was === undefined || was.isZero()) && !d.moved?.has(id)) zeros += 1;
+    else listed.push({ id, title: now.title, is, was });
+  }
+  return { listed, zeros };
+}
+
+/**
+ * The daily digest: balances per currency with their change over 24 hours (grouped for reading,
+ * exact in the text fallback), the currencies at 0 that did not move folded into one line, and the
+ * feed's counts.
+ */
+export function digestMessage(d: DigestInput): Message {
+  const { listed, zeros } = digestRows(d);
+  const rows = fitting(listed, ({ id, title, is, was }) => {
+    const change = was === undefined ? md`` : md` · ${signed(is.minus(was), grouped)} in 24 h`;
+    return md`${currencyName(title, id)}\n${grouped(is)} ${esc(id, MAX_ID)}${change}`;
   });
   const title = d.lateByMs === undefined ? 'Daily balance digest' : 'Daily balance digest (late)';
   const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} in the last 24 hours.`;
@@ -138,12 +160,21 @@ export function digestMessage(d: DigestInput): Message {
   if (d.lateByMs !== undefined)
     notes.push(md`sent ${Math.round(d.lateByMs / 60_000)} min late: the bot was not running at digest time`);
   if (rows.omitted > 0) notes.push(md`${plural(rows.omitted, 'more currency', 'more currencies')} not shown`);
+  if (zeros > 0) notes.push(foldedZeros(zeros, rows.shown.length > 0));
   const body: KnownBlock[] =
-    entries.length === 0
+    Object.keys(d.balances).length === 0
       ? [section(md`The account holds no cryptocurrency yet.`)]
-      : fieldSections(rows.shown);
+      : rows.shown.length === 0
+        ? []
+        : fieldSections(rows.shown);
+  const figures = exactList(
+    listed.map((r) => [r.id, r.is] as const),
+    LIMITS.topLevelText,
+  );
   return {
-    text: fallbackText(md`${title}: ${counts}`),
+    text: fallbackText(
+      listed.length === 0 ? md`${title}: ${counts}` : md`${title}: ${counts} Balances: ${figures}`,
+    ),
     blocks: [header(title), section(counts), ...body, context(...notes)],
   };
 }
@@ -163,12 +194,18 @@ export function subscribedMessage(input: {
       : plural(input.pollSeconds, 'second', 'seconds');
   const intro = md`:moneybag: ${mention(input.userId)} turned on the payments feed in ${channelMention(input.channelId)}: every ${every} the bot reads the balance and posts here what arrived or left, and a digest every day at ${input.digest}. \`/balance unsubscribe\` turns it off.`;
   const entries = Object.entries(input.balances);
+  const funded = entries.flatMap(([id, e]) => {
+    const is = amountOf(e);
+    return is.isZero() ? [] : [{ id, title: e.title, is }];
+  });
   const rows = fitting(
-    entries,
-    ([id, e]) => md`${currencyName(e.title, id)}\n${e.balance} ${esc(id, MAX_ID)}`,
+    funded,
+    ({ id, title, is }) => md`${currencyName(title, id)}\n${grouped(is)} ${esc(id, MAX_ID)}`,
   );
   const notes = [md`Starting balance, read ${slackDate(input.readAt)}`];
   if (rows.omitted > 0) notes.push(md`${plural(rows.omitted, 'more currency', 'more currencies')} not shown`);
+  const zeros = entries.length - funded.length;
+  if (zeros > 0) notes.push(foldedZeros(zeros, rows.shown.length > 0));
   return {
     text: fallbackText(md`Payments feed turned on in this channel; daily digest at ${input.digest}`),
     blocks: [

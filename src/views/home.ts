@@ -5,7 +5,8 @@ import type { BalanceEntry, HealthSnapshot } from '../payments/index.js';
 import { actionButton, context, divider, fieldSections, header, section } from './blocks.js';
 import { errorTitle } from './errors.js';
 import type { SubscriptionListItem } from './feed.js';
-import { money, statesInBrief } from './invoice.js';
+import { foldedZeros, grouped } from './figures.js';
+import { statesInBrief } from './invoice.js';
 import { type KeySource, keyFix } from './key.js';
 import { channelMention, esc, join, type Mrkdwn, md, slackDate } from './mrkdwn.js';
 import type { WatchListItem } from './watch.js';
@@ -53,29 +54,6 @@ function refusedBalance(refusal: Refusal, allowedChannels: readonly string[]): M
   }
 }
 
-/** Currencies named in "ETH, TRX and 3 more hold nothing"; the note stays far below a context's 3,000 characters. */
-const MAX_EMPTY_NAMED = 10;
-
-/** "ETH holds nothing", "ETH, TRX and LTC hold nothing", "ETH, … and 12 more hold nothing"; `undefined` when every currency holds funds. */
-function emptyCurrencies(entries: readonly BalanceEntry[]): Mrkdwn | undefined {
-  const names: Mrkdwn[] = [];
-  let count = 0;
-  for (const e of entries) {
-    if (!e.balance.isZero()) continue;
-    count += 1;
-    if (names.length < MAX_EMPTY_NAMED) names.push(esc(e.id, 40));
-  }
-  if (count === 0) return undefined;
-  const rest = count - names.length;
-  const list =
-    rest > 0
-      ? md`${join(names, ', ')} and ${rest} more`
-      : names.length === 1
-        ? join(names, '')
-        : md`${join(names.slice(0, -1), ', ')} and ${join(names.slice(-1), '')}`;
-  return md`${list} ${count === 1 ? 'holds' : 'hold'} nothing`;
-}
-
 function balanceBlocks(balance: HomeBalance): KnownBlock[] {
   switch (balance.kind) {
     case 'refused':
@@ -90,12 +68,12 @@ function balanceBlocks(balance: HomeBalance): KnownBlock[] {
       const funded = balance.entries.filter((e) => !e.balance.isZero());
       const rows = funded
         .slice(0, MAX_BALANCE_ROWS)
-        .map((e) => md`*${esc(e.title, 80)}*\n${money(e.balance, e.id)}`);
+        .map((e) => md`*${esc(e.title, 80)}*\n${grouped(e.balance)} ${esc(e.id, 40)}`);
       const notes: Mrkdwn[] = [md`Total across all projects · read ${slackDate(balance.readAt)}`];
       if (funded.length > rows.length)
         notes.push(md`${funded.length - rows.length} more funded currencies: \`/balance\` lists them all`);
-      const empty = emptyCurrencies(balance.entries);
-      if (empty) notes.push(empty);
+      const zeros = balance.entries.length - funded.length;
+      if (zeros > 0) notes.push(foldedZeros(zeros, rows.length > 0));
       return [
         ...(rows.length === 0 ? [section(md`No currency holds funds yet.`)] : fieldSections(rows)),
         context(...notes),

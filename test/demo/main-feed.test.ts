@@ -36,16 +36,16 @@ describe('Mark paid in the demo', () => {
     const url = pageUrl(run);
 
     expect((await post(url, 'demo/say', { text: '/balance subscribe' })).status).toBe(204);
-    // The feed's first post: the balance it starts from, Tether (TRC-20) at 1520.5.
+    // The feed's first post: the balance it starts from, Tether (TRC-20) at 1520.5, grouped.
     await expect
       .poll(() => channelText(url), { timeout: 30_000, interval: 200 })
-      .toMatch(/Tether \(TRC-20\) 1520\.5 USDT-TRC20 [\s\S]*Starting balance/);
+      .toMatch(/Tether \(TRC-20\) 1,520\.5 USDT-TRC20 [\s\S]*Starting balance/);
 
     expect((await post(url, 'demo/invoice', { id: DEMO_INVOICE_IDS.open, change: 'paid' })).status).toBe(204);
     // 149.99 USDT paid as USDT-TRC20: 1520.5 + 149.99, exactly.
     await expect
       .poll(() => channelText(url), { timeout: 30_000, interval: 200 })
-      .toContain('Tether (TRC-20) : received +149.99 USDT-TRC20 — balance 1670.49 USDT-TRC20');
+      .toContain('Tether (TRC-20) : received +149.99 USDT-TRC20 — balance 1,670.49 USDT-TRC20');
     const text = await channelText(url);
     expect(text.match(/received/g)).toHaveLength(1);
     expect(run.errors.filter((line) => /^bot (error|fatal)/.test(line))).toEqual([]);

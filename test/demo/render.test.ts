@@ -309,7 +309,7 @@ describe('what the bot sends, rendered', () => {
     const entries = [balanceEntry('LTC', '0.0000001', 'Litecoin'), balanceEntry('BIG', '9007199254740993')];
     const text = seen(renderBlocks(balanceMessage(entries, NOW).blocks, NAMES));
     expect(text).toContain('Litecoin\n0.0000001 LTC');
-    expect(text).toContain('BIG\n9007199254740993 BIG');
+    expect(text).toContain('BIG\n9,007,199,254,740,993 BIG');
   });
 });
 

@@ -8,6 +8,7 @@ import { type BrowserContext, chromium, type Locator, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackDateText } from '../../src/demo/render.js';
 import { DEMO_BALANCES, DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { groupDigits } from '../../src/views/figures.js';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
 
 /**
@@ -124,7 +125,11 @@ describe('the local demo in a browser', () => {
     const reply = await botMessage('Balance across all projects');
     await expect(reply.locator('.only-you').textContent()).resolves.toBe('Only visible to you');
     const text = await reply.innerText();
-    for (const entry of DEMO_BALANCES) expect(text).toContain(`${entry.balance.toString()} ${entry.id}`);
+    // Every funded amount grouped for reading, every digit kept; the two at 0 counted, not listed.
+    for (const entry of DEMO_BALANCES.filter((e) => !/^0(\.0*)?$/.test(e.balance.toString())))
+      expect(text).toContain(`${groupDigits(entry.balance.toString())} ${entry.id}`);
+    expect(text).toContain('1,520.5 USDT-TRC20');
+    expect(text).toContain('and 2 more at 0');
     // "read <!date^…>" in the reader's zone, not the UTC fallback the message carries.
     const time = reply.locator('.bk-context time.bk-date');
     const [seconds, format] = await Promise.all([
@@ -210,14 +215,14 @@ describe('the local demo in a browser', () => {
       .waitFor({ timeout: 10_000 });
   }, 60_000);
 
-  it('the App Home shows your balance, names what holds nothing, and no watch once the invoice is paid', async () => {
+  it('the App Home shows your balance, counts what is at 0 in one line, and no watch once the invoice is paid', async () => {
     await page.locator('.nav[data-tab="home"]').click();
     const home = page.locator('#home-view');
     await home.filter({ hasText: 'Your watches (0)' }).waitFor({ timeout: 10_000 });
     const text = await home.innerText();
     expect(text).toContain('0.0123456 BTC');
-    expect(text).toContain('ETH and TRX hold nothing');
-    expect(text).not.toMatch(/\b0 (ETH|TRX)\b/);
+    expect(text).toContain('and 2 more at 0');
+    expect(text).not.toMatch(/\b(ETH|TRX)\b/);
     expect(text).toContain('You watch no invoice');
     await page.locator('.nav[data-tab="channel"]').click();
   });

@@ -8,22 +8,24 @@ import { command, post, stack } from './http-stack.js';
 
 export function balanceCommand(): void {
   describe('/balance', () => {
-    it('answers in the ack, ephemerally, with every currency digit for digit', async () => {
+    it('answers in the ack, ephemerally, with every currency digit for digit, grouped, the zeros counted', async () => {
       const { reply, via } = await command('/balance', '');
       expect(via).toBe('ack');
       expect(reply.response_type).toBe('ephemeral');
       const text = visibleText(reply);
       for (const row of [
         '*Bitcoin*\n0.0123456 BTC',
-        '*Tether (TRC-20)*\n1520.5 USDT-TRC20',
+        '*Tether (TRC-20)*\n1,520.5 USDT-TRC20',
         '*Litecoin*\n0.0000001 LTC',
-        '*Ethereum*\n0 ETH',
-        '*Dogecoin*\n4200.75 DOGE',
+        '*Dogecoin*\n4,200.75 DOGE',
       ]) {
         expect(text).toContain(row);
       }
-      // zero balances last
-      expect(text.indexOf('*Ethereum*\n0 ETH')).toBeGreaterThan(text.indexOf('*Dogecoin*\n4200.75 DOGE'));
+      // the two at 0 (ETH, TRX) counted in one line, not listed
+      expect(text).toContain('and 2 more at 0');
+      expect(text).not.toContain('*Ethereum*');
+      // the notification text keeps the digits ungrouped
+      expect(reply.text).toContain('1520.5 USDT-TRC20');
       expect(stack.sandbox.requests.map((r) => r.path)).toEqual(['/api/v2/balance']);
     });
 

@@ -78,9 +78,9 @@ describe('the App Home', () => {
   it('publishes the balance for someone allowed', async () => {
     const text = await openHome('U0FINANCE');
     expect(text).toContain('*Bitcoin*\n0.0123456 BTC');
-    // Currencies holding nothing are named in one line, not listed as rows of 0.
-    expect(text).toContain('ETH and TRX hold nothing');
-    expect(text).not.toMatch(/\b0 (ETH|TRX)\b/);
+    // Currencies at 0 are counted in one line, not listed as rows of 0.
+    expect(text).toContain('and 2 more at 0');
+    expect(text).not.toMatch(/\b(ETH|TRX)\b/);
     expect(text).toContain('Your watches (0)');
   });
 

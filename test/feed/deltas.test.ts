@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredBalance } from '../../src/domain/balance.js';
 import { balanceChanges, toStored } from '../../src/feed/deltas.js';
 import { Amount } from '../../src/payments/index.js';
-import { signed } from '../../src/views/feed.js';
+import { signed } from '../../src/views/figures.js';
 import { balanceEntry } from '../support/factories.js';
 
 const stored = (pairs: Record<string, string>): StoredBalance =>

@@ -74,7 +74,7 @@ describe('a balance that has not moved for longer than the history is kept', () 
     ]);
     // That tick's digest (09:00 UTC) came after the reading.
     expect(digests().at(-1)?.text).toBe(
-      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours.',
+      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours. Balances: 0.5012 BTC',
     );
   }, 30_000);
 });

@@ -73,6 +73,9 @@ describe('the feed’s queries', () => {
       await q.insertChanges(trx, 30, fall);
     });
     expect(await q.changeCounts(store.db, 10)).toEqual({ rises: 1, falls: 1 });
+    // Each currency once, however often it moved, and only what moved after the time asked.
+    expect(await q.movedCurrencies(store.db, 10)).toEqual(new Set(rise.map((c) => c.currency)));
+    expect(await q.movedCurrencies(store.db, 30)).toEqual(new Set());
     await store.transaction((trx) => q.pruneHistory(trx, 20));
     expect(await q.changeCounts(store.db, 0)).toEqual({ rises: 1, falls: 1 });
     // However old, the newest reading is what the next one is compared with.
@@ -159,6 +162,7 @@ describe('the feed’s queries', () => {
     expect(JSON.parse((await one.oldestReading(store.db))?.balances ?? '')).toEqual(balance('1'));
     expect(await one.changeCounts(store.db, 0)).toEqual({ rises: 1, falls: 0 });
     expect(await two.changeCounts(store.db, 0)).toEqual({ rises: 0, falls: 0 });
+    expect(await two.movedCurrencies(store.db, 0)).toEqual(new Set());
     expect(await two.pollSucceededAt(store.db)).toBe(20);
     expect(await feedOf(store).latestReading(store.db)).toBeUndefined();
     // The one workspace's rows are the installation '' (what migration 007 gave the rows before it).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { num } from '../../src/sandbox/data.js';
+import { DEMO_BALANCES, num } from '../../src/sandbox/data.js';
 import { visibleText } from '../support/block-kit.js';
 import { feedJobsOf } from '../support/jobs.js';
 import {
@@ -38,7 +38,7 @@ describe('the digest', () => {
     const digests = poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'));
     expect(digests).toHaveLength(1);
     expect(digests[0]?.text).toBe(
-      'Daily balance digest: The feed saw 1 rise and 1 fall in the last 24 hours.',
+      'Daily balance digest: The feed saw 1 rise and 1 fall in the last 24 hours. Balances: 0.0020 BTC, 1 USDT-TRC20',
     );
     expect(visibleText(digests[0])).toContain('*Bitcoin*\n0.0020 BTC · +0.0008 in 24 h');
     expect(visibleText(digests[0])).toContain('1 USDT-TRC20 · −0.5 in 24 h');
@@ -57,7 +57,7 @@ describe('the digest', () => {
     await b.tick();
     const digests = poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'));
     expect(digests.map((d) => d.text)).toEqual([
-      'Daily balance digest (late): The feed saw 0 rises and 0 falls in the last 24 hours.',
+      'Daily balance digest (late): The feed saw 0 rises and 0 falls in the last 24 hours. Balances: 0.0012 BTC, 1.5 USDT-TRC20',
     ]);
     expect(visibleText(digests[0])).toContain('sent 719 min late: the bot was not running at digest time');
   });
@@ -106,6 +106,25 @@ describe('the digest, in detail', () => {
     expect(visibleText(digest)).not.toContain('late');
   });
 
+  it('lists a coin that moved and came back to 0 within the day, and folds one that never moved', async () => {
+    const { feed, deps, tick } = instance('a', poster, clock);
+    await feed.subscribe(request());
+    const withTrx = (balance: string) =>
+      DEMO_BALANCES.map((b) => (b.id === 'TRX' ? { ...b, balance: num(balance) } : b));
+    clock.now = Date.parse('2026-11-22T07:00:00Z');
+    env.sandbox.setBalances(withTrx('5'));
+    await tick();
+    clock.now = Date.parse('2026-11-22T08:00:00Z');
+    env.sandbox.setBalances(withTrx('0'));
+    await tick();
+    expect(await digestAt({ feed, deps }, Date.parse('2026-11-22T09:00:00Z'))).toEqual({ outcome: 'sent' });
+    await tick();
+    const text = visibleText(digestsIn().at(-1));
+    expect(text).toContain('*TRON*\n0 TRX · 0 in 24 h');
+    expect(text).toContain('and 1 more at 0');
+    expect(text).not.toContain('ETH');
+  });
+
   it('compares with the reading from 24 hours before, not the first one', async () => {
     const { feed, deps, tick } = instance('a', poster, clock);
     await feed.subscribe(request());
@@ -119,7 +138,9 @@ describe('the digest, in detail', () => {
     await tick();
     const digest = digestsIn().at(-1);
     expect(visibleText(digest)).toContain('0.0150 BTC · +0.005 in 24 h');
-    expect(digest?.text).toBe('Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours.');
+    expect(digest?.text).toBe(
+      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours. Balances: 0.0150 BTC',
+    );
   });
 
   it('is marked late from five minutes late', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createBalanceCommand } from '../../src/listeners/commands/balance.js';
 import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
 import { commandListener } from '../../src/pipeline/kinds.js';
-import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { DEMO_INVOICE_IDS, num } from '../../src/sandbox/data.js';
 import { BALANCE_TITLE } from '../../src/views/balance.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { captureLogs, commandArgs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
@@ -53,6 +53,25 @@ describe('/balance', () => {
     expect(visibleText(reply)).toContain('*Bitcoin*\n0.0123456 BTC');
     expect(visibleText(reply)).toContain('*Litecoin*\n0.0000001 LTC');
     expect(env.sandbox.requests.map((r) => r.path)).toEqual(['/api/v2/balance']);
+  });
+
+  it('groups the amounts the service sent for reading, keeps them exact in the text, and counts the zeros', async () => {
+    env.sandbox.setBalances([
+      { id: 'DOGE', title: 'Dogecoin', balance: num('12345678901234567890.000000000000000001') },
+      { id: 'USDT-TRC20', title: 'Tether (TRC-20)', balance: num('-1520.50') },
+      { id: 'ETH', title: 'Ethereum', balance: num('0') },
+      { id: 'TRX', title: 'TRON', balance: num('0.000') },
+    ]);
+    const { reply } = await run('/balance', '');
+    expectValidMessage(reply);
+    const text = visibleText(reply);
+    expect(text).toContain('*Dogecoin*\n12,345,678,901,234,567,890.000000000000000001 DOGE');
+    expect(text).toContain('*Tether (TRC-20)*\n-1,520.50 USDT-TRC20');
+    expect(text).toContain('and 2 more at 0');
+    expect(text).not.toMatch(/Ethereum|TRON/);
+    expect(reply?.text).toBe(
+      `${BALANCE_TITLE}: 12345678901234567890.000000000000000001 DOGE, -1520.50 USDT-TRC20`,
+    );
   });
 
   it.each<[string, DepsOptions & { team?: string; user?: string; channel?: string }, string]>([
@@ -109,7 +128,7 @@ describe('/balance', () => {
     expect(rec.ackMs).toBeLessThan(250);
     expect(rec.responses).toHaveLength(1);
     expect(reply?.response_type).toBe('ephemeral');
-    expect(visibleText(reply)).toContain('1520.5 USDT-TRC20');
+    expect(visibleText(reply)).toContain('1,520.5 USDT-TRC20');
   });
 
   it('logs one line for the request with who asked, the outcome and the latency', async () => {

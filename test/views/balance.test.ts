@@ -7,7 +7,7 @@ const fieldsOf = (message: ReturnType<typeof balanceMessage>) =>
   message.blocks.flatMap((b) => (b.type === 'section' && b.fields ? b.fields.map((f) => f.text) : []));
 
 describe('balanceMessage', () => {
-  it('shows one row per currency with title, id and the exact amount, non-zero first', () => {
+  it('lists the funded currencies, every digit grouped for reading, and folds those at 0 into one line', () => {
     const message = balanceMessage(
       [
         balanceEntry('BTC', '0.0123456', 'Bitcoin'),
@@ -22,11 +22,12 @@ describe('balanceMessage', () => {
     expect(fieldsOf(message)).toEqual([
       '*Bitcoin*\n0.0123456 BTC',
       '*Litecoin*\n0.0000001 LTC',
-      '*Dogecoin*\n9007199254740993 DOGE',
-      '*Ethereum*\n0 ETH',
-      '*TRON*\n0.0000000 TRX',
+      '*Dogecoin*\n9,007,199,254,740,993 DOGE',
     ]);
+    expect(visibleText(message)).toContain('and 2 more at 0');
+    expect(visibleText(message)).not.toMatch(/Ethereum|TRON|\bETH\b|\bTRX\b/);
     expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: BALANCE_TITLE } });
+    // The notification text, which a copy or a screen reader gets, keeps the digits ungrouped.
     expect(message.text).toBe(`${BALANCE_TITLE}: 0.0123456 BTC, 0.0000001 LTC, 9007199254740993 DOGE`);
   });
 
@@ -46,8 +47,22 @@ describe('balanceMessage', () => {
     expect(message.text).toBe(`Balance across all projects: ${NO_BALANCES}`);
   });
 
-  it('says "all zero" in the notification text when nothing holds funds', () => {
-    expect(balanceMessage([balanceEntry('BTC', '0')], NOW).text).toBe(`${BALANCE_TITLE}: all zero`);
+  it('says "all zero" in the notification text when nothing holds funds, and counts them in one line', () => {
+    const message = balanceMessage([balanceEntry('BTC', '0'), balanceEntry('ETH', '0.00')], NOW);
+    expectValidMessage(message);
+    expect(message.text).toBe(`${BALANCE_TITLE}: all zero`);
+    expect(visibleText(message)).toContain('No currency holds funds yet.');
+    expect(visibleText(message)).toContain('2 currencies at 0');
+    expect(fieldsOf(message)).toEqual([]);
+  });
+
+  it('groups a huge, negative or long-fractioned amount without changing a digit', () => {
+    const message = balanceMessage(
+      [balanceEntry('DOGE', '1234567.89'), balanceEntry('X', '-1000000.000000000000000001')],
+      NOW,
+    );
+    expect(fieldsOf(message)).toEqual(['*DOGE*\n1,234,567.89 DOGE', '*X*\n-1,000,000.000000000000000001 X']);
+    expect(message.text).toBe(`${BALANCE_TITLE}: 1234567.89 DOGE, -1000000.000000000000000001 X`);
   });
 
   it('fits 60 currencies into one valid message without dropping any', () => {

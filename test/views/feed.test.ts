@@ -66,7 +66,7 @@ describe('the feed message', () => {
     expect(text).toContain('*Litecoin*: received *+0.0000001* LTC — balance 0.0000001 LTC');
     // The id follows every amount: the name does not repeat it in parentheses.
     expect(text).toContain(
-      '*Tether (TRC-20)*: *−1500* USDT-TRC20 withdrawn or moved — balance 20.5 USDT-TRC20',
+      '*Tether (TRC-20)*: *−1,500* USDT-TRC20 withdrawn or moved — balance 20.5 USDT-TRC20',
     );
     expect(text).not.toContain('(USDT-TRC20)');
     expect(text).not.toMatch(/`[+−]?\d/);
