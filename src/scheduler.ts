@@ -60,7 +60,7 @@ export interface Completion<T, C> {
 }
 
 /** How long a completion waits for others to share its statement, at most, while other items of the job still run. */
-const COMPLETE_WINDOW_MS = 100;
+const COMPLETE_WINDOW_MS = 25;
 /** The most completions one statement records. */
 const COMPLETE_MAX = 200;
 
