@@ -1,6 +1,7 @@
 import {
   type Expression,
   type Kysely,
+  type RawBuilder,
   type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
@@ -94,11 +95,11 @@ export async function leaseRows<TB extends LeasedTable, DB, From extends keyof D
   return rows;
 }
 
-/** The equalities naming rows: a claimed row's key, and what else must still hold (`state = 'active'`). */
-const matching = (match: Record<string, unknown>) =>
+/** `column = value` for each entry, joined by `separator`: a SET list, or the equalities naming rows. */
+const equalities = (entries: readonly (readonly [string, unknown])[], separator: RawBuilder<unknown>) =>
   sql.join(
-    Object.entries(match).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
-    sql` and `,
+    entries.map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
+    separator,
   );
 
 /**
@@ -115,8 +116,8 @@ export async function writeHeld<TB extends LeasedTable>(
 ): Promise<boolean> {
   const written = Object.entries({ ...values, ...(keep ? {} : UNLEASED) }).filter(([, v]) => v !== undefined);
   const result = await sql`update ${sql.table(queue.table)}
-    set ${sql.join(written.map(([column, value]) => sql`${sql.ref(column)} = ${value}`))}
-    where ${matching(match)} and lease_owner = ${owner}`.execute(db);
+    set ${equalities(written, sql`, `)}
+    where ${equalities(Object.entries(match), sql` and `)} and lease_owner = ${owner}`.execute(db);
   return (result.numAffectedRows ?? 0n) > 0n;
 }
 
@@ -247,17 +248,16 @@ export const leaseQueue = <TB extends LeasedTable>(store: Store, queue: Queue<TB
 
 /**
  * When the next row free to claim at `now` falls due, of those `scope` selects (its table named
- * `alias`, the queue's table's own name unless said): undefined when none.
+ * as the queue's, not aliased): undefined when none.
  */
 export async function nextFreeAt<TB extends LeasedTable, DB, From extends keyof DB & string, O>(
   queue: Queue<TB>,
   scope: SelectQueryBuilder<DB, From, O>,
   now: number,
-  alias: string = queue.table,
 ): Promise<number | undefined> {
   const found = await scope
-    .select(sql<number | null>`min(${sql.ref(`${alias}.${queue.due}`)})`.as('next'))
-    .where(freeAt(alias, now))
+    .select(sql<number | null>`min(${sql.ref(`${queue.table}.${queue.due}`)})`.as('next'))
+    .where(freeAt(queue.table, now))
     .executeTakeFirstOrThrow();
   // MIN gives one row, its value null when nothing is free.
   const { next } = found as unknown as { next: number | string | null };
