@@ -32,12 +32,25 @@ export function backgroundParts(
    * ("cannot be served now") without a call.
    */
   async function mayCall(id: InstallationId): Promise<boolean> {
+    return (
+      (await unlessFailing(id, () =>
+        serviceState(deps.store, deps.logger, { installation: id }).mayProbe(deps.clock()),
+      )) ?? false
+    );
+  }
+
+  /**
+   * What an installation's background work is lent, or undefined (it cannot be served now) when
+   * making it failed: one installation that cannot be read (its sealed token or key not opening,
+   * say) is logged and left out, never the others of the same claim.
+   */
+  async function unlessFailing<P>(id: InstallationId, make: () => Promise<P>): Promise<P | undefined> {
     try {
-      return await serviceState(deps.store, deps.logger, { installation: id }).mayProbe(deps.clock());
+      return await make();
     } catch (error) {
       const who = id === ONE_WORKSPACE ? {} : { installation: id };
       deps.logger.warn({ err: error, ...who }, 'could not serve an installation’s background work');
-      return false;
+      return undefined;
     }
   }
 
@@ -85,7 +98,9 @@ export function backgroundParts(
           const keyRejected = rejected.has(id);
           // A rejected key's checks wait for its probe; the claim's read of the summary serves either way.
           const watches =
-            keyRejected && !(await mayCall(id)) ? undefined : await watchesNow(id, known?.get(id));
+            keyRejected && !(await mayCall(id))
+              ? undefined
+              : await unlessFailing(id, () => watchesNow(id, known?.get(id)));
           if (watches) checkers.set(id, { check: (row) => watches.check(row, { keyRejected }) });
         }),
       );

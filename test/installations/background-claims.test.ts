@@ -88,4 +88,41 @@ describe('the watches of a claim’s installations', () => {
       ]),
     );
   });
+
+  it('leaves out an installation that cannot be made (its token not opening, say), logged, and serves the others of the claim', async () => {
+    const logs = captureLogs();
+    const checked: string[] = [];
+    const parts = backgroundParts(
+      {
+        partOf: async (id) => {
+          if (id === 'T0BROKEN') throw new Error('the sealed token does not open');
+          return {
+            watches: {
+              check: async () => {
+                checked.push(id);
+                return { outcome: 'unchanged' };
+              },
+            },
+          } as unknown as Tenant;
+        },
+        summariesOf: async (ids) => new Map(ids.map((id) => [id, summary(id)])),
+      },
+      { store, logger: logs.logger, clock: () => 1_000_000, settings: { watches: TEST_WATCH_SETTINGS } },
+    );
+    const checkers = await parts.checkersOf([
+      installationId('T0A'),
+      installationId('T0BROKEN'),
+      installationId('T0B'),
+    ]);
+    expect([...checkers.keys()].sort()).toEqual(['T0A', 'T0B']);
+    for (const checker of checkers.values()) await checker.check({ invoice_id: 'I-1' } as ClaimedCheck);
+    expect(checked.sort()).toEqual(['T0A', 'T0B']);
+    const warned = logs.lines.filter((l) => l.level === 'warn');
+    expect(warned).toEqual([
+      expect.objectContaining({
+        installation: 'T0BROKEN',
+        msg: 'could not serve an installation’s background work',
+      }),
+    ]);
+  });
 });
