@@ -1,4 +1,4 @@
-import { beforeEach } from 'vitest';
+import { beforeEach, expect } from 'vitest';
 import type { PaymentsClient } from '../../src/payments/index.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { serviceState } from '../../src/service-state.js';
@@ -108,6 +108,14 @@ export function loseNextAnswer(
     throw new SlackPostError('transient', undefined);
   };
 }
+
+/**
+ * Resolves once a card's post into `channel` (any channel when none is named) was attempted:
+ * what a start that hangs on its post (`loseNextAnswer` with `hang`) has written by then is in
+ * the store, however slow the machine.
+ */
+export const untilPosted = (poster: RecordingPoster, channel = '') =>
+  expect.poll(() => poster.calls.some((c) => c.startsWith(`post ${channel}`))).toBe(true);
 
 /** A start of the watch of the demo's open invoice in C0SUPPORT by U0WATCHER, or as `overrides` say. */
 export const watchRequest = (overrides: Partial<StartRequest> = {}): StartRequest => ({

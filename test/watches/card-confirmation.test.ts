@@ -4,7 +4,7 @@ import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { SlackPostError } from '../../src/slack/calls.js';
 import { visibleText } from '../support/block-kit.js';
 import { latest } from '../support/fake-slack.js';
-import { loseNextAnswer, useWatchWorld, watchRequest } from '../support/watch-world.js';
+import { loseNextAnswer, untilPosted, useWatchWorld, watchRequest } from '../support/watch-world.js';
 
 /**
  * Whether a new watch's card is in Slack, as the start and whoever settles the watch later find
@@ -168,7 +168,7 @@ describe('a watch left pending by a start that never finished', () => {
   async function killedStart(lands: boolean, channelId = CHANNEL) {
     loseNextAnswer(world.poster, { lands, hang: true });
     void world.instance({ name: 'killed' }).watches.start(request({ channelId }));
-    await expect.poll(() => world.poster.calls.some((c) => c.startsWith(`post ${channelId}`))).toBe(true);
+    await untilPosted(world.poster, channelId);
   }
 
   it('is left alone by a check while its start may still be under way', async () => {

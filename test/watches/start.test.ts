@@ -8,7 +8,7 @@ import { visibleText } from '../support/block-kit.js';
 import { HOME_TEAM } from '../support/bolt.js';
 import { NOW } from '../support/factories.js';
 import { latest } from '../support/fake-slack.js';
-import { loseNextAnswer, useWatchWorld } from '../support/watch-world.js';
+import { loseNextAnswer, untilPosted, useWatchWorld } from '../support/watch-world.js';
 
 /**
  * Starting a watch when Slack's answer to the card's post is lost: the watch is stored (pending)
@@ -91,7 +91,7 @@ describe('a start killed while its card was being posted (kill -9), on restart',
   it('finds the card Slack took by its metadata: the watch goes live, its card is current, its thread told of changes', async () => {
     loseNextAnswer(world.poster, { lands: true, hang: true });
     void instance('killed').watches.start(request);
-    await new Promise((r) => setTimeout(r, 50));
+    await untilPosted(world.poster);
     expect(await storedWatches()).toEqual([{ state: 'pending', card_ts: '' }]);
     env.sandbox.updateInvoice(OPEN, { payStatus: 'partially_paid' }); // while no one watched
 
@@ -122,7 +122,7 @@ describe('a start killed while its card was being posted (kill -9), on restart',
   it('forgets the watch whose card never reached Slack: nothing claims to be watched, and a new start posts one card', async () => {
     loseNextAnswer(world.poster, { lands: false, hang: true });
     void instance('killed').watches.start(request);
-    await new Promise((r) => setTimeout(r, 50));
+    await untilPosted(world.poster);
 
     clock.now += 31_000;
     const restarted = instance('restarted');
@@ -141,7 +141,7 @@ describe('a start killed while its card was being posted (kill -9), on restart',
   it('leaves a watch whose start may still be under way alone', async () => {
     loseNextAnswer(world.poster, { lands: false, hang: true });
     void instance('slow').watches.start(request);
-    await new Promise((r) => setTimeout(r, 50));
+    await untilPosted(world.poster);
     clock.now += 10_000; // its post's deadline has not passed
     const other = instance('other');
     expect(await other.watches.start(request)).toMatchObject({ kind: 'posting' });
