@@ -26,6 +26,33 @@ export function historyQueries(installation: InstallationId) {
         .limit(1)
         .executeTakeFirst(),
 
+    /**
+     * The reading in force at each of `times` (the last stored, by the database's numbering, of
+     * those taken at or before it), in one statement: a week's chart reads a handful of rows,
+     * however many readings were kept. A time before the first reading has none.
+     */
+    async readingsAt(trx: Kysely<Tables>, times: readonly number[]) {
+      if (times.length === 0) return [];
+      const rows = await readings(trx, installation)
+        .where((eb) =>
+          eb.or(
+            times.map((at) =>
+              eb(
+                'id',
+                '=',
+                eb
+                  .selectFrom('balance_history as kept')
+                  .select((k) => k.fn.max('kept.id').as('id'))
+                  .where('kept.installation_id', '=', installation)
+                  .where('kept.taken_at', '<=', at),
+              ),
+            ),
+          ),
+        )
+        .execute();
+      return times.map((at) => rows.filter((r) => r.taken_at <= at).sort((a, b) => b.id - a.id)[0]);
+    },
+
     oldestReading: (trx: Kysely<Tables>) =>
       readings(trx, installation).orderBy('id').limit(1).executeTakeFirst(),
 
