@@ -134,7 +134,7 @@ describe('a workspace that refuses charts and tables', () => {
     const times = pointTimes(now, 7);
     const trends = coinTrends(
       times,
-      times.map((at, k) => ({ takenAt: at, balances: coins(k + 1) })),
+      times.map((at, k) => ({ id: k, takenAt: at, balances: coins(k + 1) })),
     );
     return digestMessage({
       balances: coins(8),

@@ -51,10 +51,7 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
         falls,
         moved,
         lateByMs: lateBy >= LATE_MARK_MS ? lateBy : undefined,
-        trends: coinTrends(
-          times,
-          inForce.map((r) => r && { takenAt: r.taken_at, balances: JSON.parse(r.balances) as StoredBalance }),
-        ),
+        trends: coinTrends(times, inForce),
       });
       await queries.enqueueTo(trx, [sub], message, now);
       return true;

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { BalanceChange, StoredBalance } from '../domain/balance.js';
 import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
+import type { KeptReading } from '../views/charts.js';
 
 /** The installation's balance readings. */
 const readings = (trx: Kysely<Tables>, installation: InstallationId) =>
@@ -31,7 +32,7 @@ export function historyQueries(installation: InstallationId) {
      * those taken at or before it), in one statement: a week's chart reads a handful of rows,
      * however many readings were kept. A time before the first reading has none.
      */
-    async readingsAt(trx: Kysely<Tables>, times: readonly number[]) {
+    async readingsAt(trx: Kysely<Tables>, times: readonly number[]): Promise<(KeptReading | undefined)[]> {
       if (times.length === 0) return [];
       const rows = await readings(trx, installation)
         .where((eb) =>
@@ -50,7 +51,10 @@ export function historyQueries(installation: InstallationId) {
           ),
         )
         .execute();
-      return times.map((at) => rows.filter((r) => r.taken_at <= at).sort((a, b) => b.id - a.id)[0]);
+      const kept = rows
+        .sort((a, b) => b.id - a.id)
+        .map((r) => ({ id: r.id, takenAt: r.taken_at, balances: JSON.parse(r.balances) as StoredBalance }));
+      return times.map((at) => kept.find((r) => r.takenAt <= at));
     },
 
     oldestReading: (trx: Kysely<Tables>) =>

@@ -35,8 +35,9 @@ export interface ChartBlock {
   };
 }
 
-/** A reading as the chart reads it: when it was taken and the balances. */
+/** A reading as the chart reads it: the store's number for it, when it was taken and the balances. */
 export interface KeptReading {
+  id: number;
   takenAt: number;
   balances: StoredBalance;
 }

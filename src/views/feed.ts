@@ -112,9 +112,10 @@ interface DigestInput {
   trends?: readonly CoinTrend[];
 }
 
-/** Characters of the text kept for the charts' figures, and for one amount beyond a list's budget. */
+/** Characters of the text kept for the charts' figures. */
 const CHART_TEXT_CHARS = 1400;
-const ONE_AMOUNT_CHARS = 260;
+/** Characters of the text kept for " Balances: " between the lead and the figures. */
+const LEAD_CHARS = 20;
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -182,7 +183,7 @@ export function digestMessage(d: DigestInput): Message {
     charts.blocks.length === 0 ? md`${title}: ${counts}` : md`${title}: ${counts} ${charts.figures}.`;
   const figures = exactList(
     listed.map((r) => [r.id, r.is] as const),
-    LIMITS.topLevelText - lead.text.length - ONE_AMOUNT_CHARS,
+    LIMITS.topLevelText - lead.text.length - LEAD_CHARS,
   );
   return {
     text: fallbackText(listed.length === 0 ? lead : md`${lead} Balances: ${figures}`),

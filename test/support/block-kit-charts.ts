@@ -137,3 +137,12 @@ export function attachmentProblems(attachments: unknown): string[] {
   if (blocks.length > 1) problems.push('attachments: more than one table');
   return problems;
 }
+
+/** The cells of a message's table (in its attachments), row by row, as a reader sees them. */
+export function tableRows(message: unknown): string[][] {
+  const attachments = isObject(message) && Array.isArray(message.attachments) ? message.attachments : [];
+  return attachments
+    .flatMap((a) => (isObject(a) && Array.isArray(a.blocks) ? a.blocks : []))
+    .flatMap((b) => (isObject(b) && b.type === 'table' && Array.isArray(b.rows) ? b.rows : []))
+    .map((row) => (Array.isArray(row) ? row.map((cell) => cellText(cell) ?? '') : []));
+}

@@ -13,6 +13,7 @@ import {
 } from '../../src/views/feed.js';
 import { md } from '../../src/views/mrkdwn.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
+import { tableRows } from '../support/block-kit-charts.js';
 import { NOW } from '../support/factories.js';
 
 const many = (n: number, digits: (i: number) => string): StoredBalance =>
@@ -112,12 +113,6 @@ describe('the feed message', () => {
     expect(feedMessage(change, NOW).text).toBe('Balance changed in 1 currency');
   });
 });
-
-/** The cells of a message's table (in its attachments), row by row. */
-const tableRows = (message: { attachments?: unknown[] }) =>
-  (JSON.parse(JSON.stringify(message.attachments ?? [])) as { blocks: { rows: { text: string }[][] }[] }[])
-    .flatMap((a) => a.blocks)
-    .flatMap((b) => b.rows.map((row) => row.map((cell) => cell.text)));
 
 describe('the digest', () => {
   const base = { asOf: NOW, rises: 1, falls: 2, before: undefined, beforeAt: undefined };
