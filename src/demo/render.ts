@@ -3,8 +3,9 @@
  * small: it shows what the bot sends (header, section text and fields with a button beside,
  * context, divider, actions, images) the way Slack does, and anything else as a visible
  * placeholder, never dropped. Every string from a message ends up HTML-escaped: a title
- * `<script>` stays text.
+ * `<script>` stays text. Charts and tables are drawn by render-data.ts.
  */
+import { dataBlock } from './render-data.js';
 
 /** Display names for `<@U…>` and `<#C…>` mentions. */
 interface RenderNames {
@@ -177,6 +178,8 @@ function element(value: unknown, blockId: string, names: RenderNames): string {
 function block(value: unknown, names: RenderNames): string {
   if (!isObject(value)) return unknown('A block', undefined);
   const blockId = str(value.block_id);
+  const data = dataBlock(value);
+  if (data !== undefined) return data;
   switch (value.type) {
     case 'header':
       return `<div class="bk-header">${renderText(value.text, names)}</div>`;
