@@ -1,11 +1,10 @@
-import { escapeHtml } from './render.js';
-
 /**
  * The demo page's drawing of Block Kit's data blocks (render.ts dispatches here): a
  * `data_visualization` chart as inline SVG drawn by the page itself (line, area, bar, pie),
  * a `table` and a `data_table` as HTML tables with their alignment, header and caption. Every
  * string is HTML-escaped; nothing is loaded from outside.
  */
+import { escapeHtml } from './html.js';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>

@@ -5,6 +5,7 @@
  * placeholder, never dropped. Every string from a message ends up HTML-escaped: a title
  * `<script>` stays text. Charts and tables are drawn by render-data.ts.
  */
+import { escapeHtml } from './html.js';
 import { dataBlock } from './render-data.js';
 
 /** Display names for `<@U…>` and `<#C…>` mentions. */
@@ -18,14 +19,7 @@ const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
+export { escapeHtml };
 
 /** Slack's three entities back to characters (docs/slack.md#mrkdwn). */
 const decodeSlack = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
