@@ -45,6 +45,14 @@ export interface ListenerDeps extends AckRaceDeps {
   firstSight: (key: string) => Promise<boolean>;
   /** More of the App Home for this person, after the bot's own (many workspaces: the payment account). */
   moreHome?: (userId: string) => Promise<KnownBlock[]>;
+  /** The coin each person last chose for the App Home's week, kept per installation. */
+  homeCoins?: HomeCoins;
+}
+
+/** The coin a person chose for their App Home's week of one coin (src/store/home-coins.ts). */
+export interface HomeCoins {
+  chosen(userId: string): Promise<string | undefined>;
+  choose(userId: string, coin: string): Promise<void>;
 }
 
 /** Runs a Web API call made through Bolt's client and counts how it ended. */

@@ -146,3 +146,38 @@ export function tableRows(message: unknown): string[][] {
     .flatMap((b) => (isObject(b) && b.type === 'table' && Array.isArray(b.rows) ? b.rows : []))
     .map((row) => (Array.isArray(row) ? row.map((cell) => cellText(cell) ?? '') : []));
 }
+
+/** A `static_select` (the App Home's coin): 1–100 options, text ≤ 75, values ≤ 150 and unique, the initial one among them. */
+export function selectProblems(value: Json, where: string, actionIds: Set<string>): string[] {
+  const problems: string[] = [];
+  const actionId = value.action_id;
+  if (typeof actionId !== 'string' || actionId === '' || actionId.length > 255)
+    problems.push(`${where}: action_id`);
+  else if (actionIds.has(actionId)) problems.push(`${where}: duplicate action_id ${actionId}`);
+  else actionIds.add(actionId);
+  const placeholder = value.placeholder;
+  if (
+    placeholder !== undefined &&
+    !(isObject(placeholder) && placeholder.type === 'plain_text' && isText(placeholder.text, 150))
+  )
+    problems.push(`${where}: placeholder`);
+  const options = value.options;
+  if (!Array.isArray(options) || options.length < 1 || options.length > 100)
+    return [...problems, `${where}: 1..100 options`];
+  const values = new Set<string>();
+  for (const [i, o] of options.entries()) {
+    const ok =
+      isObject(o) &&
+      isObject(o.text) &&
+      o.text.type === 'plain_text' &&
+      isText(o.text.text, 75) &&
+      isText(o.value, 150);
+    if (!ok) problems.push(`${where}.options[${i}]`);
+    else if (values.has(o.value as string)) problems.push(`${where}.options[${i}]: duplicate value`);
+    else values.add(o.value as string);
+  }
+  const initial = value.initial_option;
+  if (initial !== undefined && !options.some((o) => JSON.stringify(o) === JSON.stringify(initial)))
+    problems.push(`${where}: initial_option not among the options`);
+  return problems;
+}

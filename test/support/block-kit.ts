@@ -1,5 +1,11 @@
 import { expect } from 'vitest';
-import { attachmentProblems, chartProblems, dataTableProblems, MAX_CHARTS } from './block-kit-charts.js';
+import {
+  attachmentProblems,
+  chartProblems,
+  dataTableProblems,
+  MAX_CHARTS,
+  selectProblems,
+} from './block-kit-charts.js';
 
 /**
  * A Block Kit checker for everything the bot sends, encoding docs/slack.md on its own
@@ -50,6 +56,7 @@ function textObject(value: unknown, where: string, opts: { plainOnly?: boolean; 
 }
 
 function element(value: unknown, where: string, actionIds: Set<string>): string[] {
+  if (isObject(value) && value.type === 'static_select') return selectProblems(value, where, actionIds);
   if (!isObject(value) || value.type !== 'button')
     return [`${where}: unsupported element ${String(isObject(value) && value.type)}`];
   const problems = textObject(value.text, `${where}.text`, { plainOnly: true, max: 75 });
