@@ -9,6 +9,7 @@ import type { Health, PaymentsClient } from '../payments/index.js';
 import type { AckRaceDeps } from '../pipeline/ack-race.js';
 import type { SlackMethod } from '../slack/calls.js';
 import type { SlackPoster } from '../slack/poster.js';
+import type { HomeCoins } from '../store/home-coins.js';
 import type { KeySource } from '../views/key.js';
 import type { Watches } from '../watches/service.js';
 
@@ -47,12 +48,6 @@ export interface ListenerDeps extends AckRaceDeps {
   moreHome?: (userId: string) => Promise<KnownBlock[]>;
   /** The coin each person last chose for the App Home's week, kept per installation. */
   homeCoins?: HomeCoins;
-}
-
-/** The coin a person chose for their App Home's week of one coin (src/store/home-coins.ts). */
-export interface HomeCoins {
-  chosen(userId: string): Promise<string | undefined>;
-  choose(userId: string, coin: string): Promise<void>;
 }
 
 /** Runs a Web API call made through Bolt's client and counts how it ended. */

@@ -1,7 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { ButtonArgs } from '../../src/listeners/actions/click.js';
 import { publishHome } from '../../src/listeners/home.js';
+import { ROUTES } from '../../src/listeners/routes.js';
 import { expectValidMessage, HOME_VIEW, visibleText } from '../support/block-kit.js';
-import type { DepsOptions } from '../support/bolt.js';
+import { buttonArgs, type DepsOptions } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { NOW } from '../support/factories.js';
 import { useSandbox } from '../support/use-sandbox.js';
@@ -13,7 +15,32 @@ const DAY = 86_400_000;
 beforeEach(async () => {
   await emptyWork(env.store);
   await env.store.db.deleteFrom('balance_history').execute();
+  await env.store.db.deleteFrom('home_coin_choices').execute();
 });
+
+/** `user` picks `coin` in their App Home's menu, through the route the bot registers: the Home it publishes again. */
+async function choose(coin: unknown, user = 'U0MEMBER', opts: DepsOptions = {}) {
+  const deps = env.deps(opts);
+  const { args, rec } = buttonArgs('', { actionId: 'home_trend_coin' });
+  const action = {
+    type: 'static_select',
+    action_id: 'home_trend_coin',
+    block_id: 'home_trend',
+    selected_option: coin,
+  };
+  Object.assign(args, { action, payload: action });
+  Object.assign(args.body, {
+    user: { id: user, team_id: args.body.user.team_id },
+    container: { type: 'view' },
+  });
+  const route = ROUTES.find((r) => r.of === 'installation' && r.name === 'home_trend_coin');
+  if (route?.of !== 'installation' || route.kind !== 'action') throw new Error('no route for the coin menu');
+  await (route.handler(deps) as (a: ButtonArgs) => Promise<void>)(args as ButtonArgs);
+  expect(rec.acks).toHaveLength(1);
+  const view = (rec.published.at(-1) as { view?: unknown } | undefined)?.view;
+  if (view !== undefined) expectValidMessage(view, HOME_VIEW);
+  return view === undefined ? undefined : visibleText(view);
+}
 
 /** A reading a day for the last `days` days before NOW: BTC grows by a tenth, DOGE stays. */
 async function keepReadings(days: number) {
@@ -54,6 +81,26 @@ describe('the App Home’s week of one coin', () => {
       options: [{ value: 'BTC' }, { value: 'DOGE' }],
       initial_option: { value: 'BTC' },
     });
+  });
+
+  it('shows the coin a person chose, and again the next time they open it; another person keeps theirs', async () => {
+    await keepReadings(7);
+    const text = await choose({ text: { type: 'plain_text', text: 'DOGE' }, value: 'DOGE' });
+    expect(text).toContain('Nov 15 · 1,234,567.000000000000000001 DOGE');
+    expect(text).not.toContain('0.9 BTC');
+    const again = await home();
+    expect(again.text).toContain('Nov 21 · 1,234,567.000000000000000001 DOGE');
+    expect(again.select).toMatchObject({ initial_option: { value: 'DOGE' } });
+    expect((await home('U0SOMEONE')).select).toMatchObject({ initial_option: { value: 'BTC' } });
+  });
+
+  it('keeps nothing for a choice it did not offer, nor for someone who may not see the balance', async () => {
+    await keepReadings(2);
+    expect(await choose({ value: 42 })).toBeUndefined();
+    await choose({ text: { type: 'plain_text', text: 'DOGE' }, value: 'DOGE' }, 'U0ANYONE', {
+      policy: { allowedChannels: ['C0FINANCE'] },
+    });
+    expect(await env.store.db.selectFrom('home_coin_choices').selectAll().execute()).toEqual([]);
   });
 
   it('says the feed keeps no readings yet when it has none', async () => {
