@@ -1,7 +1,6 @@
 import type { StoredBalance } from '../domain/balance.js';
 import { Amount } from '../payments/index.js';
-import { cut } from '../text.js';
-import { esc, escapeText, join, type Mrkdwn, md } from './mrkdwn.js';
+import { esc, escapeText, join, type Mrkdwn, md, truncate } from './mrkdwn.js';
 
 /**
  * Charts of the feed's kept readings (Slack's `data_visualization` block, docs/slack.md#charts-and-tables).
@@ -120,17 +119,18 @@ export function mostMoved(trends: readonly CoinTrend[], count: number): CoinTren
 /** A coin's line chart: one series, its unit on the y axis, a label a point. */
 export function trendChart(trend: CoinTrend, days: number): ChartBlock {
   const points = trend.points.slice(-CHART_LIMITS.points);
-  const name = cut(escapeText(trend.id), CHART_LIMITS.label);
+  // Escaped, and cut where an entity stays whole (`truncate`).
+  const name = truncate(escapeText(trend.id), CHART_LIMITS.label);
   return {
     type: 'data_visualization',
-    title: cut(`${escapeText(trend.id)} balance, last ${days} days`, CHART_LIMITS.title),
+    title: truncate(`${escapeText(trend.id)} balance, last ${days} days`, CHART_LIMITS.title),
     chart: {
       type: 'line',
       series: [{ name, data: points.map((p) => ({ label: p.label, value: Number(p.balance.toString()) })) }],
       axis_config: {
         categories: points.map((p) => p.label),
         x_label: 'Day (UTC)',
-        y_label: cut(escapeText(trend.id), CHART_LIMITS.axisLabel),
+        y_label: truncate(escapeText(trend.id), CHART_LIMITS.axisLabel),
       },
     },
   };
