@@ -58,7 +58,7 @@ const NEWER_BLOCKS: ReadonlySet<string> = new Set(['data_visualization', 'data_t
  * them; `undefined` when it has none, so a message that is invalid for another reason is not
  * sent twice. Its text already carries the charts' figures, digit for digit.
  */
-export function withoutNewerBlocks<T extends Pick<OutgoingMessage, 'blocks' | 'attachments'>>(
+function withoutNewerBlocks<T extends Pick<OutgoingMessage, 'blocks' | 'attachments'>>(
   message: T,
 ): T | undefined {
   const blocks = message.blocks.filter((b) => !NEWER_BLOCKS.has(b.type));

@@ -11,7 +11,7 @@ import { grouped, signed } from './figures.js';
  * aligned so the digits line up, and the coins that moved most come first.
  */
 
-export const TABLE_LIMITS = { rows: 100, chars: 10_000 } as const;
+const TABLE_LIMITS = { rows: 100, chars: 10_000 } as const;
 
 /** More coins than this are a table; as many or fewer stay section fields (one section's worth). */
 export const FIELDS_AT_MOST = 10;

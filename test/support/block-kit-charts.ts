@@ -100,7 +100,7 @@ function rowsProblems(rows: unknown, where: string, minRows: number, maxRows: nu
   return problems;
 }
 
-export function tableProblems(value: Json, where: string): string[] {
+function tableProblems(value: Json, where: string): string[] {
   const problems = rowsProblems(value.rows, where, 1, 100);
   const settings = value.column_settings;
   if (settings !== undefined) {
