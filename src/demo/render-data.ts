@@ -177,3 +177,17 @@ export function withAttachmentBlocks(body: { blocks?: unknown; attachments?: unk
   const attached = list(body.attachments).flatMap((a) => (isObject(a) ? list(a.blocks) : []));
   return [...list(body.blocks), ...attached];
 }
+
+/**
+ * A `static_select` (the App Home's coin menu) as the page shows it: its options, the initial one
+ * chosen. The demo draws it only; a choice in it is not sent back to the bot.
+ */
+export function selectElement(value: Json): string {
+  const initial = isObject(value.initial_option) ? value.initial_option.value : undefined;
+  const options = list(value.options).map((o) => {
+    const label = isObject(o) && isObject(o.text) ? text(o.text.text) : '';
+    const chosen = isObject(o) && o.value === initial ? ' selected' : '';
+    return `<option value="${isObject(o) ? text(o.value) : ''}"${chosen}>${label}</option>`;
+  });
+  return `<select class="bk-select" disabled title="Choosing here is not sent to the bot in the demo">${options.join('')}</select>`;
+}

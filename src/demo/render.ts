@@ -6,7 +6,7 @@
  * `<script>` stays text. Charts and tables are drawn by render-data.ts.
  */
 import { escapeHtml } from './html.js';
-import { dataBlock } from './render-data.js';
+import { dataBlock, selectElement } from './render-data.js';
 
 /** Display names for `<@U…>` and `<#C…>` mentions. */
 interface RenderNames {
@@ -155,6 +155,7 @@ function image(element: Json, cls: string): string {
 function element(value: unknown, blockId: string, names: RenderNames): string {
   if (!isObject(value)) return unknown('An element', undefined);
   if (value.type === 'image') return image(value, 'bk-accessory-image');
+  if (value.type === 'static_select') return selectElement(value);
   if (value.type !== 'button') return unknown('An element of type', value.type);
   const style = value.style === 'primary' || value.style === 'danger' ? ` bk-${value.style}` : '';
   const url = safeHref(str(value.url));

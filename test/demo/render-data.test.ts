@@ -83,6 +83,23 @@ describe('the demo page’s charts and tables', () => {
   });
 });
 
+describe('the App Home’s coin menu in the demo page', () => {
+  it('shows its options with the chosen one selected, escaped', () => {
+    const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
+    const select = {
+      type: 'static_select',
+      action_id: 'home_trend_coin',
+      options: [option('BTC'), option('<b>DOGE</b>')],
+      initial_option: option('<b>DOGE</b>'),
+    };
+    const html = render({ type: 'actions', block_id: 'home_trend', elements: [select] });
+    expect(html).toContain('<option value="BTC">BTC</option>');
+    expect(html).toContain(
+      '<option value="&lt;b&gt;DOGE&lt;/b&gt;" selected>&lt;b&gt;DOGE&lt;/b&gt;</option>',
+    );
+  });
+});
+
 describe('a digest posted to the demo’s Slack', () => {
   let slack: DemoSlack;
   beforeEach(async () => {
