@@ -7,7 +7,7 @@
  * BENCH_CPU_PROF=<dir> to write a V8 CPU profile of the bot (node --cpu-prof) into <dir>,
  * BENCH_READY_RUNS (default 5 starts of each), BENCH_NODE_ARGS (options for the bot's node only,
  * e.g. "--max-semi-space-size=8", to weigh V8 settings), BENCH_SCENARIOS (default
- * "ready,commands,watches"; see bench/watches.ts for its own options). The scenario "tenants"
+ * "ready,commands,watches,digest"; see bench/watches.ts for its own options). The scenario "tenants"
  * (many workspaces, three instances on PostgreSQL; issue 19) runs only when named there, e.g.
  * BENCH_SCENARIOS=tenants: it starts PostgreSQL and takes minutes; see bench/tenants.ts for
  * its options (BENCH_TENANTS, BENCH_TENANT_WATCHES, BENCH_BIG_WATCHES, BENCH_TENANT_INSTANCES,
@@ -16,10 +16,13 @@
  * big one (30,000 watches, 1,000 checks a second at a 30 s poll).
  * The scenario "weight" (BENCH_SCENARIOS=weight, seconds) weighs one installation kept in memory
  * (bench/weight.ts; BENCH_WEIGHT_TENANTS, default 2000).
+ * The scenario "digest" (seconds) reads and renders a digest with charts for 60 coins and 11,520
+ * readings each (bench/digest.ts; BENCH_DIGEST_RUNS, default 20).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { digestScenario } from './digest.js';
 import {
   handlerMs,
   type LoadResult,
@@ -38,7 +41,7 @@ import { type WatchScenarioResult, watchScenario, watchTable } from './watches.j
 import { weightScenario } from './weight.js';
 
 const N = Number(process.env.BENCH_N ?? 2000);
-const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'ready,commands,watches').split(',');
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'ready,commands,watches,digest').split(',');
 const READY_RUNS = Number(process.env.BENCH_READY_RUNS ?? 5);
 const BASELINE = new URL('./baseline.mjs', import.meta.url).pathname;
 /** The bot's memory under load may be at most this many times the baseline's (issue 18). */
@@ -239,6 +242,13 @@ if (SCENARIOS.includes('weight')) {
   report.weight = weight;
   console.log(
     `Many workspaces: ${weight.tenants} installations kept in memory take ${weight.totalMb} MB of heap, ${weight.perTenantKb} KB each\n`,
+  );
+}
+if (SCENARIOS.includes('digest')) {
+  const digest = await digestScenario(Number(process.env.BENCH_DIGEST_RUNS ?? 20));
+  report.digest = digest;
+  console.log(
+    `A digest with charts for ${digest.coins} coins and ${digest.readings} readings each: read ${digest.readMs} ms (${digest.readStatements} statement), rendered ${digest.renderMs} ms (medians), ${digest.messageChars} characters\n`,
   );
 }
 await sandbox.close();

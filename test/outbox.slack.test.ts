@@ -7,6 +7,8 @@ import { SlackPostError } from '../src/slack/calls.js';
 import { botPoster, type SlackPoster } from '../src/slack/poster.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { ONE_WORKSPACE } from '../src/store/keys.js';
+import { coinTrends, pointTimes } from '../src/views/charts.js';
+import { digestMessage } from '../src/views/feed.js';
 import { captureLogs } from './support/bolt.js';
 import { outboxOf } from './support/jobs.js';
 import { type SlackStandIn, startSlackStandIn } from './support/slack-stand-in.js';
@@ -118,6 +120,64 @@ describe('Slack’s temporary answers only delay a message', () => {
     slack.answerNext(method, { ok: false, error: code });
     expect(await runDue()).toEqual({ outcome: 'dropped' });
     expect(dropped).toEqual([reason]);
+  });
+});
+
+describe('a workspace that refuses charts and tables', () => {
+  /** A digest of twelve coins that all moved: two charts, and a table in the attachments. */
+  const digest = () => {
+    const now = Date.parse('2026-11-21T09:00:00Z');
+    const coins = (n: number) =>
+      Object.fromEntries(
+        Array.from({ length: 12 }, (_, i) => [`C${i}`, { title: `Coin ${i}`, balance: `${n * i}` }]),
+      );
+    const times = pointTimes(now, 7);
+    const trends = coinTrends(
+      times,
+      times.map((at, k) => ({ id: k, takenAt: at, balances: coins(k + 1) })),
+    );
+    return digestMessage({
+      balances: coins(8),
+      asOf: new Date(now),
+      before: coins(7),
+      beforeAt: new Date(now - 86_400_000),
+      rises: 12,
+      falls: 0,
+      trends,
+    });
+  };
+
+  it('gets the message again without them when Slack answers invalid_blocks, never nothing', async () => {
+    const channel = 'C0NOCHARTS';
+    const message = digest();
+    expect(message.blocks.filter((b) => b.type === 'data_visualization')).toHaveLength(2);
+    expect(message.attachments).toHaveLength(1);
+    const clock = { now: Date.now() };
+    const { runDue, dropped } = outboxWith(() => clock.now);
+    await put({ channel, message }, clock.now);
+    slack.answerNext('chat.postMessage', { ok: false, error: 'invalid_blocks' });
+    expect(await runDue()).toEqual({ outcome: 'sent' });
+    const [posted] = slack.repliesIn(channel);
+    expect(posted?.text).toBe(message.text);
+    expect(posted?.blocks).toEqual(message.blocks.filter((b) => b.type !== 'data_visualization'));
+    expect(posted?.attachments).toBeUndefined();
+    expect(
+      slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === channel),
+    ).toHaveLength(2);
+    expect(dropped).toEqual([]);
+  });
+
+  it('takes them as they are where Slack does', async () => {
+    const channel = 'C0CHARTS';
+    const message = digest();
+    const clock = { now: Date.now() };
+    const { runDue } = outboxWith(() => clock.now);
+    await put({ channel, message }, clock.now);
+    expect(await runDue()).toEqual({ outcome: 'sent' });
+    const [posted] = slack.repliesIn(channel);
+    expect(posted?.blocks).toEqual(message.blocks);
+    expect(posted?.attachments).toEqual(message.attachments);
+    expect(slack.problems).toEqual([]);
   });
 });
 

@@ -3,8 +3,10 @@
  * small: it shows what the bot sends (header, section text and fields with a button beside,
  * context, divider, actions, images) the way Slack does, and anything else as a visible
  * placeholder, never dropped. Every string from a message ends up HTML-escaped: a title
- * `<script>` stays text.
+ * `<script>` stays text. Charts and tables are drawn by render-data.ts.
  */
+import { escapeHtml } from './html.js';
+import { dataBlock, selectElement } from './render-data.js';
 
 /** Display names for `<@U…>` and `<#C…>` mentions. */
 interface RenderNames {
@@ -17,14 +19,7 @@ const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
+export { escapeHtml };
 
 /** Slack's three entities back to characters (docs/slack.md#mrkdwn). */
 const decodeSlack = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
@@ -160,6 +155,7 @@ function image(element: Json, cls: string): string {
 function element(value: unknown, blockId: string, names: RenderNames): string {
   if (!isObject(value)) return unknown('An element', undefined);
   if (value.type === 'image') return image(value, 'bk-accessory-image');
+  if (value.type === 'static_select') return selectElement(value);
   if (value.type !== 'button') return unknown('An element of type', value.type);
   const style = value.style === 'primary' || value.style === 'danger' ? ` bk-${value.style}` : '';
   const url = safeHref(str(value.url));
@@ -177,6 +173,8 @@ function element(value: unknown, blockId: string, names: RenderNames): string {
 function block(value: unknown, names: RenderNames): string {
   if (!isObject(value)) return unknown('A block', undefined);
   const blockId = str(value.block_id);
+  const data = dataBlock(value);
+  if (data !== undefined) return data;
   switch (value.type) {
     case 'header':
       return `<div class="bk-header">${renderText(value.text, names)}</div>`;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { withAttachmentBlocks } from './render-data.js';
 import { BOT_USER, isObject, type Json, str, type Workspace } from './workspace.js';
 
 /**
@@ -24,12 +25,12 @@ export function respond(workspace: Workspace, target: ReplyTarget, body: Json): 
     if (source) workspace.messages = workspace.messages.filter((m) => m !== source);
   } else if (body.replace_original === true && source) {
     source.text = str(body.text) ?? '';
-    source.blocks = Array.isArray(body.blocks) ? body.blocks : [];
+    source.blocks = withAttachmentBlocks(body);
   } else {
     workspace.add({
       user: BOT_USER,
       text: str(body.text) ?? '',
-      blocks: Array.isArray(body.blocks) ? body.blocks : [],
+      blocks: withAttachmentBlocks(body),
       ephemeral: body.response_type !== 'in_channel',
       threadTs: str(body.thread_ts) ?? target.threadTs,
     });

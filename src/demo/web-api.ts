@@ -1,3 +1,4 @@
+import { withAttachmentBlocks } from './render-data.js';
 import {
   asPayloadMessage,
   BOT_ID,
@@ -83,7 +84,7 @@ function chatMethods(workspace: Workspace): Record<string, WebApiMethod> {
       const posted = workspace.add({
         user: BOT_USER,
         text: str(args.text) ?? '',
-        blocks: Array.isArray(args.blocks) ? args.blocks : [],
+        blocks: withAttachmentBlocks(args),
         threadTs,
         metadata: args.metadata,
       });
@@ -94,7 +95,7 @@ function chatMethods(workspace: Workspace): Record<string, WebApiMethod> {
       if (!target) return { ok: false, error: 'message_not_found' };
       if (target.user !== BOT_USER || target.ephemeral) return { ok: false, error: 'cant_update_message' };
       target.text = str(args.text) ?? '';
-      target.blocks = Array.isArray(args.blocks) ? args.blocks : [];
+      target.blocks = withAttachmentBlocks(args);
       if (args.metadata !== undefined) target.metadata = args.metadata;
       target.edited = true;
       workspace.changed();

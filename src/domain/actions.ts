@@ -20,3 +20,6 @@ export const SHORTCUT_CHECK_PAYMENT = 'check_payment';
 export const ACTION_CONNECT = 'connect_payment_account';
 export const ACTION_DISCONNECT = 'disconnect_payment_account';
 export const VIEW_PAYMENT_ACCOUNT = 'payment_account';
+
+/** The App Home's chart of one coin: the select menu choosing the coin (views/home-trend.ts). */
+export const ACTION_HOME_COIN = 'home_trend_coin';

@@ -2,6 +2,8 @@ import type { StoredBalance } from '../domain/balance.js';
 import type { Tracked } from '../pipeline/tracked.js';
 import { leaseOf } from '../runner/leases.js';
 import type { BackgroundDeps } from '../scheduler.js';
+import { coinTrends, pointTimes } from '../views/charts.js';
+import { TREND_DAYS } from '../views/digest-charts.js';
 import { digestMessage } from '../views/feed.js';
 import { digestOf, type FeedQueries, type SubscriptionRow } from './queries.js';
 import { nextDigestAt } from './schedule.js';
@@ -37,6 +39,8 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
       const { rises, falls } = await queries.changeCounts(trx, now - DAY_MS);
       const moved = await queries.movedCurrencies(trx, now - DAY_MS);
       const readAt = (await queries.pollSucceededAt(trx)) ?? latest.taken_at;
+      const times = pointTimes(now, TREND_DAYS);
+      const inForce = await queries.readingsAt(trx, times);
       const message = digestMessage({
         balances: JSON.parse(latest.balances) as StoredBalance,
         asOf: new Date(readAt),
@@ -47,6 +51,7 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
         falls,
         moved,
         lateByMs: lateBy >= LATE_MARK_MS ? lateBy : undefined,
+        trends: coinTrends(times, inForce),
       });
       await queries.enqueueTo(trx, [sub], message, now);
       return true;

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { BalanceChange, StoredBalance } from '../domain/balance.js';
 import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
+import type { KeptReading } from '../views/charts.js';
 
 /** The installation's balance readings. */
 const readings = (trx: Kysely<Tables>, installation: InstallationId) =>
@@ -25,6 +26,36 @@ export function historyQueries(installation: InstallationId) {
         .orderBy('id', 'desc')
         .limit(1)
         .executeTakeFirst(),
+
+    /**
+     * The reading in force at each of `times` (the last stored, by the database's numbering, of
+     * those taken at or before it), in one statement: a week's chart reads a handful of rows,
+     * however many readings were kept. A time before the first reading has none.
+     */
+    async readingsAt(trx: Kysely<Tables>, times: readonly number[]): Promise<(KeptReading | undefined)[]> {
+      if (times.length === 0) return [];
+      const rows = await readings(trx, installation)
+        .where((eb) =>
+          eb.or(
+            times.map((at) =>
+              eb(
+                'id',
+                '=',
+                eb
+                  .selectFrom('balance_history as kept')
+                  .select((k) => k.fn.max('kept.id').as('id'))
+                  .where('kept.installation_id', '=', installation)
+                  .where('kept.taken_at', '<=', at),
+              ),
+            ),
+          ),
+        )
+        .execute();
+      const kept = rows
+        .sort((a, b) => b.id - a.id)
+        .map((r) => ({ id: r.id, takenAt: r.taken_at, balances: JSON.parse(r.balances) as StoredBalance }));
+      return times.map((at) => kept.find((r) => r.takenAt <= at));
+    },
 
     oldestReading: (trx: Kysely<Tables>) =>
       readings(trx, installation).orderBy('id').limit(1).executeTakeFirst(),

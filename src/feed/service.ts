@@ -244,6 +244,12 @@ export function createFeed(deps: FeedDeps) {
       return false;
     },
 
+    /**
+     * The readings in force at `times` (./queries-history.ts), in one read: what the balance was a
+     * day ago for `/balance`, and over the week for the App Home's chart.
+     */
+    readingsAt: (times: readonly number[]) => queries.readingsAt(db, times),
+
     /** The installation's balance poll (./poll.ts), once `feedJobs` claimed it. */
     poll,
 

@@ -19,6 +19,7 @@ import { createSlackPoster, posterClient, type SlackPoster } from '../slack/post
 import { createResponseUrlClient } from '../slack/response-url.js';
 import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
+import { homeCoins } from '../store/home-coins.js';
 import { eventKey, type InstallationId, ONE_WORKSPACE } from '../store/keys.js';
 import { createWatches, type Watches } from '../watches/service.js';
 
@@ -275,6 +276,7 @@ function listenerDeps(
     keySource: state.keySource,
     outboxBacklog: () => outboxBacklog(common.store, id),
     firstSight: (key: string) => common.shared.firstSight(id === ONE_WORKSPACE ? key : eventKey(id, key)),
+    homeCoins: homeCoins(common.store, id),
     ...(moreHome ? { moreHome: (userId: string) => moreHome(client, userId) } : {}),
   });
 }

@@ -9,6 +9,7 @@ import type { Health, PaymentsClient } from '../payments/index.js';
 import type { AckRaceDeps } from '../pipeline/ack-race.js';
 import type { SlackMethod } from '../slack/calls.js';
 import type { SlackPoster } from '../slack/poster.js';
+import type { HomeCoins } from '../store/home-coins.js';
 import type { KeySource } from '../views/key.js';
 import type { Watches } from '../watches/service.js';
 
@@ -25,7 +26,7 @@ export interface ListenerDeps extends AckRaceDeps {
   /** Live invoice watches, as requests use them. */
   watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy' | 'watchable'>;
   /** The payments feed, as requests use it. */
-  feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list'>;
+  feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list' | 'readingsAt'>;
   /** The bot's own posts (the shortcut's Share in thread). */
   poster: SlackPoster;
   /** The payment service as this instance has seen it, for the App Home. */
@@ -45,6 +46,8 @@ export interface ListenerDeps extends AckRaceDeps {
   firstSight: (key: string) => Promise<boolean>;
   /** More of the App Home for this person, after the bot's own (many workspaces: the payment account). */
   moreHome?: (userId: string) => Promise<KnownBlock[]>;
+  /** The coin each person last chose for the App Home's week, kept per installation. */
+  homeCoins?: HomeCoins;
 }
 
 /** Runs a Web API call made through Bolt's client and counts how it ended. */

@@ -2,7 +2,10 @@ import type { webApi } from '@slack/bolt';
 import type { Refusal } from '../access.js';
 import type { BalanceEntry } from '../payments/index.js';
 import type { Tracked } from '../pipeline/tracked.js';
+import { coinTrends, pointTimes } from '../views/charts.js';
+import { TREND_DAYS } from '../views/digest-charts.js';
 import { type HomeBalance, homeView } from '../views/home.js';
+import type { HomeTrend } from '../views/home-trend.js';
 import { countedCall, type ListenerDeps } from './deps.js';
 
 /** The part of Bolt's WebClient the App Home uses. */
@@ -12,6 +15,13 @@ export interface HomeClient {
 
 /** How long the home tab waits for the balance before it says it could not read it. */
 const HOME_BALANCE_WAIT_MS = 2000;
+
+/** The week of the coin this person chose, from the feed's readings, in one read. */
+async function homeTrend(deps: ListenerDeps, userId: string): Promise<HomeTrend> {
+  const times = pointTimes(deps.clock().getTime(), TREND_DAYS);
+  const [inForce, chosen] = await Promise.all([deps.feed.readingsAt(times), deps.homeCoins?.chosen(userId)]);
+  return { trends: coinTrends(times, inForce), chosen };
+}
 
 /**
  * Publishes one person's App Home: reads what it needs once, in parallel, within a couple of
@@ -62,7 +72,7 @@ export async function publishHome(deps: ListenerDeps, client: HomeClient, userId
       clearTimeout(timer);
     }
   };
-  const [shownBalance, watches, feeds, keyRejectedSince, backlog, more] = await Promise.all([
+  const [shownBalance, watches, feeds, keyRejectedSince, backlog, more, week] = await Promise.all([
     balance(),
     // Someone Slack does not know has started no watch and sees no feed here.
     teamId === undefined ? [] : deps.watches.startedBy(teamId, userId),
@@ -70,6 +80,7 @@ export async function publishHome(deps: ListenerDeps, client: HomeClient, userId
     deps.keyRejectedSince(),
     deps.outboxBacklog(),
     deps.moreHome?.(userId) ?? [],
+    balanceRefused ? undefined : homeTrend(deps, userId),
   ]);
   const view = homeView({
     balance: shownBalance,
@@ -86,6 +97,7 @@ export async function publishHome(deps: ListenerDeps, client: HomeClient, userId
     },
     now: deps.clock(),
     more,
+    trend: week,
   });
   await countedCall(deps, 'views.publish', () => client.views.publish({ user_id: userId, view }));
   return {

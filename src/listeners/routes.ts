@@ -2,6 +2,7 @@ import type { SlackEventMiddlewareArgs } from '@slack/bolt';
 import {
   ACTION_CONNECT,
   ACTION_DISCONNECT,
+  ACTION_HOME_COIN,
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
   ACTION_SHARE,
@@ -23,6 +24,7 @@ import {
 import type { Tracked, TrackingDeps } from '../pipeline/tracked.js';
 import type { Installations } from '../store/installations.js';
 import type { InstallationId } from '../store/keys.js';
+import { createChooseHomeCoinAction } from './actions/choose-home-coin.js';
 import type { ButtonArgs, ButtonHandler } from './actions/click.js';
 import { acknowledgeOpenPaymentPage } from './actions/open-payment-page.js';
 import { createRefreshInvoiceAction } from './actions/refresh-invoice.js';
@@ -168,6 +170,7 @@ export const ROUTES = [
   workspaces('view', VIEW_PAYMENT_ACCOUNT, submitPaymentKey),
   workspaces('event', 'app_uninstalled', appUninstalled),
   workspaces('event', 'tokens_revoked', tokensRevoked),
+  button(ACTION_HOME_COIN, createChooseHomeCoinAction, answers.clickAcknowledged),
 ] as const;
 
 export type AnyRoute = (typeof ROUTES)[number];

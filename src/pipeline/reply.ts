@@ -25,4 +25,5 @@ export const toResponse = (r: Reply): RespondArguments => ({
   response_type: r.visibility,
   text: r.message.text,
   blocks: r.message.blocks,
+  ...(r.message.attachments ? { attachments: r.message.attachments } : {}),
 });

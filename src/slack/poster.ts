@@ -1,5 +1,5 @@
 import { webApi } from '@slack/bolt';
-import type { KnownBlock } from '@slack/types';
+import type { Block, KnownBlock, MessageAttachment } from '@slack/types';
 import type { ConversationFacts } from '../access.js';
 import { type SlackMethod, SlackPostError } from './calls.js';
 import { failureOfCode } from './error-codes.js';
@@ -7,7 +7,10 @@ import { failureOfCode } from './error-codes.js';
 export interface OutgoingMessage {
   channel: string;
   text: string;
-  blocks: KnownBlock[];
+  /** Block Kit's blocks, a chart (`data_visualization`) among them. */
+  blocks: (KnownBlock | Block)[];
+  /** Where a `table` block goes. */
+  attachments?: MessageAttachment[] | undefined;
   /** Set for a reply in a thread. */
   threadTs?: string | undefined;
   /** Our id for the message, carried in its metadata so it can be found again after a crash. */
@@ -46,6 +49,40 @@ export const MESSAGE_EVENT_TYPE = 'payments_bot_message';
 export const FIND_PAGE_SIZE = 200;
 /** ...and at most this many pages: 1,000 messages in the few minutes around one attempt. */
 export const FIND_MAX_PAGES = 5;
+
+/** The blocks some workspaces do not take yet (docs/slack.md#charts-and-tables). */
+const NEWER_BLOCKS: ReadonlySet<string> = new Set(['data_visualization', 'data_table']);
+
+/**
+ * The message without its charts and tables, for a workspace that answers `invalid_blocks` to
+ * them; `undefined` when it has none, so a message that is invalid for another reason is not
+ * sent twice. Its text already carries the charts' figures, digit for digit.
+ */
+function withoutNewerBlocks<T extends Pick<OutgoingMessage, 'blocks' | 'attachments'>>(
+  message: T,
+): T | undefined {
+  const blocks = message.blocks.filter((b) => !NEWER_BLOCKS.has(b.type));
+  if (blocks.length === message.blocks.length && message.attachments === undefined) return undefined;
+  return { ...message, blocks, attachments: undefined };
+}
+
+/**
+ * Sends `message`; when Slack refuses it with `invalid_blocks` and it holds charts or tables,
+ * sends it once more without them: the workspace gets the message, never nothing.
+ */
+async function orWithoutNewerBlocks<M extends OutgoingMessage, R>(
+  message: M,
+  send: (message: M) => Promise<R>,
+): Promise<R> {
+  try {
+    return await send(message);
+  } catch (error) {
+    const refused = error instanceof SlackPostError && error.slackError === 'invalid_blocks';
+    const plain = refused ? withoutNewerBlocks(message) : undefined;
+    if (plain === undefined) throw error;
+    return send(plain);
+  }
+}
 
 /** Why a call failed, in the bot's terms: Slack's code read by the method's table (src/slack/error-codes.ts). */
 function failureOf(method: SlackMethod, error: unknown): SlackPostError {
@@ -110,29 +147,40 @@ export function createSlackPoster(
   }
   const metadata = (messageId: string | undefined) =>
     messageId ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { id: messageId } } } : {};
+  const postOnce = async ({ channel, text, blocks, attachments, threadTs, messageId }: OutgoingMessage) => {
+    const result = await call('chat.postMessage', () =>
+      client.chat.postMessage({
+        ...as,
+        channel,
+        text,
+        blocks,
+        ...(attachments ? { attachments } : {}),
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        ...metadata(messageId),
+        unfurl_links: false,
+        unfurl_media: false,
+      }),
+    );
+    if (!result.ts) throw new SlackPostError('refused', 'no_ts');
+    return result.ts;
+  };
   return {
-    async post({ channel, text, blocks, threadTs, messageId }) {
-      const result = await call('chat.postMessage', () =>
-        client.chat.postMessage({
-          ...as,
-          channel,
-          text,
-          blocks,
-          ...(threadTs ? { thread_ts: threadTs } : {}),
-          ...metadata(messageId),
-          unfurl_links: false,
-          unfurl_media: false,
-        }),
-      );
-      if (!result.ts) throw new SlackPostError('refused', 'no_ts');
-      return result.ts;
-    },
+    post: (message) => orWithoutNewerBlocks(message, postOnce),
 
-    async update({ channel, ts, text, blocks, messageId }) {
-      await call('chat.update', () =>
-        client.chat.update({ ...as, channel, ts, text, blocks, ...metadata(messageId) }),
-      );
-    },
+    update: (message) =>
+      orWithoutNewerBlocks(message, async ({ channel, ts, text, blocks, attachments, messageId }) => {
+        await call('chat.update', () =>
+          client.chat.update({
+            ...as,
+            channel,
+            ts,
+            text,
+            blocks,
+            ...(attachments ? { attachments } : {}),
+            ...metadata(messageId),
+          }),
+        );
+      }),
 
     async remove({ channel, ts }) {
       await call('chat.delete', () => client.chat.delete({ ...as, channel, ts }));

@@ -71,6 +71,7 @@ const OWN_WORK = [
   'singletons',
   'outbox',
   'background_pace',
+  'home_coin_choices',
 ] as const;
 /**
  * Every table whose rows belong to one installation by `installation_id`: uninstalling deletes

@@ -181,4 +181,10 @@ export interface Tables {
     id: string;
     seen_at: number;
   };
+  /** The coin each person chose for their App Home's week of one coin (src/store/home-coins.ts). */
+  home_coin_choices: {
+    installation_id: InstallationId;
+    user_id: string;
+    coin: string;
+  };
 }

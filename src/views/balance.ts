@@ -1,7 +1,9 @@
-import type { BalanceEntry } from '../payments/index.js';
+import type { StoredBalance } from '../domain/balance.js';
+import { Amount, type BalanceEntry } from '../payments/index.js';
 import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
 import { exactList, foldedZeros, grouped } from './figures.js';
 import { esc, type Mrkdwn, md, slackDate } from './mrkdwn.js';
+import { byMostMoved, coinTable, FIELDS_AT_MOST } from './tables.js';
 
 export const BALANCE_TITLE = 'Balance across all projects';
 export const NO_BALANCES =
@@ -10,45 +12,45 @@ export const NO_BALANCES =
 /** Longest currency title and id shown in a row; the amount is always shown whole. */
 const MAX_TITLE = 80;
 const MAX_ID = 40;
-/**
- * Characters kept free of rows: the header, the context line (a date and the "N more" note)
- * and the `type` names Slack counts with the text. Rows get the rest of the message budget.
- */
-const RESERVED_CHARS = 600;
-/** What a field costs beyond its text: its `mrkdwn` type, and a share of its section's. */
-const FIELD_OVERHEAD = 30;
 
 /**
  * A currency's row: its title, then the amount as plain text (copyable, never red code), grouped
- * for reading with every digit kept, and its id.
+ * for reading with every digit kept, and its id. Ten of them (one section) stay far below
+ * Slack's 12,000 characters whatever the service sends: more are a table.
  */
 const row = (e: BalanceEntry): Mrkdwn =>
   md`*${esc(e.title, MAX_TITLE)}*\n${grouped(e.balance)} ${esc(e.id, MAX_ID)}`;
 
 /**
- * The rows of the funded currencies that fit in one message, in order; building stops as soon as
- * the next one would not fit, so a service listing 20,000 currencies costs no more than one that
- * lists a few hundred.
+ * More funded currencies than one section of fields holds: one table of coin, balance and change
+ * over 24 hours (against the feed's reading of a day before, when it has one), the coins that
+ * moved most first.
  */
-function fittingRows(funded: readonly BalanceEntry[]): Mrkdwn[] {
-  const rows: Mrkdwn[] = [];
-  let chars = RESERVED_CHARS;
-  for (const entry of funded) {
-    const next = row(entry);
-    chars += next.text.length + FIELD_OVERHEAD;
-    if (chars > LIMITS.messageChars) break;
-    rows.push(next);
-  }
-  return rows;
+function balanceTable(funded: readonly BalanceEntry[], dayAgo: StoredBalance | undefined) {
+  const was = (id: string) => Amount.parse(dayAgo?.[id]?.balance ?? '0') ?? Amount.ZERO;
+  return coinTable(
+    byMostMoved(
+      funded.map((e) => ({
+        id: e.id,
+        balance: e.balance,
+        change: dayAgo === undefined ? undefined : e.balance.minus(was(e.id)),
+      })),
+    ),
+  );
 }
 
 /**
  * The merchant's balance: one row per funded currency (title, id, amount grouped for reading),
- * the currencies at 0 folded into one "and 5 more at 0", then when it was read. Rows that cannot
- * fit in one Slack message (12,000 characters) are counted and the count is shown, never dropped
- * silently.
+ * or one table when they are more than one section of fields holds; the currencies at 0 folded
+ * into one "and 5 more at 0", then when it was read. Rows that cannot fit in one Slack message
+ * are counted and the count is shown, never dropped silently. `dayAgo` is the feed's reading of
+ * 24 hours before, when there is one, for the table's change column.
  */
-export function balanceMessage(entries: readonly BalanceEntry[], readAt: Date): Message {
+export function balanceMessage(
+  entries: readonly BalanceEntry[],
+  readAt: Date,
+  dayAgo?: StoredBalance,
+): Message {
   const readLine = md`Total across all projects · read ${slackDate(readAt)}`;
   if (entries.length === 0) {
     return {
@@ -58,15 +60,16 @@ export function balanceMessage(entries: readonly BalanceEntry[], readAt: Date): 
   }
 
   const funded = entries.filter((e) => !e.balance.isZero());
-  const rows = fittingRows(funded);
-  const omitted = funded.length - rows.length;
+  const table = funded.length > FIELDS_AT_MOST ? balanceTable(funded, dayAgo) : undefined;
+  const rows = table ? [] : funded.map(row);
+  const omitted = table?.omitted ?? 0;
   const zeros = entries.length - funded.length;
   const notes = [readLine];
   if (omitted > 0)
     notes.push(
       md`${omitted} more ${omitted === 1 ? 'currency' : 'currencies'} not shown: too many for one Slack message`,
     );
-  if (zeros > 0) notes.push(foldedZeros(zeros, rows.length > 0));
+  if (zeros > 0) notes.push(foldedZeros(zeros, funded.length > 0));
   return {
     text: fallbackText(
       md`${BALANCE_TITLE}: ${
@@ -74,14 +77,15 @@ export function balanceMessage(entries: readonly BalanceEntry[], readAt: Date): 
           ? md`all zero`
           : exactList(
               funded.map((e) => [e.id, e.balance] as const),
-              LIMITS.topLevelText,
+              LIMITS.topLevelText - BALANCE_TITLE.length - 2,
             )
       }`,
     ),
     blocks: [
       header(BALANCE_TITLE),
-      ...(rows.length === 0 ? [section(md`No currency holds funds yet.`)] : fieldSections(rows)),
+      ...(funded.length === 0 ? [section(md`No currency holds funds yet.`)] : fieldSections(rows)),
       context(...notes),
     ],
+    ...(table ? { attachments: [table.attachment] } : {}),
   };
 }

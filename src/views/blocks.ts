@@ -5,9 +5,11 @@ import type {
   DividerBlock,
   HeaderBlock,
   KnownBlock,
+  MessageAttachment,
   SectionBlock,
 } from '@slack/types';
 import { cut } from '../text.js';
+import type { ChartBlock } from './charts.js';
 import { escapeText, httpUrl, type Mrkdwn, truncate } from './mrkdwn.js';
 
 /**
@@ -34,7 +36,9 @@ export const LIMITS = {
 /** What every view returns: blocks plus the top-level `text` used for notifications and screen readers. */
 export interface Message {
   text: string;
-  blocks: KnownBlock[];
+  blocks: (KnownBlock | ChartBlock)[];
+  /** A `table` block goes here, not in `blocks` (docs/slack.md#charts-and-tables). */
+  attachments?: MessageAttachment[];
 }
 
 /** Slack rejects empty text objects; a dash says "nothing" visibly. */

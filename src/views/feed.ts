@@ -2,6 +2,8 @@ import type { KnownBlock } from '@slack/types';
 import type { BalanceChange, StoredBalance } from '../domain/balance.js';
 import { Amount } from '../payments/index.js';
 import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
+import type { CoinTrend } from './charts.js';
+import { digestTable, trendCharts } from './digest-charts.js';
 import { exactList, foldedZeros, grouped, signed } from './figures.js';
 import { type KeySource, keyFix } from './key.js';
 import { channelMention, esc, join, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
@@ -106,7 +108,14 @@ interface DigestInput {
   moved?: ReadonlySet<string>;
   /** Set when the digest goes out late (the bot was down at its time): by how much. */
   lateByMs?: number | undefined;
+  /** Each coin's balance over the last week, from the feed's kept readings, for the charts. */
+  trends?: readonly CoinTrend[];
 }
+
+/** Characters of the text kept for the charts' figures. */
+const CHART_TEXT_CHARS = 1400;
+/** Characters of the text kept for " Balances: " between the lead and the figures. */
+const LEAD_CHARS = 20;
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -147,7 +156,8 @@ function digestRows(d: DigestInput): { listed: DigestRow[]; zeros: number } {
  */
 export function digestMessage(d: DigestInput): Message {
   const { listed, zeros } = digestRows(d);
-  const rows = fitting(listed, ({ id, title, is, was }) => {
+  const table = digestTable(listed);
+  const rows = fitting(table ? [] : listed, ({ id, title, is, was }) => {
     const change = was === undefined ? md`` : md` · ${signed(is.minus(was), grouped)} in 24 h`;
     return md`${currencyName(title, id)}\n${grouped(is)} ${esc(id, MAX_ID)}${change}`;
   });
@@ -159,23 +169,26 @@ export function digestMessage(d: DigestInput): Message {
   }
   if (d.lateByMs !== undefined)
     notes.push(md`sent ${Math.round(d.lateByMs / 60_000)} min late: the bot was not running at digest time`);
-  if (rows.omitted > 0) notes.push(md`${plural(rows.omitted, 'more currency', 'more currencies')} not shown`);
-  if (zeros > 0) notes.push(foldedZeros(zeros, rows.shown.length > 0));
+  const omitted = table ? table.omitted : rows.omitted;
+  if (omitted > 0) notes.push(md`${plural(omitted, 'more currency', 'more currencies')} not shown`);
+  if (zeros > 0) notes.push(foldedZeros(zeros, listed.length > 0));
   const body: KnownBlock[] =
     Object.keys(d.balances).length === 0
       ? [section(md`The account holds no cryptocurrency yet.`)]
       : rows.shown.length === 0
         ? []
         : fieldSections(rows.shown);
+  const charts = trendCharts(d.trends ?? [], CHART_TEXT_CHARS);
+  const lead =
+    charts.blocks.length === 0 ? md`${title}: ${counts}` : md`${title}: ${counts} ${charts.figures}.`;
   const figures = exactList(
     listed.map((r) => [r.id, r.is] as const),
-    LIMITS.topLevelText,
+    LIMITS.topLevelText - lead.text.length - LEAD_CHARS,
   );
   return {
-    text: fallbackText(
-      listed.length === 0 ? md`${title}: ${counts}` : md`${title}: ${counts} Balances: ${figures}`,
-    ),
-    blocks: [header(title), section(counts), ...body, context(...notes)],
+    text: fallbackText(listed.length === 0 ? lead : md`${lead} Balances: ${figures}`),
+    blocks: [header(title), section(counts), ...charts.blocks, ...body, context(...notes)],
+    ...(table ? { attachments: [table.attachment] } : {}),
   };
 }
 

@@ -41,16 +41,17 @@ export function foldedZeros(count: number, afterRows: boolean): Mrkdwn {
 
 /**
  * "0.5 BTC, 1234567.89 DOGE": amounts for a message's text fallback, exact and ungrouped, so a copy
- * from a notification or a screen reader gets the digits; stops once `maxChars` is reached.
+ * from a notification or a screen reader gets the digits; stops before `maxChars` would be passed,
+ * so a text cut to its limit never cuts an amount.
  */
 export function exactList(items: Iterable<readonly [id: string, amount: Amount]>, maxChars: number): Mrkdwn {
   const parts: Mrkdwn[] = [];
   let chars = 0;
   for (const [id, amount] of items) {
     const part = md`${exact(amount)} ${esc(id, 40)}`;
-    parts.push(part);
     chars += part.text.length + 2;
     if (chars > maxChars) break;
+    parts.push(part);
   }
   return join(parts, ', ');
 }

@@ -6,6 +6,7 @@ import { actionButton, context, divider, fieldSections, header, section } from '
 import { errorTitle } from './errors.js';
 import type { SubscriptionListItem } from './feed.js';
 import { foldedZeros, grouped } from './figures.js';
+import { type HomeTrend, homeTrendBlocks } from './home-trend.js';
 import { statesInBrief } from './invoice.js';
 import { type KeySource, keyFix } from './key.js';
 import { channelMention, esc, join, type Mrkdwn, md, slackDate } from './mrkdwn.js';
@@ -36,6 +37,8 @@ export interface HomeInput {
   now: Date;
   /** More sections, after the payment service's (many workspaces: the payment account). */
   more?: readonly KnownBlock[];
+  /** One coin over the week, for people who may see the balance. */
+  trend?: HomeTrend | undefined;
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -184,6 +187,7 @@ export function homeView(input: HomeInput): HomeView {
   const blocks: KnownBlock[] = [
     header('Balance'),
     ...balanceBlocks(input.balance),
+    ...(input.trend ? [divider(), ...homeTrendBlocks(input.trend)] : []),
     divider(),
     header(`Your watches (${input.watches.length})`),
     ...watchBlocks(input.watches),

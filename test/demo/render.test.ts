@@ -223,7 +223,7 @@ describe('blocks', () => {
           text: { type: 'plain_text', text: 'Evil' },
           url: 'javascript:alert(1)',
         },
-        { type: 'static_select', action_id: 'pick' },
+        { type: 'multi_static_select', action_id: 'pick' },
       ],
     });
     expect(html).toContain(
@@ -233,7 +233,7 @@ describe('blocks', () => {
       '<button type="button" class="bk-button bk-primary" data-action-id="refresh_invoice" data-block-id="invoice_actions" data-value="id-1">Refresh</button>',
     );
     expect(html).toContain('data-action-id="evil" data-block-id="invoice_actions">Evil</button>');
-    expect(html).toContain('An element of type <code>static_select</code> is not shown by this demo');
+    expect(html).toContain('An element of type <code>multi_static_select</code> is not shown by this demo');
   });
 
   it('renders an image block with its title; an image from nowhere safe is its alt text', () => {

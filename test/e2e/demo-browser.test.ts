@@ -227,6 +227,20 @@ describe('the local demo in a browser', () => {
     await page.locator('.nav[data-tab="channel"]').click();
   });
 
+  it('once the payments feed keeps a reading, the App Home shows a week of one coin, every digit, with a menu of the coins', async () => {
+    await send('/balance subscribe');
+    await botMessage('turned on the payments feed');
+    await page.locator('.nav[data-tab="home"]').click();
+    const home = page.locator('#home-view');
+    await home.filter({ hasText: 'Balance over the week' }).waitFor({ timeout: 10_000 });
+    await home.locator('select.bk-select option', { hasText: 'DOGE' }).waitFor({ state: 'attached' });
+    expect(await home.locator('select.bk-select option').allInnerTexts()).toEqual(
+      expect.arrayContaining(['BTC', 'USDT-TRC20', 'DOGE']),
+    );
+    expect(await home.innerText()).toMatch(/[A-Z][a-z]{2} \d{1,2} · 0\.0123456 BTC/);
+    await page.locator('.nav[data-tab="channel"]').click();
+  });
+
   it('is usable 480 pixels wide: the message box and Send in view and uncovered, the side panel below', async () => {
     await page.setViewportSize({ width: 480, height: 800 });
     try {

@@ -72,9 +72,12 @@ describe('a balance that has not moved for longer than the history is kept', () 
       '*Bitcoin*: received *+0.5* BTC — balance 0.5012 BTC\n' +
         ':moneybag: Payments feed · read <!date^1795942800^{date_short_pretty} at {time}|2026-11-29T09:00:00Z>',
     ]);
-    // That tick's digest (09:00 UTC) came after the reading.
+    // That tick's digest (09:00 UTC) came after the reading; its chart draws the week from the
+    // one reading kept all along.
     expect(digests().at(-1)?.text).toBe(
-      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours. Balances: 0.5012 BTC',
+      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours. ' +
+        'BTC over 7 days: Nov 22 0.0012, Nov 23 0.0012, Nov 24 0.0012, Nov 25 0.0012, Nov 26 0.0012, Nov 27 0.0012, Nov 28 0.0012, Nov 29 0.5012. ' +
+        'Balances: 0.5012 BTC',
     );
   }, 30_000);
 });

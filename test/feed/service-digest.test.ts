@@ -139,7 +139,7 @@ describe('the digest, in detail', () => {
     const digest = digestsIn().at(-1);
     expect(visibleText(digest)).toContain('0.0150 BTC · +0.005 in 24 h');
     expect(digest?.text).toBe(
-      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours. Balances: 0.0150 BTC',
+      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours. BTC over 7 days: Nov 21 0.0100, Nov 22 0.0150. Balances: 0.0150 BTC',
     );
   });
 

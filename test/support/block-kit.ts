@@ -1,4 +1,11 @@
 import { expect } from 'vitest';
+import {
+  attachmentProblems,
+  chartProblems,
+  dataTableProblems,
+  MAX_CHARTS,
+  selectProblems,
+} from './block-kit-charts.js';
 
 /**
  * A Block Kit checker for everything the bot sends, encoding docs/slack.md on its own
@@ -49,6 +56,7 @@ function textObject(value: unknown, where: string, opts: { plainOnly?: boolean; 
 }
 
 function element(value: unknown, where: string, actionIds: Set<string>): string[] {
+  if (isObject(value) && value.type === 'static_select') return selectProblems(value, where, actionIds);
   if (!isObject(value) || value.type !== 'button')
     return [`${where}: unsupported element ${String(isObject(value) && value.type)}`];
   const problems = textObject(value.text, `${where}.text`, { plainOnly: true, max: 75 });
@@ -110,6 +118,10 @@ function block(value: unknown, where: string, blockIds: Set<string>, actionIds: 
     }
     case 'divider':
       return problems;
+    case 'data_visualization':
+      return [...problems, ...chartProblems(value, where)];
+    case 'data_table':
+      return [...problems, ...dataTableProblems(value, where)];
     case 'input': {
       // Modals only: a label and one plain-text input (the API key).
       problems.push(...textObject(value.label, `${where}.label`, { plainOnly: true, max: 2000 }));
@@ -154,6 +166,9 @@ export function blockKitProblems(
   const blockIds = new Set<string>();
   const actionIds = new Set<string>();
   problems.push(...blocks.flatMap((b, i) => block(b, `blocks[${i}]`, blockIds, actionIds)));
+  const charts = blocks.filter((b) => isObject(b) && b.type === 'data_visualization').length;
+  if (charts > MAX_CHARTS) problems.push(`blocks: ${charts} charts > ${MAX_CHARTS}`);
+  problems.push(...attachmentProblems(message.attachments));
   return problems;
 }
 

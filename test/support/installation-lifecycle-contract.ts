@@ -5,6 +5,7 @@ import { claimRefresh, releaseRefresh } from '../../src/runner/refresh-lease.js'
 import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { firstSight } from '../../src/store/events.js';
+import { homeCoins } from '../../src/store/home-coins.js';
 import { createInstallations, INSTALLATION_TABLES } from '../../src/store/installations.js';
 import { eventKey, type InstallationId, installationId } from '../../src/store/keys.js';
 import { reserveSlot } from '../../src/store/pace.js';
@@ -96,6 +97,7 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
         await firstSight(store, eventKey(id, 'event:Ev0001'), NOW);
         await reserveSlot(store, id, NOW, 220);
         await claimRefresh(store, id, 'instance-1', NOW, 10_000);
+        await homeCoins(store, id).choose('U0MEMBER', 'BTC');
         await store.transaction((trx) =>
           enqueue(trx, [{ channel: 'C0PAID', message: { text: 'paid' } } as never], NOW, id),
         );
@@ -112,6 +114,7 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
         'background_pace',
         'outbox',
         'singletons',
+        'home_coin_choices',
       ])
         expect(left[table], table).toContain('T0STAYS');
       await store.close();

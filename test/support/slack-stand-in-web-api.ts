@@ -91,7 +91,11 @@ function connectionsOpen({ state, bearer }: WebApiCall): unknown {
 function postMessage({ state, args }: WebApiCall): unknown {
   const channel = String(args.channel);
   if (!canPost(channel)) return { ok: false, error: 'not_in_channel' };
-  state.check(`chat.postMessage ${channel}`, { text: args.text, blocks: args.blocks });
+  state.check(`chat.postMessage ${channel}`, {
+    text: args.text,
+    blocks: args.blocks,
+    attachments: args.attachments,
+  });
   const ts = state.nextTs();
   state.messages.push({
     channel,
@@ -99,6 +103,7 @@ function postMessage({ state, args }: WebApiCall): unknown {
     threadTs: args.thread_ts === undefined ? undefined : String(args.thread_ts),
     text: String(args.text),
     blocks: (args.blocks ?? []) as unknown[],
+    attachments: args.attachments as unknown[] | undefined,
     metadata: args.metadata as StandInMessage['metadata'],
     edits: [],
     deleted: false,

@@ -28,6 +28,8 @@ export interface StandInMessage {
   threadTs: string | undefined;
   text: string;
   blocks: unknown[];
+  /** Where a `table` block goes. */
+  attachments?: unknown[] | undefined;
   metadata?: { event_type: string; event_payload: Record<string, unknown> } | undefined;
   /** Each edit, oldest first; the last is what people see. */
   edits: { text: string; blocks: unknown[] }[];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BALANCE_TITLE, balanceMessage, NO_BALANCES } from '../../src/views/balance.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
+import { tableRows } from '../support/block-kit-charts.js';
 import { balanceEntry, NOW } from '../support/factories.js';
 
 const fieldsOf = (message: ReturnType<typeof balanceMessage>) =>
@@ -65,67 +66,75 @@ describe('balanceMessage', () => {
     expect(message.text).toBe(`${BALANCE_TITLE}: 1234567.89 DOGE, -1000000.000000000000000001 X`);
   });
 
-  it('fits 60 currencies into one valid message without dropping any', () => {
-    const entries = Array.from({ length: 60 }, (_, i) =>
-      balanceEntry(`COIN${i}`, `${i}.1234567`, `Coin number ${i}`),
-    );
+  it('lists 60 currencies in one table, none dropped, and folds those at 0 after it', () => {
+    const entries = [
+      ...Array.from({ length: 60 }, (_, i) =>
+        balanceEntry(`COIN${i}`, `${i + 1}000.1234567`, `Coin number ${i}`),
+      ),
+      balanceEntry('ZERO', '0'),
+    ];
     const message = balanceMessage(entries, NOW);
     expectValidMessage(message);
-    expect(fieldsOf(message)).toHaveLength(60);
+    expect(fieldsOf(message)).toEqual([]);
+    expect(tableRows(message)).toHaveLength(61);
+    expect(tableRows(message)[0]).toEqual(['Coin', 'Balance', 'Change, 24 h']);
+    expect(tableRows(message)[60]).toEqual(['COIN59', '60,000.1234567', '—']);
     expect(visibleText(message)).not.toContain('not shown');
+    expect(visibleText(message)).toContain('and 1 more at 0');
   });
 
-  it('with more than truncate, stays valid and says how many were left out', () => {
+  it('sorts the table by what moved most in 24 hours, every digit kept, amounts right-aligned', () => {
+    const entries = Array.from({ length: 12 }, (_, i) => balanceEntry(`C${i}`, `${100 + i}`));
+    entries.push(balanceEntry('BIG', '1000000.000000000000000001'));
+    const dayAgo = Object.fromEntries(
+      entries.map((e) => [e.id, { title: e.title, balance: e.balance.toString() }]),
+    );
+    dayAgo.C3 = { title: 'C3', balance: '1' }; // 1 → 103: moved most
+    dayAgo.BIG = { title: 'BIG', balance: '500000' }; // halved a day ago: next
+    delete dayAgo.C7; // no reading of it a day ago: it rose from 0, as far as moved
+    const message = balanceMessage(entries, NOW, dayAgo);
+    expectValidMessage(message);
+    expect(tableRows(message).slice(1, 5)).toEqual([
+      ['C7', '107', '+107'],
+      ['C3', '103', '+102'],
+      ['BIG', '1,000,000.000000000000000001', '+500,000.000000000000000001'],
+      ['C0', '100', '0'],
+    ]);
+    const [table] = message.attachments?.[0]?.blocks ?? [];
+    expect(table).toMatchObject({
+      column_settings: [{ align: 'left' }, { align: 'right' }, { align: 'right' }],
+    });
+    expect(message.text).toContain('1000000.000000000000000001 BIG');
+  });
+
+  it('with more than a table holds, stays valid and says how many were left out', () => {
     const hostile = Array.from({ length: 500 }, (_, i) =>
       balanceEntry(`${'&'.repeat(60)}${i}`, `${'9'.repeat(150)}.1234567`, `<!channel> ${'&'.repeat(5000)}`),
     );
     const message = balanceMessage(hostile, NOW);
     expectValidMessage(message);
-    const shown = fieldsOf(message).length;
+    const shown = tableRows(message).length - 1;
     expect(shown).toBeGreaterThan(0);
     expect(shown).toBeLessThan(500);
     expect(visibleText(message)).toContain(`${500 - shown} more currencies not shown`);
+    // The text names only whole amounts: none is cut.
+    const amounts = message.text.slice(`${BALANCE_TITLE}: `.length).split(', ');
+    expect(amounts.length).toBeGreaterThan(5);
+    for (const part of amounts) expect(part.startsWith(`${'9'.repeat(150)}.1234567 `)).toBe(true);
   });
 
-  it('reports blocks, not just characters, as the limit: 1,000 tiny currencies', () => {
+  it('shows at most 99 rows under the header: 20,000 currencies', () => {
     const message = balanceMessage(
-      Array.from({ length: 1000 }, (_, i) => balanceEntry(`C${i}`, '1')),
+      Array.from({ length: 20_000 }, (_, i) => balanceEntry(`C${i}`, `${i}.5`)),
       NOW,
     );
     expectValidMessage(message);
-    expect(visibleText(message)).toMatch(/\d+ more currencies not shown/);
-  });
-
-  it('builds only the rows that fit: 20,000 currencies cost no more than a few hundred', () => {
-    let titlesRead = 0;
-    const entries = Array.from({ length: 20_000 }, (_, i) => {
-      const entry = balanceEntry(`C${i}`, `${i}.5`);
-      return Object.defineProperty(entry, 'title', {
-        get: () => {
-          titlesRead += 1;
-          return `Coin ${i}`;
-        },
-      });
-    });
-    const message = balanceMessage(entries, NOW);
-    expectValidMessage(message);
-    const shown = fieldsOf(message).length;
-    expect(titlesRead).toBe(shown + 1); // the rows shown, and the one that did not fit
-    expect(visibleText(message)).toContain(`${20_000 - shown} more currencies not shown`);
-  });
-
-  it('spends exactly the 12,000-character budget: 308 rows of 7 characters, not one more', () => {
-    // Each row "*T*\n1 X" is 7 characters and costs 7 + 30; 600 are kept for the rest.
-    const entries = Array.from({ length: 400 }, () => balanceEntry('X', '1', 'T'));
-    const message = balanceMessage(entries, NOW);
-    expectValidMessage(message);
-    expect(fieldsOf(message)).toHaveLength(Math.floor((12_000 - 600) / 37));
-    expect(fieldsOf(message)).toHaveLength(308);
-    expect(visibleText(message)).toContain('92 more currencies not shown');
+    expect(tableRows(message)).toHaveLength(100);
+    expect(visibleText(message)).toContain('19901 more currencies not shown');
   });
 
   it('says "currency" for one left out', () => {
-    const entries = Array.from({ length: 309 }, () => balanceEntry('X', '1', 'T'));
+    const entries = Array.from({ length: 100 }, () => balanceEntry('X', '1', 'T'));
     expect(visibleText(balanceMessage(entries, NOW))).toContain('1 more currency not shown');
   });
 

@@ -13,6 +13,7 @@ import {
 } from '../../src/views/feed.js';
 import { md } from '../../src/views/mrkdwn.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
+import { tableRows } from '../support/block-kit-charts.js';
 import { NOW } from '../support/factories.js';
 
 const many = (n: number, digits: (i: number) => string): StoredBalance =>
@@ -116,7 +117,7 @@ describe('the feed message', () => {
 describe('the digest', () => {
   const base = { asOf: NOW, rises: 1, falls: 2, before: undefined, beforeAt: undefined };
 
-  it('stays one valid message for 2,000 currencies', () => {
+  it('stays one valid message for 2,000 currencies, listed in one table', () => {
     const message = digestMessage({
       ...base,
       balances: many(2000, (i) => `${i}.5`),
@@ -124,8 +125,14 @@ describe('the digest', () => {
       beforeAt: new Date(NOW.getTime() - 86_400_000),
     });
     expectValidMessage(message);
-    expect(visibleText(message)).toMatch(/\d+ more currencies not shown/);
-    expect(visibleText(message)).toContain('*&lt;!channel&gt; coin 1 &amp; co*\n1.5 C1 · +1.5 in 24 h');
+    expect(visibleText(message)).toContain('1901 more currencies not shown');
+    expect(tableRows(message).slice(0, 3)).toEqual([
+      ['Coin', 'Balance', 'Change, 24 h'],
+      ['C0', '0.5', '+0.5'],
+      ['C1', '1.5', '+1.5'],
+    ]);
+    expect(tableRows(message)).toHaveLength(100);
+    expect(tableRows(message).at(-1)).toEqual(['C98', '98.5', '+98.5']);
   });
 
   it('words its counts and its lateness', () => {

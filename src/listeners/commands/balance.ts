@@ -6,11 +6,14 @@ import type { CommandHandler } from '../../pipeline/ack-race.js';
 import { type Reply, reply } from '../../pipeline/reply.js';
 import { balanceMessage } from '../../views/balance.js';
 import type { Message } from '../../views/blocks.js';
+import type { KeptReading } from '../../views/charts.js';
 import { unknownWordMessage } from '../../views/errors.js';
 import { digestMovedReply, feedReplies, subscriptionListMessage } from '../../views/feed.js';
 import { balanceHelp } from '../../views/help.js';
 import { commandQuestion, type ListenerDeps } from '../deps.js';
 import { nearestWord } from './words.js';
+
+const DAY_MS = 86_400_000;
 
 /** The words `/balance` takes; anything else is the balance itself (nothing) or a typo. */
 const BALANCE_WORDS = ['help', 'subscribe', 'unsubscribe', 'subscriptions'] as const;
@@ -71,16 +74,29 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
 
   // Concurrent requests share one answer from the service (single flight), and so one message:
   // fifty people asking at once about 20,000 currencies cost one build, not fifty, which keeps
-  // every ack within Slack's 3 seconds.
-  const messages = new WeakMap<readonly BalanceEntry[], Message>();
-  const messageFor = (entries: readonly BalanceEntry[]): Message => {
-    let message = messages.get(entries);
-    if (!message) {
-      message = balanceMessage(entries, deps.clock());
-      messages.set(entries, message);
-    }
+  // every ack within Slack's 3 seconds. The message is kept for the feed's reading it compares with.
+  const messages = new WeakMap<readonly BalanceEntry[], { dayAgo: number | undefined; message: Message }>();
+  const messageFor = (entries: readonly BalanceEntry[], dayAgo: KeptReading | undefined): Message => {
+    const kept = messages.get(entries);
+    if (kept && kept.dayAgo === dayAgo?.id) return kept.message;
+    const message = balanceMessage(entries, deps.clock(), dayAgo?.balances);
+    messages.set(entries, { dayAgo: dayAgo?.id, message });
     return message;
   };
+
+  /**
+   * The feed's reading of a day before, for the change column of a long balance's table; none
+   * when the store cannot be read just now: the balance is still shown, without the change.
+   */
+  async function readingADayAgo(): Promise<KeptReading | undefined> {
+    try {
+      const [reading] = await deps.feed.readingsAt([deps.clock().getTime() - DAY_MS]);
+      return reading;
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'could not read the balance of a day ago: /balance shows no change');
+      return undefined;
+    }
+  }
 
   return async (command) => {
     const [verb = '', ...rest] = command.text.trim().split(/\s+/);
@@ -112,8 +128,8 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
           });
           return reply(message, 'ephemeral', 'usage');
         }
-        const entries = await deps.payments.getBalance();
-        return reply(messageFor(entries), 'ephemeral');
+        const [entries, dayAgo] = await Promise.all([deps.payments.getBalance(), readingADayAgo()]);
+        return reply(messageFor(entries, dayAgo), 'ephemeral');
       }
     }
   };
