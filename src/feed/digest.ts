@@ -3,6 +3,7 @@ import type { Tracked } from '../pipeline/tracked.js';
 import { leaseOf } from '../runner/leases.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { digestMessage } from '../views/feed.js';
+import { withPaidInvoices } from '../views/paid-invoices.js';
 import { digestOf, type FeedQueries, type SubscriptionRow } from './queries.js';
 import { nextDigestAt } from './schedule.js';
 
@@ -48,7 +49,9 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
         moved,
         lateByMs: lateBy >= LATE_MARK_MS ? lateBy : undefined,
       });
-      await queries.enqueueTo(trx, [sub], message, now);
+      // The invoices paid in the period that were watched or looked up in this channel (docs/feed.md).
+      const paid = await queries.paid.forDigest(trx, sub.channel_id, now - DAY_MS);
+      await queries.enqueueTo(trx, [sub], withPaidInvoices(message, paid), now);
       return true;
     });
     if (!sent) {

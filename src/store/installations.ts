@@ -71,6 +71,8 @@ const OWN_WORK = [
   'singletons',
   'outbox',
   'background_pace',
+  'invoices_seen',
+  'invoices_paid',
 ] as const;
 /**
  * Every table whose rows belong to one installation by `installation_id`: uninstalling deletes

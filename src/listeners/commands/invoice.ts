@@ -30,6 +30,7 @@ export function createInvoiceCommand(deps: ListenerDeps): CommandHandler {
     switch (verb) {
       case 'show': {
         const invoice = await deps.payments.getInvoice(id);
+        await deps.watches.lookedUp(command.channel_id, invoice);
         const watchable = deps.watches.watchable(invoice);
         return reply(invoiceMessage(invoice, { now: deps.clock(), watchable }), deps.invoiceReply, 'ok', id);
       }

@@ -41,6 +41,7 @@ export function createCheckPaymentShortcut(deps: ListenerDeps) {
       ids.map(async (id): Promise<Lookup> => {
         try {
           const invoice = await deps.payments.getInvoice(id);
+          await deps.watches.lookedUp(shortcut.channel.id, invoice);
           return { id, invoice, watchable: deps.watches.watchable(invoice) };
         } catch (error) {
           reportFailure(deps.logger, error);
