@@ -31,7 +31,7 @@ export function paidInvoiceQueries(installation: InstallationId) {
 
   return {
     /**
-     * For the channel's next feed post: those no post there has listed yet, recorded since its
+     * For the channel's next feed post: those no post there has listed yet, recorded after its
      * feed began (`since`), marked listed in the same transaction as the post is queued, so each
      * is named in one post.
      */
@@ -39,7 +39,7 @@ export function paidInvoiceQueries(installation: InstallationId) {
       const rows = await inChannel(trx, channelId)
         .selectAll()
         .where('listed', '=', 0)
-        .where('paid_at', '>=', since)
+        .where('paid_at', '>', since)
         .orderBy('id')
         .execute();
       if (rows.length > 0)
