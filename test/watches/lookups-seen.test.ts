@@ -1,0 +1,81 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createRefreshInvoiceAction } from '../../src/listeners/actions/refresh-invoice.js';
+import { createShareInvoiceAction } from '../../src/listeners/actions/share-invoice.js';
+import { createLinkSharedEvent } from '../../src/listeners/events/link-shared.js';
+import { createGetInvoiceStep } from '../../src/listeners/functions/get-invoice.js';
+import { createCheckPaymentShortcut } from '../../src/listeners/shortcuts/check-payment.js';
+import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
+import { buttonArgs, linkSharedArgs } from '../support/bolt.js';
+import { emptyWork } from '../support/empty-store.js';
+import { shortcutArgs, stepArgs } from '../support/tool-args.js';
+import { useSandbox } from '../support/use-sandbox.js';
+
+/**
+ * Every surface that looks an invoice up remembers what it saw (issue 40, point 5): one seen
+ * paid, when this workspace had not seen it paid, is recorded in the conversation it was seen in,
+ * for that channel's feed to name (test/feed/paid-invoices.test.ts shows the feed naming it).
+ */
+
+const env = useSandbox();
+const { open: OPEN, paid: PAID } = DEMO_INVOICE_IDS;
+const link = (id: string) => `${env.sandbox.payUrl}/pay/${id}`;
+
+beforeEach(async () => {
+  await emptyWork(env.store);
+});
+
+const recorded = () =>
+  env.store.db
+    .selectFrom('invoices_paid')
+    .select(['channel_id', 'invoice_id', 'how'])
+    .orderBy('id')
+    .execute();
+
+const refresh = async (id: string) => {
+  const deps = env.deps();
+  await createRefreshInvoiceAction(deps)(buttonArgs(id).args);
+};
+
+describe('a lookup that sees an invoice paid', () => {
+  it('is recorded in its channel by the Refresh button, once however often it is clicked', async () => {
+    await refresh(PAID);
+    await refresh(PAID);
+    expect(await recorded()).toEqual([{ channel_id: 'C0SUPPORT', invoice_id: PAID, how: 'seen' }]);
+  });
+
+  it('is recorded when the invoice was open at the last lookup and is paid (or overpaid) now', async () => {
+    await refresh(OPEN);
+    expect(await recorded()).toEqual([]);
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'overpaid' });
+    await refresh(OPEN);
+    expect(await recorded()).toEqual([{ channel_id: 'C0SUPPORT', invoice_id: OPEN, how: 'seen' }]);
+  });
+
+  it('is recorded by an unfurl in the channel, not by a preview in someone’s composer', async () => {
+    const preview = linkSharedArgs([link(OPEN)], { unfurlId: 'U1', source: 'composer' });
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    await createLinkSharedEvent(env.deps())(preview.args);
+    expect(await recorded()).toEqual([]);
+    await createLinkSharedEvent(env.deps())(linkSharedArgs([link(PAID)]).args);
+    expect(await recorded()).toEqual([{ channel_id: 'C0SUPPORT', invoice_id: PAID, how: 'seen' }]);
+  });
+
+  it('is recorded by the Check payment status shortcut in its channel', async () => {
+    const deps = { ...env.deps(), responseUrls: { post: async () => undefined } };
+    const { args } = shortcutArgs({ ts: '1700000000.000500', text: `paid? ${link(PAID)}` }, 'G0FINANCE');
+    await createCheckPaymentShortcut(deps)(args);
+    expect(await recorded()).toEqual([{ channel_id: 'G0FINANCE', invoice_id: PAID, how: 'seen' }]);
+  });
+
+  it('is recorded by Share in thread in its channel', async () => {
+    const { args } = buttonArgs(`${PAID} 1700000000.000500`, { actionId: 'share_invoice:0' });
+    await createShareInvoiceAction(env.deps())(args);
+    expect(await recorded()).toEqual([{ channel_id: 'C0SUPPORT', invoice_id: PAID, how: 'seen' }]);
+  });
+
+  it('by a workflow step, in no conversation, is remembered but named in no channel', async () => {
+    await createGetInvoiceStep(env.deps())(stepArgs(PAID).args);
+    await refresh(PAID);
+    expect(await recorded()).toEqual([]);
+  });
+});
