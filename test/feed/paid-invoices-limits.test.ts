@@ -105,3 +105,17 @@ describe('what is named', () => {
     expect(namesPaid(world.postsIn(FINANCE)[0])).toBe(false);
   });
 });
+
+describe('how long it is kept', () => {
+  it('is forgotten with the feed’s readings, 8 days on', async () => {
+    const bot = world.bot();
+    await bot.subscribe(FINANCE);
+    await seenPaid(1);
+    const count = async () =>
+      (await world.env.store.db.selectFrom('invoices_paid').select('id').execute()).length;
+    await bot.after(8 * 24 * 60 * MINUTE - MINUTE);
+    expect(await count()).toBe(1);
+    await bot.after(2 * MINUTE);
+    expect(await count()).toBe(0);
+  });
+});
