@@ -74,9 +74,9 @@ function fittingLines(items: readonly PaidInvoiceItem[], budget: number): Mrkdwn
 /** The message's notification text with the count and the named invoices' exact amounts, when they fit. */
 function withText(text: string, paid: PaidInvoices, named: readonly PaidInvoiceItem[]): string {
   const amounts = named.map((p) => `${escapeText(p.amount)} ${escapeText(p.currency)}`).join(', ');
-  const full = `${text} ${PAID_HEADING}: ${paid.total}${amounts === '' ? '' : ` (${amounts})`}`;
+  const full = `${text} · ${PAID_HEADING}: ${paid.total}${amounts === '' ? '' : ` (${amounts})`}`;
   if (full.length <= LIMITS.topLevelText) return full;
-  const short = `${text} ${PAID_HEADING}: ${paid.total}`;
+  const short = `${text} · ${PAID_HEADING}: ${paid.total}`;
   return short.length <= LIMITS.topLevelText ? short : text;
 }
 

@@ -48,7 +48,7 @@ describe('withPaidInvoices', () => {
       `*${PAID_HEADING}*\n• *Order #1* — 1,234,567.8900001 USDT · paid <!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z> · <https://pay.example.com/pay/1|payment page>\n• *Order #2* — 1,234,567.8900001 USDT · seen paid <!date^1795262400^{date_short_pretty} at {time}|2026-11-21T12:00:00Z>`,
     );
     expect(message.text).toBe(
-      `Received: +1 BTC ${PAID_HEADING}: 2 (1234567.8900001 USDT, 1234567.8900001 USDT)`,
+      `Received: +1 BTC · ${PAID_HEADING}: 2 (1234567.8900001 USDT, 1234567.8900001 USDT)`,
     );
   });
 
@@ -82,6 +82,6 @@ describe('withPaidInvoices', () => {
     } as Message;
     const message = withPaidInvoices(full, { shown: many(3), total: 3 });
     expect(message.blocks).toHaveLength(49);
-    expect(message.text).toBe(`full ${PAID_HEADING}: 3`);
+    expect(message.text).toBe(`full · ${PAID_HEADING}: 3`);
   });
 });
