@@ -73,10 +73,10 @@ export function invoiceSightings(installation: InstallationId) {
 
   return {
     /**
-     * A lookup (/invoice, Refresh, an unfurl, the shortcut, a workflow step) read the invoice in
-     * `channelId` (undefined: in no conversation, as a workflow step). Seen paid when this
-     * installation's last sighting was not, or when there was none, it is recorded paid there,
-     * as "seen paid" at this time.
+     * A lookup (/invoice, Refresh, an unfurl, the shortcut, Share in thread, a workflow step) read
+     * the invoice, and `channelId` saw the answer (undefined: only the asker did, or no
+     * conversation). Seen paid when this installation's last sighting was not, or when there was
+     * none, it is recorded paid there, as "seen paid" at this time.
      */
     async lookedUp(trx: Kysely<Tables>, invoice: Invoice, channelId: string | undefined, at: number) {
       const before = await lastPaid(trx, invoice.id);

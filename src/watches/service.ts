@@ -81,9 +81,10 @@ export function createWatches(deps: WatchDeps) {
     },
 
     /**
-     * A lookup read the invoice in `channelId` (undefined: in no conversation, as a workflow
-     * step): remembered, so that an invoice seen paid here first is named in this channel's feed
-     * posts and digest. A failure to record it is logged; the lookup's answer goes out all the same.
+     * A lookup read the invoice, and `channelId` saw its answer (undefined: only the person who
+     * asked did, or no conversation, as for a workflow step): remembered, so that an invoice seen
+     * paid there first is named in that channel's feed posts and digest. A failure to record it
+     * is logged; the lookup's answer goes out all the same.
      */
     async lookedUp(channelId: string | undefined, invoice: Invoice): Promise<void> {
       try {

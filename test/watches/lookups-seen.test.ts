@@ -1,11 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createRefreshInvoiceAction } from '../../src/listeners/actions/refresh-invoice.js';
 import { createShareInvoiceAction } from '../../src/listeners/actions/share-invoice.js';
+import { createInvoiceCommand } from '../../src/listeners/commands/invoice.js';
 import { createLinkSharedEvent } from '../../src/listeners/events/link-shared.js';
 import { createGetInvoiceStep } from '../../src/listeners/functions/get-invoice.js';
 import { createCheckPaymentShortcut } from '../../src/listeners/shortcuts/check-payment.js';
+import { commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
-import { buttonArgs, linkSharedArgs } from '../support/bolt.js';
+import { buttonArgs, commandArgs, linkSharedArgs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { shortcutArgs, stepArgs } from '../support/tool-args.js';
 import { useSandbox } from '../support/use-sandbox.js';
@@ -60,11 +62,31 @@ describe('a lookup that sees an invoice paid', () => {
     expect(await recorded()).toEqual([{ channel_id: 'C0SUPPORT', invoice_id: PAID, how: 'seen' }]);
   });
 
-  it('is recorded by the Check payment status shortcut in its channel', async () => {
+  it('by the Check payment status shortcut, answered privately, is remembered but named in no channel', async () => {
     const deps = { ...env.deps(), responseUrls: { post: async () => undefined } };
     const { args } = shortcutArgs({ ts: '1700000000.000500', text: `paid? ${link(PAID)}` }, 'G0FINANCE');
     await createCheckPaymentShortcut(deps)(args);
-    expect(await recorded()).toEqual([{ channel_id: 'G0FINANCE', invoice_id: PAID, how: 'seen' }]);
+    await refresh(PAID);
+    expect(await recorded()).toEqual([]);
+  });
+
+  it('by /invoice answered privately (INVOICE_REPLY=ephemeral), or by Refresh on a private card, is named in no channel', async () => {
+    const deps = env.deps({ invoiceReply: 'ephemeral' });
+    await commandListener(deps, '/invoice', createInvoiceCommand(deps))(commandArgs({ text: PAID }).args);
+    const click = buttonArgs(OPEN);
+    (click.args.body.container as { is_ephemeral?: boolean }).is_ephemeral = true;
+    env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
+    await createRefreshInvoiceAction(env.deps())(click.args);
+    expect(await recorded()).toEqual([]);
+    // Both remembered as paid (ordered by id: OPEN's sorts first).
+    const seen = env.store.db
+      .selectFrom('invoices_seen')
+      .select(['invoice_id', 'paid'])
+      .orderBy('invoice_id');
+    expect(await seen.execute()).toEqual([
+      { invoice_id: OPEN, paid: 1 },
+      { invoice_id: PAID, paid: 1 },
+    ]);
   });
 
   it('is recorded by Share in thread in its channel', async () => {

@@ -21,7 +21,8 @@ export function createRefreshInvoiceAction(deps: ListenerDeps) {
       deps.logger,
       async () => {
         const invoice = await deps.payments.getInvoice(id);
-        await deps.watches.lookedUp(channelOf(body), invoice);
+        // A private card's refresh is the clicker's alone: named in no channel's feed.
+        await deps.watches.lookedUp(containerOf(body).is_ephemeral ? undefined : channelOf(body), invoice);
         const message = invoiceMessage(invoice, {
           now: deps.clock(),
           refreshedBy: body.user.id,
