@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createRefreshInvoiceAction } from '../../src/listeners/actions/refresh-invoice.js';
 import { createShareInvoiceAction } from '../../src/listeners/actions/share-invoice.js';
@@ -7,7 +8,8 @@ import { createGetInvoiceStep } from '../../src/listeners/functions/get-invoice.
 import { createCheckPaymentShortcut } from '../../src/listeners/shortcuts/check-payment.js';
 import { commandListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
-import { buttonArgs, commandArgs, linkSharedArgs } from '../support/bolt.js';
+import { visibleText } from '../support/block-kit.js';
+import { buttonArgs, captureLogs, commandArgs, linkSharedArgs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { shortcutArgs, stepArgs } from '../support/tool-args.js';
 import { useSandbox } from '../support/use-sandbox.js';
@@ -99,5 +101,20 @@ describe('a lookup that sees an invoice paid', () => {
     await createGetInvoiceStep(env.deps())(stepArgs(PAID).args);
     await refresh(PAID);
     expect(await recorded()).toEqual([]);
+  });
+
+  it('answers all the same, and logs it, when what it saw cannot be recorded', async () => {
+    const logs = captureLogs();
+    const { args, rec } = buttonArgs(PAID);
+    await sql`alter table invoices_seen rename to invoices_seen_away`.execute(env.store.db);
+    try {
+      expect(await createRefreshInvoiceAction(env.deps({ logger: logs.logger }))(args)).toMatchObject({
+        outcome: 'ok',
+      });
+    } finally {
+      await sql`alter table invoices_seen_away rename to invoices_seen`.execute(env.store.db);
+    }
+    expect(visibleText(rec.responses[0])).toContain('Order #1041');
+    expect(logs.lines.map((l) => l.msg)).toContain('an invoice lookup was not recorded');
   });
 });
