@@ -97,7 +97,8 @@ export function withPaidInvoices(message: Message, paid: PaidInvoices): Message 
   const notes = [
     md`Named because they were watched or looked up in this channel; not matched to any balance change.`,
   ];
-  if (more > 0) notes.unshift(md`and ${more} more: ${paid.total} in all`);
+  if (lines.length === 0) notes.unshift(md`${paid.total} in all, not named: this message has no room left`);
+  else if (more > 0) notes.unshift(md`and ${more} more: ${paid.total} in all`);
   const blocks: KnownBlock[] = [
     section(lines.length === 0 ? heading : join([heading, ...lines], '\n')),
     context(...notes),
