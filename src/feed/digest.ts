@@ -5,6 +5,7 @@ import type { BackgroundDeps } from '../scheduler.js';
 import { coinTrends, pointTimes } from '../views/charts.js';
 import { TREND_DAYS } from '../views/digest-charts.js';
 import { digestMessage } from '../views/feed.js';
+import { withPaidInvoices } from '../views/paid-invoices.js';
 import { digestOf, type FeedQueries, type SubscriptionRow } from './queries.js';
 import { nextDigestAt } from './schedule.js';
 
@@ -53,7 +54,9 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
         lateByMs: lateBy >= LATE_MARK_MS ? lateBy : undefined,
         trends: coinTrends(times, inForce),
       });
-      await queries.enqueueTo(trx, [sub], message, now);
+      // The invoices paid in the period that were watched or looked up in this channel (docs/feed.md).
+      const paid = await queries.paid.forDigest(trx, sub.channel_id, now - DAY_MS);
+      await queries.enqueueTo(trx, [sub], withPaidInvoices(message, paid), now);
       return true;
     });
     if (!sent) {

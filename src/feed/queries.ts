@@ -4,6 +4,7 @@ import { leaseRows, nextFreeAt, type Queue, releaseHeld, UNLEASED } from '../run
 import type { Store } from '../store/database.js';
 import { type InstallationId, ONE_WORKSPACE } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
+import { paidInvoiceQueries } from './paid-invoices.js';
 import { historyQueries } from './queries-history.js';
 import { pollClaims, pollQueries } from './queries-poll.js';
 
@@ -44,6 +45,7 @@ export function feedQueries(store: Store, installation: InstallationId) {
     ...historyQueries(installation),
     ...pollQueries(installation),
     ...digestQueries(installation),
+    paid: paidInvoiceQueries(installation),
   };
 }
 

@@ -24,7 +24,7 @@ export interface ListenerDeps extends AckRaceDeps {
   /** Who may do what, where: every listener asks before it acts. */
   access: Access;
   /** Live invoice watches, as requests use them. */
-  watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy' | 'watchable'>;
+  watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy' | 'watchable' | 'lookedUp'>;
   /** The payments feed, as requests use it. */
   feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list' | 'readingsAt'>;
   /** The bot's own posts (the shortcut's Share in thread). */

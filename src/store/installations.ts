@@ -72,6 +72,8 @@ const OWN_WORK = [
   'outbox',
   'background_pace',
   'home_coin_choices',
+  'invoices_seen',
+  'invoices_paid',
 ] as const;
 /**
  * Every table whose rows belong to one installation by `installation_id`: uninstalling deletes

@@ -6,6 +6,7 @@ import {
   sql,
 } from 'kysely';
 import { homeMigrations } from './migrations-home.js';
+import { invoicesSeenMigrations } from './migrations-invoices-seen.js';
 import type { Dialect } from './schema.js';
 
 /**
@@ -351,6 +352,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     ...homeMigrations(dialect),
+    ...invoicesSeenMigrations(dialect),
   };
 }
 

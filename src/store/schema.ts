@@ -187,4 +187,33 @@ export interface Tables {
     user_id: string;
     coin: string;
   };
+  /** The installation's last sighting of each invoice it watched or looked up: was it paid (1) or not (0). */
+  invoices_seen: {
+    installation_id: Generated<InstallationId>;
+    invoice_id: string;
+    paid: number;
+    seen_at: number;
+  };
+  /**
+   * An invoice the bot saw turn paid in a conversation (a watch's check: `how` 'watched'), or saw
+   * paid there first (a lookup: 'seen'), for the feed's posts and digests in that conversation.
+   */
+  invoices_paid: {
+    /** The database's numbering: the order they are listed in. */
+    id: Generated<number>;
+    installation_id: Generated<InstallationId>;
+    channel_id: string;
+    invoice_id: string;
+    title: string;
+    /** The exact digits the service sent. */
+    amount: string;
+    currency: string;
+    /** The payment page, as the service sent it ('' when it sent none). */
+    link: string;
+    how: 'watched' | 'seen';
+    /** When the bot saw it (the store's clock). */
+    paid_at: number;
+    /** 1 once a feed post in the conversation listed it. */
+    listed: Generated<number>;
+  };
 }

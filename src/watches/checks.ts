@@ -47,6 +47,7 @@ interface Decision {
 type Checked = ClaimedCheck & { active: readonly WatchRow[] };
 
 const snapshotOf = (row: WatchedInvoiceRow) => JSON.parse(row.snapshot) as InvoiceSnapshot;
+const channelsOf = (watches: readonly WatchRow[]) => watches.map((w) => w.channel_id);
 
 /** What a check came to: changes told and watches ended, or (nothing of either) the record the runner writes. */
 interface Recorded {
@@ -164,6 +165,8 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
         recordOf(reading, now, earliestEnd(reading, going)),
       );
       if (!completed) throw new LeaseLost();
+      if (reading.snapshot !== undefined)
+        await ctx.sightings.checked(trx, snapshotOf(row), reading.invoice, channelsOf(held), now);
       // Read with the key there is now: a later "unknown" is the invoice's own.
       if (reading.snapshot !== undefined && row.account_replaced === 1)
         await queries.readByNewAccount(trx, row.invoice_id);

@@ -9,6 +9,7 @@ import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import { endReasonText, transitionMessage, watchEndedMessage } from '../views/watch.js';
+import { invoiceSightings } from './invoices-seen.js';
 import { type WatchRow, watchQueries } from './queries.js';
 import { fromSnapshot, type InvoiceSnapshot } from './snapshot.js';
 
@@ -53,6 +54,8 @@ export function watchContext<D extends Pick<WatchDeps, 'store' | 'settings' | 'i
     queries,
     graceMs,
     why,
+    /** What the installation saw of invoices, for the feed's list of those paid. */
+    sightings: invoiceSightings(installation),
 
     /**
      * Whether a watch of the invoice can still see it change, as far as the bot can know: it

@@ -80,6 +80,20 @@ export function createWatches(deps: WatchDeps) {
       return w ? this.stop(w.id, byUserId) : { kind: 'not_watched' };
     },
 
+    /**
+     * A lookup read the invoice, and `channelId` saw its answer (undefined: only the person who
+     * asked did, or no conversation, as for a workflow step): remembered, so that an invoice seen
+     * paid there first is named in that channel's feed posts and digest. A failure to record it
+     * is logged; the lookup's answer goes out all the same.
+     */
+    async lookedUp(channelId: string | undefined, invoice: Invoice): Promise<void> {
+      try {
+        await store.transaction((trx) => ctx.sightings.lookedUp(trx, invoice, channelId, clock()));
+      } catch (error) {
+        logger.warn({ err: error, invoiceId: invoice.id }, 'an invoice lookup was not recorded');
+      }
+    },
+
     /** The channel's active watches, oldest first. */
     async list(channelId: string): Promise<WatchListItem[]> {
       return (await queries.listInChannel(channelId)).map(listItem);

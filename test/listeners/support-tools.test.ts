@@ -1,8 +1,8 @@
-import type { BlockAction, ButtonAction, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
+import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { createShareInvoiceAction } from '../../src/listeners/actions/share-invoice.js';
 import { createAppHomeOpened } from '../../src/listeners/events/app-home-opened.js';
-import { createGetInvoiceStep, type StepArgs } from '../../src/listeners/functions/get-invoice.js';
+import { createGetInvoiceStep } from '../../src/listeners/functions/get-invoice.js';
 import type { HomeClient } from '../../src/listeners/home.js';
 import { createCheckPaymentShortcut } from '../../src/listeners/shortcuts/check-payment.js';
 import { enqueue } from '../../src/outbox.js';
@@ -12,37 +12,11 @@ import { ONE_WORKSPACE } from '../../src/store/keys.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { buttonArgs, captureLogs, HOME_TEAM } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
+import { shortcutArgs, stepArgs } from '../support/tool-args.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 const env = useSandbox();
 const { open: OPEN, paid: PAID } = DEMO_INVOICE_IDS;
-
-/** A message_action payload for a message, as Slack sends it. */
-function shortcutArgs(message: Record<string, unknown>) {
-  const shortcut = {
-    type: 'message_action',
-    callback_id: 'check_payment',
-    trigger_id: '1.2.3',
-    message_ts: String(message.ts),
-    response_url: 'https://hooks.slack.test/shortcut',
-    message: { type: 'message', user: 'U0CUSTOMER', ...message },
-    channel: { id: 'C0SUPPORT', name: 'support' },
-    user: { id: 'U0AGENT', name: 'agent' },
-    team: { id: HOME_TEAM, domain: 'home' },
-    token: 't',
-    action_ts: '1.2',
-  } as unknown as MessageShortcut;
-  let acked = 0;
-  const args = {
-    shortcut,
-    body: shortcut,
-    payload: shortcut,
-    ack: async () => {
-      acked += 1;
-    },
-  } as unknown as SlackShortcutMiddlewareArgs<MessageShortcut>;
-  return { args, acks: () => acked };
-}
 
 describe('the Check payment status shortcut', () => {
   it('answers privately with a card per invoice found: two links and a typo give two cards', async () => {
@@ -267,13 +241,7 @@ describe('the App Home', () => {
 
 describe('the Get invoice workflow step', () => {
   const run = async (invoice: unknown) => {
-    const completed: unknown[] = [];
-    const failed: unknown[] = [];
-    const args = {
-      inputs: { invoice },
-      complete: async (a: unknown) => void completed.push(a),
-      fail: async (a: unknown) => void failed.push(a),
-    } as unknown as StepArgs;
+    const { args, completed, failed } = stepArgs(invoice);
     const result = await createGetInvoiceStep(env.deps())(args);
     return { result, completed, failed };
   };

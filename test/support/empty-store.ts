@@ -12,6 +12,8 @@ const WORK = [
   'service_state',
   'seen_events',
   'background_pace',
+  'invoices_seen',
+  'invoices_paid',
 ] as const;
 
 /** Empties the store of the bot's work between tests (installations stay). */

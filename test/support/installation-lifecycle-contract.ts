@@ -10,6 +10,8 @@ import { createInstallations, INSTALLATION_TABLES } from '../../src/store/instal
 import { eventKey, type InstallationId, installationId } from '../../src/store/keys.js';
 import { reserveSlot } from '../../src/store/pace.js';
 import { createSealer } from '../../src/store/sealing.js';
+import { invoiceSightings } from '../../src/watches/invoices-seen.js';
+import { invoice } from './factories.js';
 import { install, installed, KEY, NOW } from './installations-contract.js';
 
 /**
@@ -101,6 +103,8 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
         await store.transaction((trx) =>
           enqueue(trx, [{ channel: 'C0PAID', message: { text: 'paid' } } as never], NOW, id),
         );
+        const paid = invoice({ payStatus: 'paid' });
+        await store.transaction((trx) => invoiceSightings(id).lookedUp(trx, paid, 'C0PAID', NOW));
       }
       await installations.deleteInstallation(query('T0GONE'));
       const left = await everything(store);
@@ -115,6 +119,8 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
         'outbox',
         'singletons',
         'home_coin_choices',
+        'invoices_seen',
+        'invoices_paid',
       ])
         expect(left[table], table).toContain('T0STAYS');
       await store.close();

@@ -2,7 +2,7 @@ import { settle } from '../../pipeline/error-policy.js';
 import { reply } from '../../pipeline/reply.js';
 import { invoiceMessage } from '../../views/invoice.js';
 import type { ListenerDeps } from '../deps.js';
-import { answerClick, type ButtonSpec, containerOf } from './click.js';
+import { answerClick, type ButtonSpec, channelOf, containerOf } from './click.js';
 
 const REFRESH_FAILED = 'Could not refresh the invoice';
 
@@ -21,6 +21,8 @@ export function createRefreshInvoiceAction(deps: ListenerDeps) {
       deps.logger,
       async () => {
         const invoice = await deps.payments.getInvoice(id);
+        // A private card's refresh is the clicker's alone: named in no channel's feed.
+        await deps.watches.lookedUp(containerOf(body).is_ephemeral ? undefined : channelOf(body), invoice);
         const message = invoiceMessage(invoice, {
           now: deps.clock(),
           refreshedBy: body.user.id,

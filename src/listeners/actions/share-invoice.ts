@@ -111,6 +111,7 @@ export function createShareInvoiceAction(deps: ListenerDeps) {
     let replaces = false;
     const result = await settle(deps.logger, async () => {
       const invoice = await deps.payments.getInvoice(id);
+      await deps.watches.lookedUp(channelId, invoice);
       if (!(await deps.firstSight(claimOf(body, channelId, placed))))
         return reply(alreadySharedMessage(), 'ephemeral', 'duplicate', id);
       replaces = true;

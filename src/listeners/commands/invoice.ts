@@ -30,6 +30,11 @@ export function createInvoiceCommand(deps: ListenerDeps): CommandHandler {
     switch (verb) {
       case 'show': {
         const invoice = await deps.payments.getInvoice(id);
+        // Named in the channel's feed only when the channel sees the card too.
+        await deps.watches.lookedUp(
+          deps.invoiceReply === 'in_channel' ? command.channel_id : undefined,
+          invoice,
+        );
         const watchable = deps.watches.watchable(invoice);
         return reply(invoiceMessage(invoice, { now: deps.clock(), watchable }), deps.invoiceReply, 'ok', id);
       }

@@ -45,6 +45,8 @@ export function createLinkSharedEvent(deps: ListenerDeps) {
     const found = await Promise.allSettled(
       wanted.map(async ({ url, id }) => {
         const invoice = await deps.payments.getInvoice(id);
+        // A preview in someone's composer is in no conversation yet.
+        await deps.watches.lookedUp(event.source === 'composer' ? undefined : event.channel, invoice);
         return [url, invoiceUnfurl(invoice, now, { watchable: deps.watches.watchable(invoice) })] as const;
       }),
     );

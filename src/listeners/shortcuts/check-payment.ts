@@ -41,6 +41,8 @@ export function createCheckPaymentShortcut(deps: ListenerDeps) {
       ids.map(async (id): Promise<Lookup> => {
         try {
           const invoice = await deps.payments.getInvoice(id);
+          // Answered privately: remembered, named in no channel's feed (Share in thread is what shows it there).
+          await deps.watches.lookedUp(undefined, invoice);
           return { id, invoice, watchable: deps.watches.watchable(invoice) };
         } catch (error) {
           reportFailure(deps.logger, error);

@@ -1,0 +1,111 @@
+import type { KnownBlock } from '@slack/types';
+import { Amount } from '../payments/index.js';
+import { context, LIMITS, type Message, section } from './blocks.js';
+import { groupDigits } from './figures.js';
+import { esc, escapeText, httpUrl, join, link, type Mrkdwn, md, slackDate } from './mrkdwn.js';
+
+/**
+ * Issue 40, point 5: the invoices this workspace watched or looked up in a channel that were
+ * paid in a feed post's or a digest's period, named beside the balance's movements. Said as what
+ * they are, never as where a movement came from: the balance sums every payment, these are only
+ * the invoices someone here asked the bot about.
+ */
+
+/** An invoice the bot saw paid (src/feed/paid-invoices.ts reads them). */
+export interface PaidInvoiceItem {
+  invoiceId: string;
+  title: string;
+  /** The exact digits the service sent. */
+  amount: string;
+  currency: string;
+  /** The payment page as the service sent it; linked only when the invoice card would link it. */
+  link: string;
+  /** 'watched': a watch's check saw it turn paid; 'seen': a lookup saw it paid, the first here to. */
+  how: 'watched' | 'seen';
+  /** When the bot saw it. */
+  paidAt: Date;
+}
+
+/** The first of them, in the order the bot saw them, and how many there are in all. */
+export interface PaidInvoices {
+  shown: readonly PaidInvoiceItem[];
+  total: number;
+}
+
+/** At most this many are named in one message; the rest are counted. */
+export const MAX_PAID_LISTED = 10;
+
+export const PAID_HEADING = 'Invoices watched or looked up here that were paid';
+
+const MAX_TITLE = 80;
+const MAX_ID = 40;
+/** Links longer than this are left out of the list (the invoice card still has its button). */
+const MAX_LINK = 500;
+/** What the section's heading and the context block cost beyond the lines. */
+const RESERVED = 400;
+
+function line(p: PaidInvoiceItem): Mrkdwn {
+  const name =
+    p.title.trim() === '' ? md`Invoice \`${esc(p.invoiceId, 100)}\`` : md`*${esc(p.title, MAX_TITLE)}*`;
+  const parsed = Amount.parse(p.amount);
+  const amount = parsed ? groupDigits(parsed.toString()) : p.amount;
+  const when = md`${p.how === 'watched' ? 'paid' : 'seen paid'} ${slackDate(p.paidAt)}`;
+  const href = httpUrl(p.link);
+  const page = href !== undefined && href.length <= MAX_LINK ? md` · ${link(href, 'payment page')}` : md``;
+  return md`• ${name} — ${amount} ${esc(p.currency, MAX_ID)} · ${when}${page}`;
+}
+
+/** A conservative count of a message's block text: its JSON, never less than Slack's count. */
+const charsOf = (blocks: Message['blocks']) => JSON.stringify(blocks).length;
+
+/** The lines that fit in `budget` characters and one section, at most MAX_PAID_LISTED. */
+function fittingLines(items: readonly PaidInvoiceItem[], budget: number): Mrkdwn[] {
+  const lines: Mrkdwn[] = [];
+  let chars = PAID_HEADING.length + 60;
+  for (const item of items.slice(0, MAX_PAID_LISTED)) {
+    const next = line(item);
+    chars += next.text.length + 1;
+    if (chars > Math.min(budget, LIMITS.sectionText)) break;
+    lines.push(next);
+  }
+  return lines;
+}
+
+/** The message's notification text with the count and the named invoices' exact amounts, when they fit. */
+function withText(text: string, paid: PaidInvoices, named: readonly PaidInvoiceItem[]): string {
+  const amounts = named.map((p) => `${escapeText(p.amount)} ${escapeText(p.currency)}`).join(', ');
+  const full = `${text} · ${PAID_HEADING}: ${paid.total}${amounts === '' ? '' : ` (${amounts})`}`;
+  if (full.length <= LIMITS.topLevelText) return full;
+  const short = `${text} · ${PAID_HEADING}: ${paid.total}`;
+  return short.length <= LIMITS.topLevelText ? short : text;
+}
+
+/**
+ * `message` with the paid invoices named after its movements: a section of at most
+ * MAX_PAID_LISTED lines (title, exact amount grouped for reading, currency, when, the payment
+ * page), "and N more" for the rest, all within what the message has left of Slack's limits.
+ * Unchanged when there are none.
+ */
+export function withPaidInvoices(message: Message, paid: PaidInvoices): Message {
+  if (paid.total === 0) return message;
+  const room = LIMITS.blocks - message.blocks.length;
+  const budget = LIMITS.messageChars - charsOf(message.blocks) - RESERVED;
+  // No block left, or no room even for the heading and its note: the text alone says how many.
+  if (room < 2 || budget < 0) return { ...message, text: withText(message.text, paid, []) };
+  const lines = fittingLines(paid.shown, budget);
+  const more = paid.total - lines.length;
+  const heading = md`*${PAID_HEADING}*`;
+  const notes = [
+    md`Named because they were watched or looked up in this channel; not matched to any balance change.`,
+  ];
+  if (lines.length === 0) notes.unshift(md`${paid.total} in all, not named: this message has no room left`);
+  else if (more > 0) notes.unshift(md`and ${more} more: ${paid.total} in all`);
+  const blocks: KnownBlock[] = [
+    section(lines.length === 0 ? heading : join([heading, ...lines], '\n')),
+    context(...notes),
+  ];
+  return {
+    text: withText(message.text, paid, paid.shown.slice(0, lines.length)),
+    blocks: [...message.blocks, ...blocks],
+  };
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { paidInvoiceQueries } from '../../src/feed/paid-invoices.js';
+import type { Store } from '../../src/store/database.js';
+import { installationId } from '../../src/store/keys.js';
+import { invoiceSightings } from '../../src/watches/invoices-seen.js';
+import { invoice, invoiceId } from './factories.js';
+
+/**
+ * What the store keeps of the invoices an installation saw paid, and how a feed channel reads
+ * them (issue 40, point 5), on each database the bot supports.
+ */
+
+const HOME = installationId('T0HOME');
+const OTHER = installationId('T0OTHER');
+const T = 1_795_000_000_000;
+const HOUR = 3_600_000;
+const open = invoice({ id: invoiceId('11111111-2222-4333-8444-555555555555'), title: 'Order #7' });
+const paid = { ...open, payStatus: 'paid', status: 'closed' };
+
+export function paidInvoicesContract(name: string, fresh: () => Promise<Store>): void {
+  describe(`invoices seen paid on ${name}`, () => {
+    it('records a watched invoice that turns paid once in each watching channel, and names it in one post of each', async () => {
+      const store = await fresh();
+      const seen = invoiceSightings(HOME);
+      const feed = paidInvoiceQueries(HOME);
+      await store.transaction((trx) => seen.checked(trx, open, open, ['G0A'], T));
+      await store.transaction((trx) => seen.checked(trx, open, paid, ['G0A', 'G0B', 'G0A'], T + HOUR));
+      await store.transaction((trx) => seen.checked(trx, open, paid, ['G0A'], T + 2 * HOUR));
+
+      const post = await store.transaction((trx) => feed.forPost(trx, 'G0A', T));
+      expect(post.total).toBe(1);
+      expect(post.shown[0]).toMatchObject({
+        title: 'Order #7',
+        amount: '149.99',
+        currency: 'USDT',
+        how: 'watched',
+      });
+      expect(post.shown[0]?.paidAt).toEqual(new Date(T + HOUR));
+      expect((await store.transaction((trx) => feed.forPost(trx, 'G0A', T))).total).toBe(0);
+      expect((await store.transaction((trx) => feed.forPost(trx, 'G0B', T))).total).toBe(1);
+      // Another installation's feed in a channel of the same id sees none of it.
+      expect((await store.transaction((trx) => paidInvoiceQueries(OTHER).forPost(trx, 'G0A', 0))).total).toBe(
+        0,
+      );
+      await store.close();
+    });
+
+    it('lists in a digest those recorded after its start, listed in a post or not', async () => {
+      const store = await fresh();
+      const feed = paidInvoiceQueries(HOME);
+      await store.transaction((trx) => invoiceSightings(HOME).lookedUp(trx, paid, 'G0A', T));
+      await store.transaction((trx) => feed.forPost(trx, 'G0A', 0));
+      expect((await store.transaction((trx) => feed.forDigest(trx, 'G0A', T - 1))).total).toBe(1);
+      expect((await store.transaction((trx) => feed.forDigest(trx, 'G0A', T))).total).toBe(0);
+      await store.close();
+    });
+
+    it('records a lookup that sees it paid only when its installation had not seen it paid', async () => {
+      const store = await fresh();
+      const home = invoiceSightings(HOME);
+      await store.transaction((trx) => home.lookedUp(trx, open, 'G0A', T));
+      await store.transaction((trx) => home.lookedUp(trx, paid, 'G0A', T + 1));
+      await store.transaction((trx) => home.lookedUp(trx, paid, 'G0B', T + 2));
+      await store.transaction((trx) => invoiceSightings(OTHER).lookedUp(trx, paid, 'G0B', T + 3));
+      const rows = await store.db
+        .selectFrom('invoices_paid')
+        .select(['installation_id', 'channel_id', 'how', 'paid_at'])
+        .orderBy('id')
+        .execute();
+      expect(rows.map((r) => ({ ...r, paid_at: Number(r.paid_at) }))).toEqual([
+        { installation_id: HOME, channel_id: 'G0A', how: 'seen', paid_at: T + 1 },
+        { installation_id: OTHER, channel_id: 'G0B', how: 'seen', paid_at: T + 3 },
+      ]);
+      await store.close();
+    });
+
+    it('forgets its own installation’s sightings from before the cut-off, and nothing of another’s', async () => {
+      const store = await fresh();
+      for (const id of [HOME, OTHER])
+        await store.transaction((trx) => invoiceSightings(id).lookedUp(trx, paid, 'G0A', T));
+      await store.transaction((trx) => paidInvoiceQueries(HOME).prune(trx, T + 1));
+      const left = async (table: 'invoices_paid' | 'invoices_seen') =>
+        (await store.db.selectFrom(table).select('installation_id').execute()).map((r) => r.installation_id);
+      expect(await left('invoices_paid')).toEqual([OTHER]);
+      expect(await left('invoices_seen')).toEqual([OTHER]);
+      // Forgotten, a paid invoice looked up again is seen paid again.
+      await store.transaction((trx) => invoiceSightings(HOME).lookedUp(trx, paid, 'G0A', T + 2));
+      expect((await store.transaction((trx) => paidInvoiceQueries(HOME).forPost(trx, 'G0A', 0))).total).toBe(
+        1,
+      );
+      await store.close();
+    });
+  });
+}
