@@ -20,3 +20,8 @@ export const SHORTCUT_CHECK_PAYMENT = 'check_payment';
 export const ACTION_CONNECT = 'connect_payment_account';
 export const ACTION_DISCONNECT = 'disconnect_payment_account';
 export const VIEW_PAYMENT_ACCOUNT = 'payment_account';
+
+/** The invoice side panel's buttons (a Work Object's flexpane, views/invoice-entity.ts). */
+export const ACTION_ENTITY_REFRESH = 'entity_refresh_invoice';
+export const ACTION_ENTITY_WATCH = 'entity_watch_invoice';
+export const ACTION_ENTITY_STOP_WATCH = 'entity_stop_watch';

@@ -268,6 +268,7 @@ function listenerDeps(
   // The getters first, then the rest assigned: made the other way round (a literal, then its
   // getters), the object fell to a slow shape and took ten times as long to make.
   return Object.assign(madeOnUse(made.tenant), own, {
+    installation: id,
     payments: inst.payments,
     poster: made.poster,
     health: inst.health,

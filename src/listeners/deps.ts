@@ -9,11 +9,14 @@ import type { Health, PaymentsClient } from '../payments/index.js';
 import type { AckRaceDeps } from '../pipeline/ack-race.js';
 import type { SlackMethod } from '../slack/calls.js';
 import type { SlackPoster } from '../slack/poster.js';
+import type { InstallationId } from '../store/keys.js';
 import type { KeySource } from '../views/key.js';
 import type { Watches } from '../watches/service.js';
 
 /** What every listener is given: built once at start, nothing read from the environment here. */
 export interface ListenerDeps extends AckRaceDeps {
+  /** The installation served: '' for the one workspace (scopes its invoices' Work Object refs). */
+  installation: InstallationId;
   /** Counts requests, and the Web API calls listeners make through Bolt's client. */
   metrics?: Pick<Metrics, 'request' | 'slackCall'>;
   payments: PaymentsClient;
@@ -23,7 +26,7 @@ export interface ListenerDeps extends AckRaceDeps {
   /** Who may do what, where: every listener asks before it acts. */
   access: Access;
   /** Live invoice watches, as requests use them. */
-  watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy' | 'watchable'>;
+  watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy' | 'watchable' | 'ofInvoice'>;
   /** The payments feed, as requests use it. */
   feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list'>;
   /** The bot's own posts (the shortcut's Share in thread). */

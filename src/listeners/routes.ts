@@ -34,6 +34,7 @@ import { createBalanceCommand } from './commands/balance.js';
 import { createInvoiceCommand } from './commands/invoice.js';
 import type { ListenerDeps } from './deps.js';
 import { createAppHomeOpened } from './events/app-home-opened.js';
+import { createEntityDetailsRequested, panelNotConnected } from './events/entity-details-requested.js';
 import { createLinkSharedEvent } from './events/link-shared.js';
 import { createGetInvoiceStep, FUNCTION_GET_INVOICE } from './functions/get-invoice.js';
 import type { Route } from './router.js';
@@ -162,6 +163,7 @@ export const ROUTES = [
   shortcut(SHORTCUT_CHECK_PAYMENT, createCheckPaymentShortcut, answers.shortcutTold),
   event('link_shared', createLinkSharedEvent, answers.linkLeft),
   event('app_home_opened', createAppHomeOpened, answers.accountHome),
+  event('entity_details_requested', createEntityDetailsRequested, panelNotConnected),
   step(FUNCTION_GET_INVOICE, createGetInvoiceStep, answers.stepFails),
   workspaces('action', ACTION_CONNECT, connectPaymentAccount),
   workspaces('action', ACTION_DISCONNECT, disconnectPaymentAccount),

@@ -85,6 +85,9 @@ export function createWatches(deps: WatchDeps) {
       return (await queries.listInChannel(channelId)).map(listItem);
     },
 
+    /** Every watch of the invoice in this installation, oldest first: its side panel's list. */
+    ofInvoice: (invoiceId: string) => queries.ofInvoice(invoiceId),
+
     /** The active watches a person started, wherever they are, for their App Home. */
     async startedBy(teamId: string, userId: string): Promise<(WatchListItem & { channelId: string })[]> {
       return (await queries.listStartedBy(teamId, userId)).map((w) => ({
