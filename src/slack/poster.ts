@@ -1,5 +1,5 @@
 import { webApi } from '@slack/bolt';
-import type { KnownBlock } from '@slack/types';
+import type { EntityMetadata, KnownBlock } from '@slack/types';
 import type { ConversationFacts } from '../access.js';
 import { type SlackMethod, SlackPostError } from './calls.js';
 import { failureOfCode } from './error-codes.js';
@@ -12,6 +12,10 @@ export interface OutgoingMessage {
   threadTs?: string | undefined;
   /** Our id for the message, carried in its metadata so it can be found again after a crash. */
   messageId?: string | undefined;
+  /** Work Objects a post carries (`metadata.entities`; `chat.update` takes none: docs/slack.md#work-objects). */
+  entities?: EntityMetadata[] | undefined;
+  /** Told Slack's answer to the post (whether it dropped the entities: src/slack/entity-warning.ts). */
+  onAnswer?: ((answer: unknown) => Promise<void>) | undefined;
 }
 
 /** The Web API calls the bot makes on its own (not in reply to a request). */
@@ -111,7 +115,8 @@ export function createSlackPoster(
   const metadata = (messageId: string | undefined) =>
     messageId ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { id: messageId } } } : {};
   return {
-    async post({ channel, text, blocks, threadTs, messageId }) {
+    async post({ channel, text, blocks, threadTs, messageId, entities, onAnswer }) {
+      const event = metadata(messageId);
       const result = await call('chat.postMessage', () =>
         client.chat.postMessage({
           ...as,
@@ -119,12 +124,13 @@ export function createSlackPoster(
           text,
           blocks,
           ...(threadTs ? { thread_ts: threadTs } : {}),
-          ...metadata(messageId),
+          ...(entities ? { metadata: { ...event.metadata, entities } } : event),
           unfurl_links: false,
           unfurl_media: false,
         }),
       );
       if (!result.ts) throw new SlackPostError('refused', 'no_ts');
+      await onAnswer?.(result);
       return result.ts;
     },
 

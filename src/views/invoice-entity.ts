@@ -131,8 +131,17 @@ export function invoiceCardEntity(
   return base.appUnfurlUrl === undefined ? entity : { ...entity, app_unfurl_url: base.appUnfurlUrl };
 }
 
-/** The message metadata that makes a card a Work Object. */
-export const cardMetadata = (entity: EntityMetadata) => ({ entities: [entity] });
+/**
+ * The entity of a watch's live card. `chat.update` takes no entities, so the one posted with the
+ * card stays as it was while the card's blocks follow the invoice: it carries the title and what
+ * to open for the state, never a state or an amount that the next change would leave stale. The
+ * side panel reads the invoice afresh each time it is opened.
+ */
+export function liveCardEntity(invoice: Invoice, base: EntityBase): EntityMetadata {
+  return entityOf(invoice, base, [
+    text('live', 'Watched', 'The card above and this panel show its current state'),
+  ]);
+}
 
 /** A watch of the invoice, as the side panel lists it. */
 export interface PanelWatch {

@@ -5,7 +5,11 @@ import type { EndReason } from '../domain/watch.js';
 import { ATTEMPT_WINDOW_MS, CLOCK_TOLERANCE_MS } from '../outbox.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { type PostFailure, SlackPostError, slackWasBusy } from '../slack/calls.js';
+import { noteDroppedEntity } from '../slack/entity-warning.js';
+import { firstSight } from '../store/events.js';
+import { eventKey, ONE_WORKSPACE } from '../store/keys.js';
 import { liveInvoiceCard } from '../views/invoice.js';
+import { liveCardEntity } from '../views/invoice-entity.js';
 import type { Mrkdwn } from '../views/mrkdwn.js';
 import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';
@@ -268,7 +272,7 @@ function settling(ctx: WatchContext, { lookFor, confirm, drop }: PendingCards) {
 
 /** Posting a new watch's card. */
 function posting(ctx: WatchContext, { lookFor, confirm, drop }: PendingCards) {
-  const { poster, logger } = ctx.deps;
+  const { poster, logger, store, clock } = ctx.deps;
 
   /**
    * Posts a pending watch's card and makes the watch active. "Nothing was posted" (the error
@@ -285,6 +289,19 @@ function posting(ctx: WatchContext, { lookFor, confirm, drop }: PendingCards) {
         threadTs,
         ...card,
         messageId: cardMessageId(w.id),
+        entities: [liveCardEntity(invoice, { installation: w.installation_id })],
+        onAnswer: (answer) =>
+          noteDroppedEntity(
+            (key) =>
+              firstSight(
+                store,
+                w.installation_id === ONE_WORKSPACE ? key : eventKey(w.installation_id, key),
+                clock(),
+              ),
+            logger,
+            'chat.postMessage',
+            answer,
+          ),
       });
     } catch (error) {
       if (!(error instanceof SlackPostError)) throw error;
