@@ -189,9 +189,17 @@ export function localeDigits(plain: string, locale: string): string {
 export const localeDate = (date: Date, locale: string): string =>
   `${new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(date)} UTC`;
 
-/** Each listed line, and how many more were left out. */
+/** The latest lines (at most MAX_LISTED, within a field's length), and how many earlier ones were left out. */
 function listed(lines: readonly string[]): string {
-  const shown = lines.slice(-MAX_LISTED);
+  // The latest whole lines that fit beside the note, never a line cut in half.
+  const room = MAX_VALUE - '(999 earlier not shown)\n'.length;
+  const shown: string[] = [];
+  let used = 0;
+  for (const line of lines.slice(-MAX_LISTED).reverse()) {
+    if (used + line.length + 1 > room) break;
+    shown.unshift(line);
+    used += line.length + 1;
+  }
   const more = lines.length - shown.length;
   return [...(more > 0 ? [`(${more} earlier not shown)`] : []), ...shown].join('\n');
 }
