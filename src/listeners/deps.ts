@@ -26,7 +26,10 @@ export interface ListenerDeps extends AckRaceDeps {
   /** Who may do what, where: every listener asks before it acts. */
   access: Access;
   /** Live invoice watches, as requests use them. */
-  watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy' | 'watchable' | 'ofInvoice'>;
+  watches: Pick<
+    Watches,
+    'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy' | 'watchable' | 'ofInvoice' | 'statesSeen'
+  >;
   /** The payments feed, as requests use it. */
   feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list'>;
   /** The bot's own posts (the shortcut's Share in thread). */

@@ -71,6 +71,7 @@ const OWN_WORK = [
   'singletons',
   'outbox',
   'background_pace',
+  'invoice_states_seen',
 ] as const;
 /**
  * Every table whose rows belong to one installation by `installation_id`: uninstalling deletes

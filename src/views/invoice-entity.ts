@@ -151,11 +151,20 @@ export interface PanelWatch {
   endedAt?: Date | undefined;
 }
 
+/** A state the bot's watches saw the invoice in, and when. */
+export interface SeenState {
+  status: string;
+  payStatus: string;
+  at: Date;
+}
+
 export interface PanelOptions extends EntityBase {
   /** The opener's locale (`user_locale`, `en-US`): dates and the grouping of amounts follow it. */
   locale: string;
   /** Every watch of the invoice in this installation, oldest first. */
   watches: readonly PanelWatch[];
+  /** The states the watches saw it in, oldest first. */
+  seen: readonly SeenState[];
   /** The conversation the panel was opened from, when Slack says: Watch and Stop watching act there. */
   channelId?: string | undefined;
   /** Whether a watch can start (`Watches.watchable`). */
@@ -237,8 +246,8 @@ function detailFields(invoice: Invoice, locale: string): EntityCustomField[] {
   ];
 }
 
-/** Where and since when the invoice is watched, and where it was watched before. */
-function watchFields({ locale, watches }: PanelOptions): EntityCustomField[] {
+/** Where and since when the invoice is watched, where it was before, and the states its watches saw. */
+function watchFields({ locale, watches, seen }: PanelOptions): EntityCustomField[] {
   const line = (w: PanelWatch) =>
     w.endedAt === undefined
       ? `<#${w.channelId}> since ${localeDate(w.startedAt, locale)}`
@@ -258,6 +267,19 @@ function watchFields({ locale, watches }: PanelOptions): EntityCustomField[] {
             format: 'markdown',
           }),
         ]),
+    text(
+      'states_seen',
+      'States seen',
+      seen.length === 0
+        ? 'None yet: the bot sees an invoice’s states while it is watched'
+        : listed(
+            seen.map(
+              (s) =>
+                `${words('status', s.status)} · ${words('payStatus', s.payStatus)} — ${localeDate(s.at, locale)}`,
+            ),
+          ),
+      { long: true },
+    ),
   ];
 }
 
@@ -280,7 +302,7 @@ function panelActions(invoice: Invoice, options: PanelOptions) {
   return { primary_actions: primary, overflow_actions: overflow };
 }
 
-/** The side panel: the whole invoice and its watches, with the actions that fit it. */
+/** The side panel: the whole invoice, its watches and the states they saw, with the actions that fit it. */
 export function invoicePanelEntity(invoice: Invoice, options: PanelOptions): EntityMetadata {
   const locale = panelLocale(options.locale);
   const opts = { ...options, locale };

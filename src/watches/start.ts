@@ -15,6 +15,7 @@ import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';
 import type { WatchRow } from './queries.js';
 import { toSnapshot } from './snapshot.js';
+import { recordState } from './states-seen.js';
 
 /**
  * Starting a watch. The watch is stored, pending, before its card is posted, and becomes active
@@ -115,9 +116,10 @@ export function watchStarts(ctx: WatchContext) {
     const timeout = invoice.timeout.getTime();
     const nextAt = nextPollAt({ now, since: now, timeout, pollSeconds: settings.pollSeconds, failures: 0 });
     try {
-      await store.transaction((trx) =>
-        queries.insert(trx, watch, JSON.stringify(toSnapshot(invoice)), nextAt),
-      );
+      await store.transaction(async (trx) => {
+        await queries.insert(trx, watch, JSON.stringify(toSnapshot(invoice)), nextAt);
+        await recordState(trx, deps.installation, invoice, now);
+      });
     } catch (error) {
       // Someone started the same watch a moment earlier: theirs stands, and this one posts nothing.
       const raced = await queries.current(req.channelId, req.invoiceId);

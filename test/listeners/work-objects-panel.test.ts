@@ -73,6 +73,7 @@ describe('the side panel of an invoice', () => {
     expect(started.kind).toBe('started');
     const { presented } = await open({ refId: REF, channel: 'C0SUPPORT' });
     expect(panelFields(presented[0]).watched).toMatch(/^<#C0SUPPORT> since /);
+    expect(panelFields(presented[0]).states_seen).toMatch(/^Open · Not paid — .+ UTC$/);
     expect(presented[0]?.metadata?.entity_payload.actions?.primary_actions?.map((a) => a.text)).toEqual([
       'Refresh',
       'Stop watching',

@@ -77,6 +77,7 @@ describe('the side panel’s entity', () => {
       installation: '',
       locale: 'en-US',
       watches,
+      seen: [],
       watchable: true,
     });
     const watched = panel.entity_payload.custom_fields?.find((f) => f.key === 'watched')?.value as string;
@@ -93,6 +94,7 @@ describe('the side panel’s entity', () => {
       installation: '',
       locale: 'en-US',
       watches: [],
+      seen: [],
       watchable: true,
     });
     expect(panel.entity_payload.actions?.primary_actions?.map((a) => a.text)).toEqual(['Refresh']);

@@ -74,15 +74,17 @@ export async function presentPanel(
       await present({ error: PANEL_NOT_FOUND });
       return { outcome: 'no_invoice' };
     }
-    const [invoice, watches] = await Promise.all([
+    const [invoice, watches, seen] = await Promise.all([
       deps.payments.getInvoice(invoiceId),
       deps.watches.ofInvoice(invoiceId),
+      deps.watches.statesSeen(invoiceId),
     ]);
     const metadata = invoicePanelEntity(invoice, {
       installation: deps.installation,
       locale: request.locale,
       channelId: request.channelId,
       watchable: deps.watches.watchable(invoice),
+      seen,
       watches: watches.map((w) => ({
         channelId: w.channel_id,
         startedAt: new Date(w.started_at),
