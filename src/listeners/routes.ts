@@ -2,6 +2,9 @@ import type { SlackEventMiddlewareArgs } from '@slack/bolt';
 import {
   ACTION_CONNECT,
   ACTION_DISCONNECT,
+  ACTION_ENTITY_REFRESH,
+  ACTION_ENTITY_STOP_WATCH,
+  ACTION_ENTITY_WATCH,
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
   ACTION_SHARE,
@@ -25,6 +28,7 @@ import type { Installations } from '../store/installations.js';
 import type { InstallationId } from '../store/keys.js';
 import type { ButtonArgs, ButtonHandler } from './actions/click.js';
 import { acknowledgeOpenPaymentPage } from './actions/open-payment-page.js';
+import { createPanelRefresh, createPanelStopWatch, createPanelWatch } from './actions/panel-buttons.js';
 import { createRefreshInvoiceAction } from './actions/refresh-invoice.js';
 import { createShareInvoiceAction } from './actions/share-invoice.js';
 import { createStopWatchAction } from './actions/stop-watch.js';
@@ -160,6 +164,9 @@ export const ROUTES = [
   button(ACTION_WATCH, createWatchInvoiceAction, answers.clickTold),
   button(ACTION_STOP_WATCH, createStopWatchAction, answers.clickEnded),
   button(ACTION_SHARE, createShareInvoiceAction, answers.clickTold),
+  button(ACTION_ENTITY_REFRESH, createPanelRefresh, answers.clickAcknowledged),
+  button(ACTION_ENTITY_WATCH, createPanelWatch, answers.clickAcknowledged),
+  button(ACTION_ENTITY_STOP_WATCH, createPanelStopWatch, answers.clickAcknowledged),
   shortcut(SHORTCUT_CHECK_PAYMENT, createCheckPaymentShortcut, answers.shortcutTold),
   event('link_shared', createLinkSharedEvent, answers.linkLeft),
   event('app_home_opened', createAppHomeOpened, answers.accountHome),

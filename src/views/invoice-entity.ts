@@ -283,16 +283,22 @@ function watchFields({ locale, watches, seen }: PanelOptions): EntityCustomField
   ];
 }
 
+/**
+ * What a panel button carries, since a click in the panel says neither where the panel was
+ * opened nor the opener's locale: `<invoice id> <channel id or -> <locale>`
+ * (src/listeners/actions/button-value.ts reads it).
+ */
+export const panelValue = (invoiceId: string, channelId: string | undefined, locale: string) =>
+  `${invoiceId} ${channelId ?? '-'} ${locale}`;
+
 /** Refresh, Watch or Stop watching where it was opened, and the payment page: Slack shows at most 2 primary and 5 overflow. */
 function panelActions(invoice: Invoice, options: PanelOptions) {
   const { channelId } = options;
   const watchedHere =
     channelId !== undefined &&
     options.watches.some((w) => w.channelId === channelId && w.endedAt === undefined);
-  const value = channelId === undefined ? invoice.id : `${invoice.id} ${channelId}`;
-  const primary: EntityActionButton[] = [
-    { text: 'Refresh', action_id: ACTION_ENTITY_REFRESH, value: invoice.id },
-  ];
+  const value = panelValue(invoice.id, channelId, options.locale);
+  const primary: EntityActionButton[] = [{ text: 'Refresh', action_id: ACTION_ENTITY_REFRESH, value }];
   if (watchedHere) primary.push({ text: 'Stop watching', action_id: ACTION_ENTITY_STOP_WATCH, value });
   else if (channelId !== undefined && options.watchable)
     primary.push({ text: 'Watch', action_id: ACTION_ENTITY_WATCH, value, style: 'primary' });
