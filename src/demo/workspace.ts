@@ -1,3 +1,4 @@
+import type { Flexpane } from './entities.js';
 /**
  * The demo's one workspace: one person (you), one private channel and the bot; what is in it
  * (the channel's messages, your App Home); and who is told when that changes. Both sides of the
@@ -34,7 +35,7 @@ export interface DemoMessage {
   edited: boolean;
   metadata: unknown;
   /** Cards the bot attached with `chat.unfurl`, per pasted link. */
-  unfurls: { url: string; blocks: unknown[] }[];
+  unfurls: { url: string; blocks: unknown[]; metadata?: unknown }[];
 }
 
 /** Where a click comes from: a message's blocks, a card unfurled under it, or the App Home. */
@@ -61,6 +62,8 @@ export class Workspace {
   messages: DemoMessage[] = [];
   /** The blocks of your App Home, once the bot has published it. */
   home: unknown[] | undefined;
+  /** The side panel of a Work Object you opened, as the bot last presented it (src/demo/entities.ts). */
+  flexpane: Flexpane | undefined;
   readonly #listeners = new Set<() => void>();
   #lastTs = 0;
 
