@@ -7,6 +7,7 @@ import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { expectValidMessage } from '../support/block-kit.js';
 import { captureLogs, commandArgs, HOME_TEAM, linkSharedArgs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
+import { expectValidEntity } from '../support/entity-kit.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -33,6 +34,7 @@ describe('a pasted payment link', () => {
     await createLinkSharedEvent(env.deps())(args);
     const [call] = unfurls;
     const [entity] = entitiesOf(call);
+    expectValidEntity(entity, { unfurl: true });
     expect(entity).toMatchObject({
       app_unfurl_url: url,
       url: link(OPEN),
@@ -86,7 +88,7 @@ describe('/invoice', () => {
     const reply = await show('in_channel');
     expect(reply.response_type).toBe('in_channel');
     expect(entitiesOf(reply).map((e) => e.external_ref.id)).toEqual([`workspace:${OPEN}`]);
-    expect(entitiesOf(reply)[0]).not.toHaveProperty('app_unfurl_url');
+    expectValidEntity(entitiesOf(reply)[0]);
     expectValidMessage(reply);
   });
 
@@ -105,6 +107,7 @@ describe('a watch’s live card', () => {
     const [card] = env.poster.messages;
     expect(card?.messageId).toMatch(/^watch-/);
     const [entity] = card?.entities ?? [];
+    expectValidEntity(entity);
     expect(entity?.external_ref).toEqual({ id: `workspace:${OPEN}`, type: 'invoice' });
     expect(entity?.entity_payload.custom_fields?.map((f) => f.key)).toEqual(['live']);
   });

@@ -12,6 +12,7 @@ import { panelValue } from '../../src/views/invoice-entity.js';
 import { buttonArgs, captureLogs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { type Presented, panelFields } from '../support/entity-args.js';
+import { expectValidEntity } from '../support/entity-kit.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /** Issue 41 §2: the side panel's own buttons, through the real handlers and the access rules. */
@@ -50,6 +51,7 @@ describe('the side panel’s buttons', () => {
     expect(line).toMatchObject({ outcome: 'ok', invoiceId: OPEN });
     expect(env.poster.messages.map((m) => m.channel)).toEqual(['C0SUPPORT']);
     expect(presented.map((p) => p.trigger_id)).toEqual(['9.9.panel']);
+    expectValidEntity(presented[0]?.metadata);
     expect(primary(presented[0])).toEqual(['Refresh', 'Stop watching']);
     expect(panelFields(presented[0]).watched).toMatch(/^<#C0SUPPORT> since /);
   });

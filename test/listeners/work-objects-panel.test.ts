@@ -5,6 +5,7 @@ import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { captureLogs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { entityDetailsArgs, panelFields } from '../support/entity-args.js';
+import { expectValidEntity } from '../support/entity-kit.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -32,6 +33,7 @@ describe('the side panel of an invoice', () => {
     expect(presented).toHaveLength(1);
     const [call] = presented;
     expect(call?.trigger_id).toBe('1234.5678.abcdef');
+    expectValidEntity(call?.metadata);
     expect(call?.metadata?.external_ref).toEqual({ id: REF, type: 'invoice' });
     expect(call?.metadata?.entity_payload.attributes.title.text).toBe('Order #1042 — annual support plan');
     expect(panelFields(call)).toMatchObject({
@@ -73,6 +75,7 @@ describe('the side panel of an invoice', () => {
     expect(started.kind).toBe('started');
     const { presented } = await open({ refId: REF, channel: 'C0SUPPORT' });
     expect(panelFields(presented[0]).watched).toMatch(/^<#C0SUPPORT> since /);
+    expectValidEntity(presented[0]?.metadata);
     expect(panelFields(presented[0]).states_seen).toMatch(/^Open · Not paid — .+ UTC$/);
     expect(presented[0]?.metadata?.entity_payload.actions?.primary_actions?.map((a) => a.text)).toEqual([
       'Refresh',
@@ -131,6 +134,30 @@ describe('the side panel of an invoice', () => {
     const { presented, line } = await open({ refId: 'workspace:aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' });
     expect(line).toMatchObject({ outcome: 'invoice_not_found' });
     expect(presented[0]?.error).toMatchObject({ status: 'not_found' });
+  });
+
+  it('shows Slack’s internal_error view when the opener cannot be looked up, and reads nothing', async () => {
+    const { presented, line, logs } = await open({ refId: REF, user: 'U0NEW' }, { directoryFails: true });
+    expect(line).toMatchObject({ outcome: 'panel_failed' });
+    expect(presented).toEqual([{ trigger_id: '1234.5678.abcdef', error: { status: 'internal_error' } }]);
+    expect(logs.lines.find((l) => l.msg === 'could not fill the side panel')).toHaveProperty('err');
+    expect(env.sandbox.requests).toEqual([]);
+  });
+
+  it('logs, and does not throw, when Slack refuses the panel', async () => {
+    const logs = captureLogs();
+    const d = env.deps({ logger: logs.logger });
+    const { args } = entityDetailsArgs({ refId: REF });
+    args.client = {
+      entity: {
+        presentDetails: async () => {
+          throw new Error('An API error occurred: invalid_trigger_id');
+        },
+      },
+    };
+    await eventListener(d, 'entity_details_requested', createEntityDetailsRequested(d))(args as never);
+    expect(logs.lines.at(-1)).toMatchObject({ outcome: 'panel_failed' });
+    expect(logs.lines.filter((l) => l.msg === 'entity.presentDetails failed')).toHaveLength(1);
   });
 
   it('fills the panel once for a retried event, and again for each new click', async () => {

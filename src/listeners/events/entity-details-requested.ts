@@ -98,7 +98,11 @@ export async function presentPanel(
   }
 }
 
-/** A panel that could not be filled: Slack's error view when the service failed, logged either way. */
+/**
+ * A panel that could not be filled: logged, and Slack's error view shown instead (`not_found`
+ * for an invoice the service does not know, else `internal_error`), so the opener is not left
+ * waiting; when even that call fails, only logged.
+ */
 async function failed(
   deps: ListenerDeps,
   error: unknown,
@@ -106,15 +110,12 @@ async function failed(
   present: (args: { error: PanelError }) => Promise<unknown>,
 ): Promise<Tracked> {
   const outcome = outcomeOf(error);
-  if (outcome === 'internal_error') {
-    deps.logger.warn({ err: error }, 'could not fill the side panel');
-    return { outcome: 'panel_failed', invoiceId };
-  }
-  reportFailure(deps.logger, error);
+  if (outcome === 'internal_error') deps.logger.warn({ err: error }, 'could not fill the side panel');
+  else reportFailure(deps.logger, error);
   await present({
     error: error instanceof InvoiceNotFoundError ? PANEL_NOT_FOUND : { status: 'internal_error' },
   }).catch((failure: unknown) => deps.logger.warn({ err: failure }, 'entity.presentDetails failed'));
-  return { outcome, invoiceId };
+  return { outcome: outcome === 'internal_error' ? 'panel_failed' : outcome, invoiceId };
 }
 
 /**
