@@ -19,7 +19,7 @@ import { createSlackPoster, posterClient, type SlackPoster } from '../slack/post
 import { createResponseUrlClient } from '../slack/response-url.js';
 import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
-import { eventKey, type InstallationId, ONE_WORKSPACE } from '../store/keys.js';
+import { type InstallationId, ONE_WORKSPACE, seenKey } from '../store/keys.js';
 import { createWatches, type Watches } from '../watches/service.js';
 
 /** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
@@ -275,7 +275,7 @@ function listenerDeps(
     keyRejectedSince: () => state.keyRejectedSince(),
     keySource: state.keySource,
     outboxBacklog: () => outboxBacklog(common.store, id),
-    firstSight: (key: string) => common.shared.firstSight(id === ONE_WORKSPACE ? key : eventKey(id, key)),
+    firstSight: (key: string) => common.shared.firstSight(seenKey(id, key)),
     ...(moreHome ? { moreHome: (userId: string) => moreHome(client, userId) } : {}),
   });
 }

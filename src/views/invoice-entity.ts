@@ -15,7 +15,7 @@ import {
 import { awaitsPayment } from '../domain/invoice.js';
 import type { Invoice } from '../payments/index.js';
 import { cut } from '../text.js';
-import { humanise, invoiceTitle } from './invoice.js';
+import { invoiceTitle, stateWords } from './invoice.js';
 
 /**
  * An invoice as a Slack Work Object (docs/slack.md#work-objects): the entity its card carries
@@ -65,14 +65,18 @@ export function parseInvoiceRefId(id: string): { installation: string; invoiceId
 }
 
 const words = (field: 'status' | 'payStatus', value: string) =>
-  cut(field === 'payStatus' && value === 'none' ? 'Not paid' : humanise(value) || '(none given)', 100);
+  cut(stateWords(field, value) || '(none given)', 100);
 
 /** A state's colour on the card: green once paid, grey when final otherwise, none while it awaits payment. */
 const tagColor = (invoice: Pick<Invoice, 'status' | 'payStatus'>) =>
   invoice.payStatus === 'paid' ? 'green' : awaitsPayment(invoice) ? undefined : 'gray';
 
-const text = (key: string, label: string, value: string, more: Partial<EntityCustomField> = {}) =>
-  ({ key, label, type: CustomFieldType.String, value: cut(value, MAX_VALUE), ...more }) as EntityCustomField;
+const text = (
+  key: string,
+  label: string,
+  value: string,
+  more: Pick<EntityCustomField, 'tag_color' | 'long' | 'format'> = {},
+): EntityCustomField => ({ key, label, type: CustomFieldType.String, value: cut(value, MAX_VALUE), ...more });
 
 const timestamp = (key: string, label: string, date: Date): EntityCustomField => ({
   key,

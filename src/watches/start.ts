@@ -7,7 +7,7 @@ import type { Invoice, InvoiceId } from '../payments/index.js';
 import { type PostFailure, SlackPostError, slackWasBusy } from '../slack/calls.js';
 import { noteDroppedEntity } from '../slack/entity-warning.js';
 import { firstSight } from '../store/events.js';
-import { eventKey, ONE_WORKSPACE } from '../store/keys.js';
+import { seenKey } from '../store/keys.js';
 import { liveInvoiceCard } from '../views/invoice.js';
 import { liveCardEntity } from '../views/invoice-entity.js';
 import type { Mrkdwn } from '../views/mrkdwn.js';
@@ -294,12 +294,7 @@ function posting(ctx: WatchContext, { lookFor, confirm, drop }: PendingCards) {
         entities: [liveCardEntity(invoice, { installation: w.installation_id })],
         onAnswer: (answer) =>
           noteDroppedEntity(
-            (key) =>
-              firstSight(
-                store,
-                w.installation_id === ONE_WORKSPACE ? key : eventKey(w.installation_id, key),
-                clock(),
-              ),
+            (key) => firstSight(store, seenKey(w.installation_id, key), clock()),
             logger,
             'chat.postMessage',
             answer,
