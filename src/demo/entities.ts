@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { escapeHtml, renderMrkdwn } from './render.js';
 import type { RequestContext } from './requests.js';
 import { event } from './requests.js';
-import type { WebApiMethod } from './web-api.js';
 import {
   APP_ID,
   DEMO_CHANNEL,
   DEMO_NAMES,
   DEMO_TEAM,
   DEMO_USER,
+  type Flexpane,
   isObject,
   type Json,
   str,
@@ -21,12 +21,6 @@ import {
  * `entity.presentDetails` when you click the card. Drawn by the page itself, from what the bot
  * sent; every string HTML-escaped.
  */
-
-/** What the bot last presented in the side panel: the invoice, or an error view. */
-export interface Flexpane {
-  metadata?: Json | undefined;
-  error?: Json | undefined;
-}
 
 /** A form-encoded argument arrives as JSON text. */
 const parsed = (value: unknown): Json | undefined => {
@@ -118,7 +112,7 @@ export function flexpaneHtml(pane: Flexpane | undefined): string {
 }
 
 /** `entity.presentDetails`: what the panel shows next. */
-export function entityMethods(workspace: Workspace & { flexpane?: Flexpane }): Record<string, WebApiMethod> {
+export function entityMethods(workspace: Workspace): Record<string, (args: Json) => Json> {
   return {
     'entity.presentDetails': (args) => {
       if (!str(args.trigger_id)) return { ok: false, error: 'invalid_trigger_id' };

@@ -1,4 +1,3 @@
-import type { Flexpane } from './entities.js';
 /**
  * The demo's one workspace: one person (you), one private channel and the bot; what is in it
  * (the channel's messages, your App Home); and who is told when that changes. Both sides of the
@@ -36,6 +35,12 @@ export interface DemoMessage {
   metadata: unknown;
   /** Cards the bot attached with `chat.unfurl`, per pasted link. */
   unfurls: { url: string; blocks: unknown[]; metadata?: unknown }[];
+}
+
+/** What the bot last presented in a Work Object's side panel: the invoice, or an error view (src/demo/entities.ts). */
+export interface Flexpane {
+  metadata?: Json | undefined;
+  error?: Json | undefined;
 }
 
 /** Where a click comes from: a message's blocks, a card unfurled under it, or the App Home. */
