@@ -8,7 +8,7 @@ interface Warns {
  * Slack still posts the card and answers `ok: true` with a warning such as
  * `invalid_metadata_format` (docs/slack.md#work-objects). This reads it from a Web API answer.
  */
-export function metadataWarning(answer: unknown): string | undefined {
+function metadataWarning(answer: unknown): string | undefined {
   const { warning, response_metadata: meta } = (answer ?? {}) as {
     warning?: unknown;
     response_metadata?: { warnings?: unknown };

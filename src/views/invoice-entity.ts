@@ -199,7 +199,7 @@ export function localeDigits(plain: string, locale: string): string {
 }
 
 /** A date and time in the locale, in UTC (the panel says so): an instant every reader reads alike. */
-export const localeDate = (date: Date, locale: string): string =>
+const localeDate = (date: Date, locale: string): string =>
   `${new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(date)} UTC`;
 
 /** The latest lines (at most MAX_LISTED, within a field's length), and how many earlier ones were left out. */
