@@ -329,7 +329,7 @@ export function invoicePanelEntity(invoice: Invoice, options: PanelOptions): Ent
 
 /** What `entity.presentDetails` shows instead of the panel (its `error` argument). */
 export interface PanelError {
-  status: 'restricted' | 'not_found' | 'internal_error' | 'custom';
+  status: 'restricted' | 'not_found' | 'internal_error' | 'timeout' | 'custom';
   custom_title?: string;
   custom_message?: string;
 }

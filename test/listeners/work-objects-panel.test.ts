@@ -1,5 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createEntityDetailsRequested } from '../../src/listeners/events/entity-details-requested.js';
+import {
+  createEntityDetailsRequested,
+  PANEL_READ_MS,
+} from '../../src/listeners/events/entity-details-requested.js';
 import { eventListener } from '../../src/pipeline/kinds.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import { captureLogs, type DepsOptions, HOME_TEAM } from '../support/bolt.js';
@@ -158,6 +161,17 @@ describe('the side panel of an invoice', () => {
     await eventListener(d, 'entity_details_requested', createEntityDetailsRequested(d))(args as never);
     expect(logs.lines.at(-1)).toMatchObject({ outcome: 'panel_failed' });
     expect(logs.lines.filter((l) => l.msg === 'entity.presentDetails failed')).toHaveLength(1);
+  });
+
+  it('shows Slack’s timeout view while the trigger is still good when the service is slow', async () => {
+    env.sandbox.setLatency(PANEL_READ_MS + 1000);
+    const started = performance.now();
+    const { presented, line } = await open({ refId: REF });
+    const ms = performance.now() - started;
+    expect(line).toMatchObject({ outcome: 'timeout', invoiceId: OPEN });
+    expect(presented).toEqual([{ trigger_id: '1234.5678.abcdef', error: { status: 'timeout' } }]);
+    expect(ms).toBeGreaterThanOrEqual(PANEL_READ_MS - 50);
+    expect(ms).toBeLessThan(3000);
   });
 
   it('fills the panel once for a retried event, and again for each new click', async () => {

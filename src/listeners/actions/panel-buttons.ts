@@ -47,6 +47,7 @@ const failure = (title: string, result: Reply): PanelError => ({
 
 function panelButton(deps: ListenerDeps, work?: PanelWork): ButtonHandler {
   return async (args): Promise<Tracked> => {
+    const startedAt = performance.now();
     const { ack, body, action } = args;
     await acknowledge(ack, deps.logger);
     const value = parseButtonValue('panel', action.value);
@@ -62,6 +63,7 @@ function panelButton(deps: ListenerDeps, work?: PanelWork): ButtonHandler {
       locale: value.locale,
       channelId: value.channelId,
       externalRef: { id: invoiceRefId(deps.installation, value.invoiceId), type: INVOICE_REF_TYPE },
+      startedAt,
     };
     const { channelId } = value;
     if (work && channelId) {

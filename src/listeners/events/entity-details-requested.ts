@@ -32,6 +32,8 @@ export interface PanelRequest {
   locale: string;
   channelId?: string | undefined;
   externalRef?: Extract<SlackEvent, { type: 'entity_details_requested' }>['external_ref'];
+  /** When the click came (`performance.now()`), if before this call: its trigger's time runs from then. */
+  startedAt?: number;
 }
 
 /** The invoice a ref names, when this installation wrote it: a ref of another installation's card is none. */
@@ -40,6 +42,26 @@ function invoiceOfRef(deps: ListenerDeps, ref: PanelRequest['externalRef']) {
   const scoped = ref ? parseInvoiceRefId(ref.id) : undefined;
   if (scoped?.installation !== deps.installation) return undefined;
   return parseInvoiceId(scoped.invoiceId);
+}
+
+/**
+ * How long after the click the panel's reads may run: a trigger lasts 3 seconds
+ * (api.slack.com/docs/triggers), and `entity.presentDetails` needs the rest.
+ */
+export const PANEL_READ_MS = 2000;
+
+/** `work`'s result if it settles within PANEL_READ_MS of `started`, else `undefined` (its late end ignored). */
+async function withinTrigger<T>(started: number, work: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, started + PANEL_READ_MS - performance.now()), undefined);
+  });
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -59,6 +81,7 @@ export async function presentPanel(
     countedCall(deps, 'entity.presentDetails', () =>
       client.entity.presentDetails({ trigger_id: request.triggerId, ...args }),
     );
+  const started = request.startedAt ?? performance.now();
   const invoiceId = invoiceOfRef(deps, request.externalRef);
   try {
     const refused = await deps.access.refusal({
@@ -74,11 +97,19 @@ export async function presentPanel(
       await present({ error: PANEL_NOT_FOUND });
       return { outcome: 'no_invoice' };
     }
-    const [invoice, watches, seen] = await Promise.all([
-      deps.payments.getInvoice(invoiceId),
-      deps.watches.ofInvoice(invoiceId),
-      deps.watches.statesSeen(invoiceId),
-    ]);
+    const read = await withinTrigger(
+      started,
+      Promise.all([
+        deps.payments.getInvoice(invoiceId),
+        deps.watches.ofInvoice(invoiceId),
+        deps.watches.statesSeen(invoiceId),
+      ]),
+    );
+    if (!read) {
+      await present({ error: { status: 'timeout' } });
+      return { outcome: 'timeout', invoiceId };
+    }
+    const [invoice, watches, seen] = read;
     const metadata = invoicePanelEntity(invoice, {
       installation: deps.installation,
       locale: request.locale,
@@ -144,6 +175,8 @@ export function createEntityDetailsRequested(deps: ListenerDeps) {
 /** While the payment account is not connected, the panel says so, and reads nothing. */
 export const panelNotConnected: Answer<EventArgs<'entity_details_requested'>> = (nc, name) =>
   eventListener(nc.deps, name, async ({ event, client }: EventArgs<'entity_details_requested'>) => {
-    await client.entity.presentDetails({ trigger_id: event.trigger_id, error: PANEL_NOT_CONNECTED });
+    await client.entity
+      .presentDetails({ trigger_id: event.trigger_id, error: PANEL_NOT_CONNECTED })
+      .catch((failure: unknown) => nc.deps.logger.warn({ err: failure }, 'entity.presentDetails failed'));
     return { outcome: 'not_connected' };
   });
