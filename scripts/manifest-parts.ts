@@ -21,6 +21,8 @@ export const METHOD_SCOPES: Readonly<Record<string, readonly BotScope[]>> = {
   'chat.update': ['chat:write'],
   'chat.delete': ['chat:write'],
   'chat.unfurl': ['links:write'],
+  // An invoice's Work Object side panel (docs/slack.md#work-objects): no scope.
+  'entity.presentDetails': [],
   // Public and private channels, DMs and group DMs: a feed or a watch may be in any of them.
   'conversations.info': ['channels:read', 'groups:read', 'im:read', 'mpim:read'],
   'conversations.history': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
@@ -36,6 +38,7 @@ export const METHOD_SCOPES: Readonly<Record<string, readonly BotScope[]>> = {
 /** The bot scopes each subscribed event needs. */
 export const EVENT_SCOPES: Readonly<Record<string, readonly BotScope[]>> = {
   link_shared: ['links:read'],
+  entity_details_requested: [],
   app_home_opened: [],
   function_executed: [],
   app_uninstalled: [],

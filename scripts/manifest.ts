@@ -24,6 +24,7 @@ import { COMMANDS } from '../src/domain/commands.js';
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
 import { FUNCTION_GET_INVOICE } from '../src/listeners/functions/get-invoice.js';
 import { EVENTS, WORKSPACE_EVENTS } from '../src/listeners/index.js';
+import { INVOICE_ENTITY_TYPE } from '../src/views/invoice-entity.js';
 import {
   type BotScope,
   COMMAND_SCOPE,
@@ -162,6 +163,8 @@ export function manifestOf(options: ManifestOptions): Record<string, unknown> {
         should_escape: false,
       })),
       unfurl_domains: [host],
+      // Invoices as Work Objects: their cards and side panels (docs/slack.md#work-objects).
+      rich_previews: { is_active: true, entity_types: [INVOICE_ENTITY_TYPE] },
     },
     oauth_config: {
       ...(mode === 'many' ? { redirect_urls: [`${base}${REDIRECT_PATH}`] } : {}),

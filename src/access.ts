@@ -31,7 +31,9 @@ export type Action =
   /** `/invoice watch|unwatch`, **Watch**, **Stop watching**. */
   | 'change_watch'
   /** **Share in thread**, **Refresh** of a card everyone in the channel sees. */
-  | 'change_card';
+  | 'change_card'
+  /** An invoice's side panel (its Work Object's flexpane): where it is watched, in this workspace. */
+  | 'read_invoice_panel';
 
 interface Rule {
   /** Only people of the bot's organisation. */
@@ -57,6 +59,7 @@ export const RULES: Readonly<Record<Action, Rule>> = {
   change_watch: { organisation: true, members: true, users: false, channels: false },
   change_card: { organisation: true, members: true, users: false, channels: false },
   read_invoice: { organisation: false, members: true, users: false, channels: false },
+  read_invoice_panel: { organisation: true, members: true, users: false, channels: false },
 };
 
 /** The workspace and organisation the bot is installed in (`auth.test`, docs/slack.md#install). */

@@ -18,6 +18,7 @@ import { ACTION_REFRESH, SHORTCUT_CHECK_PAYMENT } from '../src/domain/actions.js
 import { COMMANDS } from '../src/domain/commands.js';
 import { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from '../src/installations/oauth.js';
 import { EVENTS, workspaceRoutes } from '../src/listeners/index.js';
+import { INVOICE_ENTITY_TYPE } from '../src/views/invoice-entity.js';
 import { ALL, type Manifest, nameOf, printed, ROOT, read, URL_BASE } from './support/manifests.js';
 
 /**
@@ -47,7 +48,7 @@ function sources(dir = SRC): { file: string; text: string }[] {
 }
 
 const FAMILIES =
-  'admin|apps|assistant|auth|bookmarks|bots|calls|canvases|chat|conversations|dialog|dnd|emoji|files|functions|oauth|openid|pins|reactions|reminders|search|stars|team|usergroups|users|views|workflows';
+  'admin|apps|assistant|auth|bookmarks|bots|calls|canvases|chat|conversations|dialog|dnd|emoji|entity|files|functions|oauth|openid|pins|reactions|reminders|search|stars|team|usergroups|users|views|workflows';
 
 /** Web API methods a module calls (`client.chat.postMessage(`) or names as a call's label (`'users.info'`). */
 function methodsIn(text: string): string[] {
@@ -200,6 +201,24 @@ describe('each way of running it', () => {
     const socket = common(printed({ mode: 'socket' }));
     expect(common(printed({ mode: 'http', url: URL_BASE }))).toEqual(socket);
     expect(common(printed({ mode: 'many', url: URL_BASE }))).toEqual(socket);
+  });
+});
+
+describe('Work Objects (issue 41)', () => {
+  it.each(ALL.map((o) => [nameOf(o), o] as const))(
+    '%s turns them on: the invoice entity type, its panel event and interactivity',
+    (_name, options) => {
+      const m = printed(options);
+      expect(m.features.rich_previews).toEqual({ is_active: true, entity_types: ['slack#/entities/item'] });
+      expect(m.settings.event_subscriptions.bot_events).toContain('entity_details_requested');
+      expect(m.settings.interactivity.is_enabled).toBe(true);
+    },
+  );
+
+  it('declares the entity type the cards carry, and subscribes the event the panel listener routes', () => {
+    expect(INVOICE_ENTITY_TYPE).toBe('slack#/entities/item');
+    expect(EVENTS).toContain('entity_details_requested');
+    expect(calledMethods).toContain('entity.presentDetails');
   });
 });
 

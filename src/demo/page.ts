@@ -254,7 +254,13 @@ document.addEventListener('click', async (event) => {
   const button = event.target.closest('button');
   if (!button) return;
   const data = button.dataset;
-  if (button.classList.contains('bk-button')) {
+  if (data.panelAction) {
+    await post('/demo/panel', { actionId: data.panelAction });
+  } else if (data.entity) {
+    await post('/demo/entity', { ts: data.entity, ref: data.ref, url: data.entityUrl });
+  } else if (data.closePanel !== undefined) {
+    await post('/demo/panel-close');
+  } else if (button.classList.contains('bk-button')) {
     const place = button.closest('[data-place]');
     if (!place) return;
     if (data.url) window.open(data.url, '_blank', 'noopener');

@@ -56,7 +56,7 @@ function typedText(text: string): { text: string; links: string[] } {
 }
 
 /** An event in its `event_callback` envelope, as the Events API sends it. */
-function event(event: Json): string {
+export function event(event: Json): string {
   return JSON.stringify({
     token: 'demo-verification-token',
     team_id: DEMO_TEAM,

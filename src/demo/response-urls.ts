@@ -32,6 +32,7 @@ export function respond(workspace: Workspace, target: ReplyTarget, body: Json): 
       text: str(body.text) ?? '',
       blocks: withAttachmentBlocks(body),
       ephemeral: body.response_type !== 'in_channel',
+      metadata: body.metadata,
       threadTs: str(body.thread_ts) ?? target.threadTs,
     });
     return;

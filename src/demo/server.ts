@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { num, type WireInvoice } from '../sandbox/data.js';
 import { coinOf } from '../sandbox/payment.js';
 import type { Sandbox } from '../sandbox/server.js';
+import { ENTITY_CSS, entityCardsHtml, flexpaneHtml } from './entities.js';
 import { PAGE_CSS, PAGE_SCRIPT, pageHtml, type Suggestion } from './page.js';
 import { escapeHtml, renderBlocks, renderMrkdwn } from './render.js';
 import type { DemoSlack } from './slack.js';
@@ -115,7 +116,7 @@ function messageHtml(message: DemoMessage, replies: readonly DemoMessage[]): str
   const unfurls = message.unfurls
     .map(
       (u) =>
-        `<div class="unfurl" data-place="unfurl" data-ts="${message.ts}"><div class="unfurl-url">${escapeHtml(u.url)}</div>${renderBlocks(u.blocks, DEMO_NAMES)}</div>`,
+        `<div class="unfurl" data-place="unfurl" data-ts="${message.ts}"><div class="unfurl-url">${escapeHtml(u.url)}</div>${renderBlocks(u.blocks, DEMO_NAMES)}${entityCardsHtml(u.metadata, message.ts)}</div>`,
     )
     .join('');
   // Slack offers message shortcuts on messages everyone sees, not on ephemeral ones.
@@ -129,7 +130,7 @@ function messageHtml(message: DemoMessage, replies: readonly DemoMessage[]): str
   const classes = ['msg', message.ephemeral ? 'ephemeral' : '', message.command ? 'command' : '']
     .filter(Boolean)
     .join(' ');
-  return `<article class="${classes}" data-ts="${message.ts}"><div class="avatar ${who.css}">${who.avatar}</div><div class="msg-body"><div class="msg-meta">${meta}</div><div class="msg-content" data-place="message" data-ts="${message.ts}">${content}</div>${unfurls}${shortcut}${thread}</div></article>`;
+  return `<article class="${classes}" data-ts="${message.ts}"><div class="avatar ${who.css}">${who.avatar}</div><div class="msg-body"><div class="msg-meta">${meta}</div><div class="msg-content" data-place="message" data-ts="${message.ts}">${content}</div>${entityCardsHtml(message.metadata, message.ts)}${unfurls}${shortcut}${thread}</div></article>`;
 }
 
 /** The channel: top-level messages in order, each with its thread under it. */
@@ -244,6 +245,9 @@ function pageActions(
       ),
     '/demo/shortcut': (body) => slack.shortcut(text(body, 'ts')),
     '/demo/home': () => slack.openHome(),
+    '/demo/entity': (body) => slack.openEntity(text(body, 'ts'), text(body, 'ref'), text(body, 'url')),
+    '/demo/panel': (body) => slack.panelClick(text(body, 'actionId')),
+    '/demo/panel-close': () => slack.closePanel(),
     '/demo/invoice': (body) => {
       const change = INVOICE_CHANGES[text(body, 'change')];
       const id = text(body, 'id');
@@ -280,14 +284,14 @@ export async function startPageServer({
   const suggestions = suggestionsFor(sandbox);
   const assets: Record<string, { type: string; body: string }> = {
     '/': { type: 'text/html; charset=utf-8', body: pageHtml(suggestions) },
-    '/demo.css': { type: 'text/css; charset=utf-8', body: PAGE_CSS },
+    '/demo.css': { type: 'text/css; charset=utf-8', body: PAGE_CSS + ENTITY_CSS },
     '/demo.js': { type: 'text/javascript; charset=utf-8', body: PAGE_SCRIPT },
   };
 
   const state = () => ({
     version: updates.version,
     ready: slack.ready,
-    feed: feedHtml(slack.messages),
+    feed: feedHtml(slack.messages) + flexpaneHtml(slack.flexpane),
     home: slack.home === undefined ? null : renderBlocks(slack.home, DEMO_NAMES),
     panel: panelHtml(sandbox),
   });

@@ -3,10 +3,11 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BotEndpoint } from './bot-endpoint.js';
+import { openEntity, panelClick } from './entities.js';
 import { click, openHome, type RequestContext, say, shortcut } from './requests.js';
 import { ResponseUrls } from './response-urls.js';
 import { parseArgs, type WebApiMethod, webApi } from './web-api.js';
-import { type ClickPlace, type DemoMessage, Workspace } from './workspace.js';
+import { type ClickPlace, type DemoMessage, type Flexpane, Workspace } from './workspace.js';
 
 /**
  * The demo's Slack: one workspace with one person (you), one private channel and the bot
@@ -42,6 +43,12 @@ export interface DemoSlack {
   shortcut(ts: string): Promise<void>;
   /** Opening the app's Home tab. */
   openHome(): Promise<void>;
+  /** The side panel of a Work Object, as the bot last presented it; undefined when closed. */
+  readonly flexpane: Flexpane | undefined;
+  /** A click on a Work Object's card (`entity_details_requested`), on a button of its panel, or its close. */
+  openEntity(ts: string, refId: string, url: string): Promise<void>;
+  panelClick(actionId: string): Promise<void>;
+  closePanel(): void;
   close(): Promise<void>;
 }
 
@@ -126,6 +133,15 @@ export async function startDemoSlack(options: DemoSlackOptions): Promise<DemoSla
     click: (place, blockId, actionId) => click(context, place, blockId, actionId),
     shortcut: (ts) => shortcut(context, ts),
     openHome: () => openHome(context),
+    get flexpane() {
+      return workspace.flexpane;
+    },
+    openEntity: (ts, refId, url) => openEntity(context, ts, refId, url),
+    panelClick: (actionId) => panelClick(context, actionId),
+    closePanel: () => {
+      workspace.flexpane = undefined;
+      workspace.changed();
+    },
     async close() {
       server.closeAllConnections();
       server.close();

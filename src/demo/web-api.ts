@@ -1,3 +1,4 @@
+import { entitiesOf, entityMethods } from './entities.js';
 import { withAttachmentBlocks } from './render-data.js';
 import {
   asPayloadMessage,
@@ -42,6 +43,7 @@ export function webApi(workspace: Workspace): Record<string, WebApiMethod> {
     ...identityMethods(),
     ...chatMethods(workspace),
     ...conversationsMethods(workspace),
+    ...entityMethods(workspace),
     'views.publish': (args) => {
       const view = args.view;
       if (args.user_id !== DEMO_USER) return { ok: false, error: 'user_not_found' };
@@ -113,10 +115,15 @@ function chatMethods(workspace: Workspace): Record<string, WebApiMethod> {
       const target = workspace.find(ts);
       if (!target) return { ok: false, error: 'cannot_unfurl_message' };
       const unfurls = isObject(args.unfurls) ? args.unfurls : {};
-      target.unfurls = Object.entries(unfurls).map(([url, card]) => ({
-        url,
-        blocks: isObject(card) && Array.isArray(card.blocks) ? card.blocks : [],
-      }));
+      target.unfurls = Object.entries(unfurls).map(([url, card]) => {
+        // A Work Object keyed to the link it unfurls (docs/slack.md#work-objects).
+        const entities = entitiesOf(args.metadata).filter((e) => e.app_unfurl_url === url);
+        return {
+          url,
+          blocks: isObject(card) && Array.isArray(card.blocks) ? card.blocks : [],
+          ...(entities.length > 0 ? { metadata: { entities } } : {}),
+        };
+      });
       workspace.changed();
       return { ok: true };
     },

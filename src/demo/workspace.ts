@@ -34,7 +34,13 @@ export interface DemoMessage {
   edited: boolean;
   metadata: unknown;
   /** Cards the bot attached with `chat.unfurl`, per pasted link. */
-  unfurls: { url: string; blocks: unknown[] }[];
+  unfurls: { url: string; blocks: unknown[]; metadata?: unknown }[];
+}
+
+/** What the bot last presented in a Work Object's side panel: the invoice, or an error view (src/demo/entities.ts). */
+export interface Flexpane {
+  metadata?: Json | undefined;
+  error?: Json | undefined;
 }
 
 /** Where a click comes from: a message's blocks, a card unfurled under it, or the App Home. */
@@ -61,6 +67,8 @@ export class Workspace {
   messages: DemoMessage[] = [];
   /** The blocks of your App Home, once the bot has published it. */
   home: unknown[] | undefined;
+  /** The side panel of a Work Object you opened, as the bot last presented it (src/demo/entities.ts). */
+  flexpane: Flexpane | undefined;
   readonly #listeners = new Set<() => void>();
   #lastTs = 0;
 

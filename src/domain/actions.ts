@@ -23,3 +23,7 @@ export const VIEW_PAYMENT_ACCOUNT = 'payment_account';
 
 /** The App Home's chart of one coin: the select menu choosing the coin (views/home-trend.ts). */
 export const ACTION_HOME_COIN = 'home_trend_coin';
+/** The invoice side panel's buttons (a Work Object's flexpane, views/invoice-entity.ts). */
+export const ACTION_ENTITY_REFRESH = 'entity_refresh_invoice';
+export const ACTION_ENTITY_WATCH = 'entity_watch_invoice';
+export const ACTION_ENTITY_STOP_WATCH = 'entity_stop_watch';

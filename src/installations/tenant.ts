@@ -20,7 +20,7 @@ import { createResponseUrlClient } from '../slack/response-url.js';
 import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
 import { homeCoins } from '../store/home-coins.js';
-import { eventKey, type InstallationId, ONE_WORKSPACE } from '../store/keys.js';
+import { type InstallationId, ONE_WORKSPACE, seenKey } from '../store/keys.js';
 import { createWatches, type Watches } from '../watches/service.js';
 
 /** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
@@ -269,13 +269,14 @@ function listenerDeps(
   // The getters first, then the rest assigned: made the other way round (a literal, then its
   // getters), the object fell to a slow shape and took ten times as long to make.
   return Object.assign(madeOnUse(made.tenant), own, {
+    installation: id,
     payments: inst.payments,
     poster: made.poster,
     health: inst.health,
     keyRejectedSince: () => state.keyRejectedSince(),
     keySource: state.keySource,
     outboxBacklog: () => outboxBacklog(common.store, id),
-    firstSight: (key: string) => common.shared.firstSight(id === ONE_WORKSPACE ? key : eventKey(id, key)),
+    firstSight: (key: string) => common.shared.firstSight(seenKey(id, key)),
     homeCoins: homeCoins(common.store, id),
     ...(moreHome ? { moreHome: (userId: string) => moreHome(client, userId) } : {}),
   });

@@ -10,11 +10,14 @@ import type { AckRaceDeps } from '../pipeline/ack-race.js';
 import type { SlackMethod } from '../slack/calls.js';
 import type { SlackPoster } from '../slack/poster.js';
 import type { HomeCoins } from '../store/home-coins.js';
+import type { InstallationId } from '../store/keys.js';
 import type { KeySource } from '../views/key.js';
 import type { Watches } from '../watches/service.js';
 
 /** What every listener is given: built once at start, nothing read from the environment here. */
 export interface ListenerDeps extends AckRaceDeps {
+  /** The installation served: '' for the one workspace (scopes its invoices' Work Object refs). */
+  installation: InstallationId;
   /** Counts requests, and the Web API calls listeners make through Bolt's client. */
   metrics?: Pick<Metrics, 'request' | 'slackCall'>;
   payments: PaymentsClient;
@@ -24,7 +27,18 @@ export interface ListenerDeps extends AckRaceDeps {
   /** Who may do what, where: every listener asks before it acts. */
   access: Access;
   /** Live invoice watches, as requests use them. */
-  watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy' | 'watchable' | 'lookedUp'>;
+  watches: Pick<
+    Watches,
+    | 'start'
+    | 'stop'
+    | 'stopInvoice'
+    | 'list'
+    | 'startedBy'
+    | 'watchable'
+    | 'lookedUp'
+    | 'ofInvoice'
+    | 'statesSeen'
+  >;
   /** The payments feed, as requests use it. */
   feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list' | 'readingsAt'>;
   /** The bot's own posts (the shortcut's Share in thread). */

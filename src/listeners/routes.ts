@@ -2,6 +2,9 @@ import type { SlackEventMiddlewareArgs } from '@slack/bolt';
 import {
   ACTION_CONNECT,
   ACTION_DISCONNECT,
+  ACTION_ENTITY_REFRESH,
+  ACTION_ENTITY_STOP_WATCH,
+  ACTION_ENTITY_WATCH,
   ACTION_HOME_COIN,
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
@@ -27,6 +30,7 @@ import type { InstallationId } from '../store/keys.js';
 import { createChooseHomeCoinAction } from './actions/choose-home-coin.js';
 import type { ButtonArgs, ButtonHandler } from './actions/click.js';
 import { acknowledgeOpenPaymentPage } from './actions/open-payment-page.js';
+import { createPanelRefresh, createPanelStopWatch, createPanelWatch } from './actions/panel-buttons.js';
 import { createRefreshInvoiceAction } from './actions/refresh-invoice.js';
 import { createShareInvoiceAction } from './actions/share-invoice.js';
 import { createStopWatchAction } from './actions/stop-watch.js';
@@ -36,6 +40,7 @@ import { createBalanceCommand } from './commands/balance.js';
 import { createInvoiceCommand } from './commands/invoice.js';
 import type { ListenerDeps } from './deps.js';
 import { createAppHomeOpened } from './events/app-home-opened.js';
+import { createEntityDetailsRequested, panelNotConnected } from './events/entity-details-requested.js';
 import { createLinkSharedEvent } from './events/link-shared.js';
 import { createGetInvoiceStep, FUNCTION_GET_INVOICE } from './functions/get-invoice.js';
 import type { Route } from './router.js';
@@ -161,9 +166,13 @@ export const ROUTES = [
   button(ACTION_WATCH, createWatchInvoiceAction, answers.clickTold),
   button(ACTION_STOP_WATCH, createStopWatchAction, answers.clickEnded),
   button(ACTION_SHARE, createShareInvoiceAction, answers.clickTold),
+  button(ACTION_ENTITY_REFRESH, createPanelRefresh, answers.clickAcknowledged),
+  button(ACTION_ENTITY_WATCH, createPanelWatch, answers.clickAcknowledged),
+  button(ACTION_ENTITY_STOP_WATCH, createPanelStopWatch, answers.clickAcknowledged),
   shortcut(SHORTCUT_CHECK_PAYMENT, createCheckPaymentShortcut, answers.shortcutTold),
   event('link_shared', createLinkSharedEvent, answers.linkLeft),
   event('app_home_opened', createAppHomeOpened, answers.accountHome),
+  event('entity_details_requested', createEntityDetailsRequested, panelNotConnected),
   step(FUNCTION_GET_INVOICE, createGetInvoiceStep, answers.stepFails),
   workspaces('action', ACTION_CONNECT, connectPaymentAccount),
   workspaces('action', ACTION_DISCONNECT, disconnectPaymentAccount),

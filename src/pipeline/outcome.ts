@@ -28,6 +28,8 @@ export type Outcome =
   | 'no_payment_link'
   | 'no_invoice'
   | 'unfurl_failed'
+  /** entity.presentDetails did not take the side panel. */
+  | 'panel_failed'
   | 'duplicate'
   // watches
   | 'already_watched'

@@ -1,4 +1,5 @@
 import type { RespondArguments } from '@slack/bolt';
+import type { EntityMetadata } from '@slack/types';
 import type { Visibility } from '../domain/visibility.js';
 import type { InvoiceId } from '../payments/index.js';
 import type { Message } from '../views/blocks.js';
@@ -11,6 +12,8 @@ export interface Reply {
   outcome: Outcome;
   /** The invoice the request was about, for the log. */
   invoiceId?: InvoiceId | undefined;
+  /** Work Objects the message carries (`metadata.entities`, src/views/invoice-entity.ts). */
+  entities?: EntityMetadata[] | undefined;
 }
 
 export const reply = (
@@ -26,4 +29,5 @@ export const toResponse = (r: Reply): RespondArguments => ({
   text: r.message.text,
   blocks: r.message.blocks,
   ...(r.message.attachments ? { attachments: r.message.attachments } : {}),
+  ...(r.entities ? { metadata: { entities: r.entities } } : {}),
 });

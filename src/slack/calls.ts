@@ -9,6 +9,7 @@ export type SlackMethod =
   | 'chat.update'
   | 'chat.delete'
   | 'chat.unfurl'
+  | 'entity.presentDetails'
   | 'conversations.info'
   | 'conversations.history'
   | 'conversations.replies'

@@ -1,5 +1,5 @@
 import { webApi } from '@slack/bolt';
-import type { Block, KnownBlock, MessageAttachment } from '@slack/types';
+import type { Block, EntityMetadata, KnownBlock, MessageAttachment } from '@slack/types';
 import type { ConversationFacts } from '../access.js';
 import { type SlackMethod, SlackPostError } from './calls.js';
 import { failureOfCode } from './error-codes.js';
@@ -15,6 +15,10 @@ export interface OutgoingMessage {
   threadTs?: string | undefined;
   /** Our id for the message, carried in its metadata so it can be found again after a crash. */
   messageId?: string | undefined;
+  /** Work Objects a post carries (`metadata.entities`; `chat.update` takes none: docs/slack.md#work-objects). */
+  entities?: EntityMetadata[] | undefined;
+  /** Told Slack's answer to the post (whether it dropped the entities: src/slack/entity-warning.ts). */
+  onAnswer?: ((answer: unknown) => Promise<void>) | undefined;
 }
 
 /** The Web API calls the bot makes on its own (not in reply to a request). */
@@ -147,7 +151,17 @@ export function createSlackPoster(
   }
   const metadata = (messageId: string | undefined) =>
     messageId ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { id: messageId } } } : {};
-  const postOnce = async ({ channel, text, blocks, attachments, threadTs, messageId }: OutgoingMessage) => {
+  const postOnce = async ({
+    channel,
+    text,
+    blocks,
+    attachments,
+    threadTs,
+    messageId,
+    entities,
+    onAnswer,
+  }: OutgoingMessage) => {
+    const event = metadata(messageId);
     const result = await call('chat.postMessage', () =>
       client.chat.postMessage({
         ...as,
@@ -156,12 +170,13 @@ export function createSlackPoster(
         blocks,
         ...(attachments ? { attachments } : {}),
         ...(threadTs ? { thread_ts: threadTs } : {}),
-        ...metadata(messageId),
+        ...(entities ? { metadata: { ...event.metadata, entities } } : event),
         unfurl_links: false,
         unfurl_media: false,
       }),
     );
     if (!result.ts) throw new SlackPostError('refused', 'no_ts');
+    await onAnswer?.(result);
     return result.ts;
   };
   return {

@@ -74,6 +74,7 @@ const OWN_WORK = [
   'home_coin_choices',
   'invoices_seen',
   'invoices_paid',
+  'invoice_states_seen',
 ] as const;
 /**
  * Every table whose rows belong to one installation by `installation_id`: uninstalling deletes

@@ -38,5 +38,9 @@ export const ownStateKeys = (installation: InstallationId): string => `%:${insta
 /** A Slack event id as one installation saw it: a retry is recognised within that installation. */
 export const eventKey = (installation: InstallationId, key: string): string => `${installation}:${key}`;
 
+/** A `seen_events` key of an installation's: the one workspace's keys go unprefixed, as they always have. */
+export const seenKey = (installation: InstallationId, key: string): string =>
+  installation === ONE_WORKSPACE ? key : eventKey(installation, key);
+
 /** A `like` pattern for every `seen_events` id of an installation. */
 export const ownEventKeys = (installation: InstallationId): string => eventKey(installation, '%');

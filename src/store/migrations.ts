@@ -7,6 +7,7 @@ import {
 } from 'kysely';
 import { homeMigrations } from './migrations-home.js';
 import { invoicesSeenMigrations } from './migrations-invoices-seen.js';
+import { workObjectsMigrations } from './migrations-work-objects.js';
 import type { Dialect } from './schema.js';
 
 /**
@@ -353,6 +354,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     ...homeMigrations(dialect),
     ...invoicesSeenMigrations(dialect),
+    ...workObjectsMigrations(dialect),
   };
 }
 

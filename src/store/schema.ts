@@ -216,4 +216,16 @@ export interface Tables {
     /** 1 once a feed post in the conversation listed it. */
     listed: Generated<number>;
   };
+  /** The states a watched invoice was seen in (issue 41, its side panel): the latest few per invoice. */
+  invoice_states_seen: {
+    /** The order they were seen in, as the database numbered them. */
+    id: Generated<number>;
+    /** The installation whose watch saw it: '' for the one workspace. */
+    installation_id: Generated<InstallationId>;
+    invoice_id: string;
+    status: string;
+    pay_status: string;
+    /** When it was seen (epoch ms), to show; never to order by. */
+    seen_at: number;
+  };
 }

@@ -57,9 +57,14 @@ export function humanise(raw: string): string {
  * outputs.
  */
 export function stateLabel(field: StateField, value: string): Mrkdwn {
-  const words = WORDS[field];
-  const text = (Object.hasOwn(words, value) ? words[value] : undefined) ?? humanise(value);
+  const text = stateWords(field, value);
   return text === '' ? md`(none given)` : esc(text, 100);
+}
+
+/** `stateLabel`'s words as plain text, '' for a value of no words (a Work Object's fields: views/invoice-entity.ts). */
+export function stateWords(field: StateField, value: string): string {
+  const words = WORDS[field];
+  return (Object.hasOwn(words, value) ? words[value] : undefined) ?? humanise(value);
 }
 
 /** A value exactly as sent, in code; one that code formatting would not show says so in words. */

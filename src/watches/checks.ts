@@ -22,6 +22,7 @@ import type { WatchedInvoiceRow, WatchRow } from './queries.js';
 import type { CheckRecord, ClaimedCheck } from './queries-checks.js';
 import { changes, fromSnapshot, type InvoiceSnapshot, toSnapshot } from './snapshot.js';
 import { PENDING_SETTLE_MS } from './start.js';
+import { recordState } from './states-seen.js';
 
 /** What one check came to: the invoice as read (or as last read), and when to check next. */
 interface Reading {
@@ -167,6 +168,8 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
       if (!completed) throw new LeaseLost();
       if (reading.snapshot !== undefined)
         await ctx.sightings.checked(trx, snapshotOf(row), reading.invoice, channelsOf(held), now);
+      if (reading.diff.some((c) => c.field === 'status' || c.field === 'payStatus'))
+        await recordState(trx, deps.installation, reading.invoice, now);
       // Read with the key there is now: a later "unknown" is the invoice's own.
       if (reading.snapshot !== undefined && row.account_replaced === 1)
         await queries.readByNewAccount(trx, row.invoice_id);

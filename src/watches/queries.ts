@@ -67,6 +67,14 @@ function lookupQueries({ db }: Store, installation: InstallationId) {
       return Number(n);
     },
 
+    /** The invoice's watches that have a card (active or ended), oldest first. */
+    ofInvoice: (invoiceId: string) =>
+      watches(db, installation)
+        .where('invoice_id', '=', invoiceId)
+        .where('state', '!=', 'pending')
+        .orderBy('started_at')
+        .execute(),
+
     /** A watch of this installation by id (a Stop button's value): another installation's is none. */
     byId: (id: string) => watches(db, installation).where('id', '=', id).executeTakeFirst(),
 

@@ -8,6 +8,7 @@ import { QUIET, type WatchDeps, watchContext } from './context.js';
 import type { ListedWatch, WatchRow } from './queries.js';
 import type { InvoiceSnapshot } from './snapshot.js';
 import { watchStarts } from './start.js';
+import { statesSeen } from './states-seen.js';
 
 export type { WatchDeps, WatchSettings } from './context.js';
 export { WATCH_CHECKS_AT_ONCE, watchPollJob } from './poll-job.js';
@@ -98,6 +99,12 @@ export function createWatches(deps: WatchDeps) {
     async list(channelId: string): Promise<WatchListItem[]> {
       return (await queries.listInChannel(channelId)).map(listItem);
     },
+
+    /** Every watch of the invoice in this installation, oldest first: its side panel's list. */
+    ofInvoice: (invoiceId: string) => queries.ofInvoice(invoiceId),
+
+    /** The states the invoice was seen in by this installation's watches, oldest first. */
+    statesSeen: (invoiceId: string) => statesSeen(store.db, deps.installation, invoiceId),
 
     /** The active watches a person started, wherever they are, for their App Home. */
     async startedBy(teamId: string, userId: string): Promise<(WatchListItem & { channelId: string })[]> {

@@ -5,12 +5,17 @@ import type { EndReason } from '../domain/watch.js';
 import { ATTEMPT_WINDOW_MS, CLOCK_TOLERANCE_MS } from '../outbox.js';
 import type { Invoice, InvoiceId } from '../payments/index.js';
 import { type PostFailure, SlackPostError, slackWasBusy } from '../slack/calls.js';
+import { noteDroppedEntity } from '../slack/entity-warning.js';
+import { firstSight } from '../store/events.js';
+import { seenKey } from '../store/keys.js';
 import { liveInvoiceCard } from '../views/invoice.js';
+import { liveCardEntity } from '../views/invoice-entity.js';
 import type { Mrkdwn } from '../views/mrkdwn.js';
 import { nextPollAt } from './cadence.js';
 import { liveWatch, type WatchContext } from './context.js';
 import type { WatchRow } from './queries.js';
 import { toSnapshot } from './snapshot.js';
+import { recordState } from './states-seen.js';
 
 /**
  * Starting a watch. The watch is stored, pending, before its card is posted, and becomes active
@@ -111,9 +116,10 @@ export function watchStarts(ctx: WatchContext) {
     const timeout = invoice.timeout.getTime();
     const nextAt = nextPollAt({ now, since: now, timeout, pollSeconds: settings.pollSeconds, failures: 0 });
     try {
-      await store.transaction((trx) =>
-        queries.insert(trx, watch, JSON.stringify(toSnapshot(invoice)), nextAt),
-      );
+      await store.transaction(async (trx) => {
+        await queries.insert(trx, watch, JSON.stringify(toSnapshot(invoice)), nextAt);
+        await recordState(trx, deps.installation, invoice, now);
+      });
     } catch (error) {
       // Someone started the same watch a moment earlier: theirs stands, and this one posts nothing.
       const raced = await queries.current(req.channelId, req.invoiceId);
@@ -268,7 +274,7 @@ function settling(ctx: WatchContext, { lookFor, confirm, drop }: PendingCards) {
 
 /** Posting a new watch's card. */
 function posting(ctx: WatchContext, { lookFor, confirm, drop }: PendingCards) {
-  const { poster, logger } = ctx.deps;
+  const { poster, logger, store, clock } = ctx.deps;
 
   /**
    * Posts a pending watch's card and makes the watch active. "Nothing was posted" (the error
@@ -285,6 +291,14 @@ function posting(ctx: WatchContext, { lookFor, confirm, drop }: PendingCards) {
         threadTs,
         ...card,
         messageId: cardMessageId(w.id),
+        entities: [liveCardEntity(invoice, { installation: w.installation_id })],
+        onAnswer: (answer) =>
+          noteDroppedEntity(
+            (key) => firstSight(store, seenKey(w.installation_id, key), clock()),
+            logger,
+            'chat.postMessage',
+            answer,
+          ),
       });
     } catch (error) {
       if (!(error instanceof SlackPostError)) throw error;

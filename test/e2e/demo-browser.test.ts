@@ -20,6 +20,8 @@ import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
 const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
 /** The README's picture is refreshed with `DEMO_SCREENSHOT=docs/demo.png`; otherwise the shot stays out of the checkout. */
 const SCREENSHOT = process.env.DEMO_SCREENSHOT ?? join(tmpdir(), `demo-${process.pid}.png`);
+/** The side panel of a Work Object, as the demo draws it (`DEMO_PANEL_SCREENSHOT` keeps it). */
+const PANEL_SCREENSHOT = process.env.DEMO_PANEL_SCREENSHOT ?? join(tmpdir(), `demo-panel-${process.pid}.png`);
 /** The reader's time zone, far from the machine's UTC: dates must be shown in this one. */
 const READER_ZONE = 'Asia/Tokyo';
 const OPEN = DEMO_INVOICE_IDS.open;
@@ -213,6 +215,36 @@ describe('the local demo in a browser', () => {
       .locator('.thread > .msg .bk-header')
       .filter({ hasText: 'Order #1039 — gift card' })
       .waitFor({ timeout: 10_000 });
+  }, 60_000);
+
+  it('an invoice card is a Work Object: a click on it opens its side panel, drawn by the page (issue 41)', async () => {
+    // The unfurl above carries one too.
+    expect(
+      await page.locator('.unfurl .wo-card').filter({ hasText: 'Order #1039 — gift card' }).count(),
+    ).toBe(1);
+    await send(`/invoice ${DEMO_INVOICE_IDS.paid}`);
+    const card = await botMessage('Order #1041 — hardware wallet');
+    const object = card.locator(':scope > .msg-body > .wo-card');
+    expect(await object.innerText()).toMatch(/Status\s+Closed[\s\S]*Payment\s+Paid/);
+    await object.click();
+    const pane = page.locator('.flexpane');
+    await pane.filter({ hasText: 'Accepted methods' }).waitFor({ timeout: 10_000 });
+    const text = await pane.innerText();
+    for (const words of [
+      'Order #1041 — hardware wallet',
+      'Fee',
+      'Shop',
+      'Sent by e-mail',
+      'Not watched',
+      'States seen',
+    ])
+      expect(text).toContain(words);
+    expect(await pane.getByRole('link', { name: 'Open payment page' }).count()).toBe(1);
+    await pane.getByRole('button', { name: 'Refresh' }).click();
+    await pane.filter({ hasText: 'Accepted methods' }).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: PANEL_SCREENSHOT });
+    await pane.getByRole('button', { name: 'Close' }).click();
+    await pane.waitFor({ state: 'detached', timeout: 10_000 });
   }, 60_000);
 
   it('the App Home shows your balance, counts what is at 0 in one line, and no watch once the invoice is paid', async () => {

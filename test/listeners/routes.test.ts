@@ -40,6 +40,7 @@ function requestOf(route: AnyRoute) {
     shortcut: { response_url: undefined },
     event: { ...(body.event as object), user: 'U0MEMBER', tab: 'home', channel: 'D0' },
     fail: async () => undefined,
+    client: { entity: { presentDetails: async () => ({ ok: true }) } },
     next: async () => {
       throw new Error('the router passes nothing on');
     },

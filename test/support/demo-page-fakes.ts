@@ -10,6 +10,7 @@ export interface FakeSlack extends DemoSlack {
   messages: DemoMessage[];
   home: unknown[] | undefined;
   ready: boolean;
+  flexpane: DemoSlack['flexpane'];
   /** Each call the page made, in order: [method, ...arguments]. */
   readonly calls: unknown[][];
   /** What the next call throws, once. */
@@ -43,6 +44,10 @@ export function fakeSlack(): FakeSlack {
       record('click', place, blockId, actionId),
     shortcut: async (ts: string) => record('shortcut', ts),
     openHome: async () => record('openHome'),
+    flexpane: undefined,
+    openEntity: async (ts: string, refId: string, url: string) => record('openEntity', ts, refId, url),
+    panelClick: async (actionId: string) => record('panelClick', actionId),
+    closePanel: () => record('closePanel'),
     close: async () => {},
   };
   function record(...call: unknown[]): void {

@@ -121,6 +121,13 @@ const SLACK_MANIFEST_V1 = z
         .min(1)
         .max(5)
         .optional(),
+      // Work Objects (docs.slack.dev/messaging/work-objects-implementation).
+      rich_previews: z
+        .strictObject({
+          is_active: z.boolean(),
+          entity_types: z.array(z.string().regex(/^slack#\/entities\/[a-z_]+$/)).min(1),
+        })
+        .optional(),
     }),
     oauth_config: z.strictObject({
       redirect_urls: z.array(httpsUrl).max(1000).optional(),
@@ -144,6 +151,12 @@ const SLACK_MANIFEST_V1 = z
   })
   .superRefine((manifest, ctx) => {
     const issue = (message: string) => ctx.addIssue({ code: 'custom', message });
+    // A Work Object's side panel is asked for with this event, and its buttons are interactivity.
+    if (manifest.features.rich_previews?.is_active) {
+      if (!manifest.settings.event_subscriptions.bot_events.includes('entity_details_requested'))
+        issue('Work Objects need the entity_details_requested event');
+      if (!manifest.settings.interactivity.is_enabled) issue('Work Objects need interactivity on');
+    }
     if (!manifest.functions) return;
     // A Bolt app's step runs on the app's own servers and needs an org-ready app
     // (docs.slack.dev/tools/bolt-js/tutorials/custom-steps).

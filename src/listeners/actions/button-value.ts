@@ -4,6 +4,9 @@ import { parseInvoiceId } from '../../payments/index.js';
 const MESSAGE_TS = /^\d+\.\d+$/;
 /** Which try of Share in thread a button is, after the first: 1 to 99. */
 const ATTEMPT = /^[1-9]\d?$/;
+/** A conversation id as Slack writes them, and a locale tag as `user_locale` gives it (`en-US`). */
+const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
+const LOCALE = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3}$/;
 /** A watch id as the store makes them (`randomUUID`). */
 const WATCH_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -29,6 +32,14 @@ const READERS = {
   },
   /** Stop watching: the watch's id. */
   watch: (text: string) => (WATCH_ID.test(text) ? text : undefined),
+  /** An invoice side panel's buttons: `<invoice id> <channel id or -> <locale>` (views/invoice-entity.ts `panelValue`). */
+  panel: (text: string) => {
+    const [id = '', channel = '', locale = '', ...more] = text.split(' ');
+    const invoiceId = parseInvoiceId(id);
+    if (!invoiceId || more.length > 0 || !(channel === '-' || CHANNEL_ID.test(channel))) return undefined;
+    if (!LOCALE.test(locale)) return undefined;
+    return { invoiceId, channelId: channel === '-' ? undefined : channel, locale };
+  },
 };
 
 export type ButtonValueKind = keyof typeof READERS;

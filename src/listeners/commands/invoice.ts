@@ -7,6 +7,7 @@ import { type Reply, reply } from '../../pipeline/reply.js';
 import { invalidInvoiceMessage, linkElsewhereMessage, unknownWordMessage } from '../../views/errors.js';
 import { invoiceHelp, invoiceUsage } from '../../views/help.js';
 import { invoiceMessage } from '../../views/invoice.js';
+import { invoiceCardEntity } from '../../views/invoice-entity.js';
 import { watchListMessage, watchReplies } from '../../views/watch.js';
 import { commandQuestion, type ListenerDeps } from '../deps.js';
 import { type InvoiceVerb, parseInvoiceText } from '../invoice-input.js';
@@ -36,7 +37,15 @@ export function createInvoiceCommand(deps: ListenerDeps): CommandHandler {
           invoice,
         );
         const watchable = deps.watches.watchable(invoice);
-        return reply(invoiceMessage(invoice, { now: deps.clock(), watchable }), deps.invoiceReply, 'ok', id);
+        const card = reply(
+          invoiceMessage(invoice, { now: deps.clock(), watchable }),
+          deps.invoiceReply,
+          'ok',
+          id,
+        );
+        // A card the channel sees is a Work Object too; one only the asker sees stays a message.
+        if (deps.invoiceReply !== 'in_channel') return card;
+        return { ...card, entities: [invoiceCardEntity(invoice, { installation: deps.installation })] };
       }
       case 'watch':
         return startWatch(deps, {

@@ -1,7 +1,9 @@
 import type { SlackEventMiddlewareArgs, webApi } from '@slack/bolt';
-import type { LinkUnfurls } from '@slack/types';
+import type { EntityMetadata, LinkUnfurls } from '@slack/types';
 import type { Tracked } from '../../pipeline/tracked.js';
+import { noteDroppedEntity } from '../../slack/entity-warning.js';
 import { invoiceUnfurl } from '../../views/invoice.js';
+import { invoiceCardEntity } from '../../views/invoice-entity.js';
 import { countedCall, type ListenerDeps } from '../deps.js';
 import { parsePaymentLink } from '../invoice-input.js';
 
@@ -14,7 +16,8 @@ export interface UnfurlClient {
 const MAX_UNFURLS = 5;
 
 /**
- * A pasted payment link gets a compact invoice card (`chat.unfurl`). A link that is malformed or
+ * A pasted payment link gets a compact invoice card (`chat.unfurl`), a Work Object where Slack has
+ * them on (its entity: src/views/invoice-entity.ts). A link that is malformed or
  * names no invoice is left alone: no card, no error shown, nothing thrown.
  */
 export function createLinkSharedEvent(deps: ListenerDeps) {
@@ -47,27 +50,38 @@ export function createLinkSharedEvent(deps: ListenerDeps) {
         const invoice = await deps.payments.getInvoice(id);
         // A preview in someone's composer is in no conversation yet.
         await deps.watches.lookedUp(event.source === 'composer' ? undefined : event.channel, invoice);
-        return [url, invoiceUnfurl(invoice, now, { watchable: deps.watches.watchable(invoice) })] as const;
+        const card = invoiceUnfurl(invoice, now, { watchable: deps.watches.watchable(invoice) });
+        return [
+          url,
+          card,
+          invoiceCardEntity(invoice, { installation: deps.installation, appUnfurlUrl: url }),
+        ] as const;
       }),
     );
     const unfurls: LinkUnfurls = {};
+    const entities: EntityMetadata[] = [];
     for (const result of found) {
-      if (result.status === 'fulfilled') unfurls[result.value[0]] = result.value[1];
-      else deps.logger.warn({ err: result.reason }, 'no unfurl for a payment link');
+      if (result.status === 'fulfilled') {
+        unfurls[result.value[0]] = result.value[1];
+        entities.push(result.value[2]);
+      } else deps.logger.warn({ err: result.reason }, 'no unfurl for a payment link');
     }
     const unfurled = Object.keys(unfurls).length;
     if (unfurled === 0) return { outcome: 'no_invoice', invoiceId };
 
     const { unfurl_id: unfurlId, source } = event;
     try {
-      // Composer previews carry an unfurl_id and source instead of a real message ts.
-      await countedCall(deps, 'chat.unfurl', () =>
+      // Composer previews carry an unfurl_id and source instead of a real message ts. The blocks
+      // are today's card; the entities make it a Work Object where Slack has them turned on.
+      const metadata = { entities };
+      const answer = await countedCall(deps, 'chat.unfurl', () =>
         client.chat.unfurl(
           unfurlId && (source === 'composer' || source === 'conversations_history')
-            ? { unfurl_id: unfurlId, source, unfurls }
-            : { channel: event.channel, ts: event.message_ts, unfurls },
+            ? { unfurl_id: unfurlId, source, unfurls, metadata }
+            : { channel: event.channel, ts: event.message_ts, unfurls, metadata },
         ),
       );
+      await noteDroppedEntity(deps.firstSight, deps.logger, 'chat.unfurl', answer);
       return { outcome: 'ok', invoiceId, counts: { unfurled } };
     } catch (error) {
       deps.logger.warn({ err: error }, 'chat.unfurl failed');
