@@ -71,6 +71,8 @@ const OWN_WORK = [
   'singletons',
   'outbox',
   'background_pace',
+  'feed_settings',
+  'feed_held',
 ] as const;
 /**
  * Every table whose rows belong to one installation by `installation_id`: uninstalling deletes

@@ -5,6 +5,7 @@ import {
   type MigrationProvider,
   sql,
 } from 'kysely';
+import { feedSettingsMigrations } from './migrations-feed-settings.js';
 import type { Dialect } from './schema.js';
 
 /**
@@ -349,6 +350,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           await db.schema.createIndex(`${table}_by_state`).on(table).columns(['state', 'ended_at']).execute();
       },
     },
+    ...feedSettingsMigrations(dialect),
   };
 }
 
