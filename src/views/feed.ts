@@ -106,6 +106,8 @@ interface DigestInput {
   moved?: ReadonlySet<string>;
   /** Set when the digest goes out late (the bot was down at its time): by how much. */
   lateByMs?: number | undefined;
+  /** What the digest covers, when the channel chose a weekly one (src/feed/settings.ts); a day by default. */
+  period?: 'week';
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -147,14 +149,18 @@ function digestRows(d: DigestInput): { listed: DigestRow[]; zeros: number } {
  */
 export function digestMessage(d: DigestInput): Message {
   const { listed, zeros } = digestRows(d);
+  const weekly = d.period === 'week';
   const rows = fitting(listed, ({ id, title, is, was }) => {
-    const change = was === undefined ? md`` : md` · ${signed(is.minus(was), grouped)} in 24 h`;
+    const change =
+      was === undefined ? md`` : md` · ${signed(is.minus(was), grouped)} in ${weekly ? '7 days' : '24 h'}`;
     return md`${currencyName(title, id)}\n${grouped(is)} ${esc(id, MAX_ID)}${change}`;
   });
-  const title = d.lateByMs === undefined ? 'Daily balance digest' : 'Daily balance digest (late)';
-  const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} in the last 24 hours.`;
+  const kind = weekly ? 'Weekly balance digest' : 'Daily balance digest';
+  const title = d.lateByMs === undefined ? kind : `${kind} (late)`;
+  const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} in the last ${weekly ? '7 days' : '24 hours'}.`;
   const notes = [md`Balances as of ${slackDate(d.asOf)}`];
-  if (d.beforeAt && d.asOf.getTime() - d.beforeAt.getTime() < 23 * 3_600_000) {
+  const periodMs = (weekly ? 7 * 24 : 24) * 3_600_000;
+  if (d.beforeAt && d.asOf.getTime() - d.beforeAt.getTime() < periodMs - 3_600_000) {
     notes.push(md`changes since ${slackDate(d.beforeAt)}, when the feed began`);
   }
   if (d.lateByMs !== undefined)
