@@ -20,3 +20,7 @@ export const SHORTCUT_CHECK_PAYMENT = 'check_payment';
 export const ACTION_CONNECT = 'connect_payment_account';
 export const ACTION_DISCONNECT = 'disconnect_payment_account';
 export const VIEW_PAYMENT_ACCOUNT = 'payment_account';
+
+/** A payments feed's Settings button (its confirmation, `/balance subscriptions`, the App Home) and its modal. */
+export const ACTION_FEED_SETTINGS = 'feed_settings';
+export const VIEW_FEED_SETTINGS = 'feed_settings';

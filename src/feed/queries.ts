@@ -6,6 +6,7 @@ import { type InstallationId, ONE_WORKSPACE } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 import { historyQueries } from './queries-history.js';
 import { pollClaims, pollQueries } from './queries-poll.js';
+import { settingsQueries } from './queries-settings.js';
 
 export { POLLS } from './queries-poll.js';
 
@@ -44,6 +45,7 @@ export function feedQueries(store: Store, installation: InstallationId) {
     ...historyQueries(installation),
     ...pollQueries(installation),
     ...digestQueries(installation),
+    ...settingsQueries(installation),
   };
 }
 
@@ -78,6 +80,9 @@ function subscriptionQueries(store: Store, installation: InstallationId) {
         .where('id', '=', id)
         .executeTakeFirst(),
 
+    /** An active subscription of this installation by id, read in `trx`. */
+    activeById: (trx: Kysely<Tables>, id: string) => activeRows(trx).where('id', '=', id).executeTakeFirst(),
+
     /** Every active subscription, oldest first. */
     active: (trx: Kysely<Tables>) => activeRows(trx).orderBy('created_at').execute(),
 
@@ -92,7 +97,7 @@ function subscriptionQueries(store: Store, installation: InstallationId) {
         .execute();
     },
 
-    /** Ends an active subscription; false when it had already ended. */
+    /** Ends an active subscription, its settings and held movements with it; false when it had already ended. */
     async end(trx: Kysely<Tables>, id: string, reason: string, now: number): Promise<boolean> {
       const result = await trx
         .updateTable('feed_subscriptions')
@@ -101,7 +106,9 @@ function subscriptionQueries(store: Store, installation: InstallationId) {
         .where('id', '=', id)
         .where('state', '=', 'active')
         .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      if (result.numUpdatedRows === 0n) return false;
+      await settingsQueries(installation).forget(trx, id);
+      return true;
     },
 
     /**
