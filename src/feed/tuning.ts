@@ -67,17 +67,30 @@ export function feedTuning(deps: TuningDeps) {
   }
 
   return {
-    /** What the Settings modal of the channel's feed shows; undefined when the channel has none. */
-    async settingsForm(channelId: string): Promise<SettingsModalInput | undefined> {
-      const sub = await queries.activeInChannel(store.db, channelId);
+    /**
+     * What the Settings modal of a feed shows, the feed found by its channel (a click) or its id (a
+     * submission); undefined when it is not on (any longer).
+     */
+    async settingsForm(
+      feed: { channelId: string } | { subscriptionId: string },
+    ): Promise<SettingsModalInput | undefined> {
+      const sub =
+        'channelId' in feed
+          ? await queries.activeInChannel(store.db, feed.channelId)
+          : await queries.activeById(store.db, feed.subscriptionId);
       if (!sub) return undefined;
       const { settings } = (await queries.settingsOf(store.db, [sub.id])).get(sub.id) ?? DEFAULT_SAVED;
       const { hour, minute, zone } = digestOf(sub);
-      return { subscriptionId: sub.id, settings, coins: await coins(), hour, minute, zone };
+      return {
+        subscriptionId: sub.id,
+        channelId: sub.channel_id,
+        settings,
+        coins: await coins(),
+        hour,
+        minute,
+        zone,
+      };
     },
-
-    /** The ids of the coins a submission may name: the last reading's. */
-    coinIds: async (): Promise<string[]> => (await coins()).map((c) => c.id),
 
     /** Saves a submission and says in the channel what changed, once. */
     async saveSettings(req: SaveRequest): Promise<SaveResult> {

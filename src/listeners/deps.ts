@@ -25,7 +25,7 @@ export interface ListenerDeps extends AckRaceDeps {
   /** Live invoice watches, as requests use them. */
   watches: Pick<Watches, 'start' | 'stop' | 'stopInvoice' | 'list' | 'startedBy' | 'watchable'>;
   /** The payments feed, as requests use it. */
-  feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list'>;
+  feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list' | 'settingsForm' | 'saveSettings'>;
   /** The bot's own posts (the shortcut's Share in thread). */
   poster: SlackPoster;
   /** The payment service as this instance has seen it, for the App Home. */

@@ -2,12 +2,14 @@ import type { SlackEventMiddlewareArgs } from '@slack/bolt';
 import {
   ACTION_CONNECT,
   ACTION_DISCONNECT,
+  ACTION_FEED_SETTINGS,
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
   ACTION_SHARE,
   ACTION_STOP_WATCH,
   ACTION_WATCH,
   SHORTCUT_CHECK_PAYMENT,
+  VIEW_FEED_SETTINGS,
   VIEW_PAYMENT_ACCOUNT,
 } from '../domain/actions.js';
 import type { Command } from '../domain/commands.js';
@@ -24,6 +26,7 @@ import type { Tracked, TrackingDeps } from '../pipeline/tracked.js';
 import type { Installations } from '../store/installations.js';
 import type { InstallationId } from '../store/keys.js';
 import type { ButtonArgs, ButtonHandler } from './actions/click.js';
+import { createFeedSettingsAction } from './actions/feed-settings.js';
 import { acknowledgeOpenPaymentPage } from './actions/open-payment-page.js';
 import { createRefreshInvoiceAction } from './actions/refresh-invoice.js';
 import { createShareInvoiceAction } from './actions/share-invoice.js';
@@ -36,6 +39,11 @@ import type { ListenerDeps } from './deps.js';
 import { createAppHomeOpened } from './events/app-home-opened.js';
 import { createLinkSharedEvent } from './events/link-shared.js';
 import { createGetInvoiceStep, FUNCTION_GET_INVOICE } from './functions/get-invoice.js';
+import {
+  createFeedSettingsSubmit,
+  type SettingsSubmitArgs,
+  submitNotConnected,
+} from './modals/feed-settings.js';
 import type { Route } from './router.js';
 import { createCheckPaymentShortcut } from './shortcuts/check-payment.js';
 import { appUninstalled } from './workspaces/app-uninstalled.js';
@@ -109,6 +117,15 @@ const button = <N extends string>(name: N, make: Make<ButtonHandler>, answer: An
     (deps): Listener<ClickArgs> => actionListener<ButtonArgs>(deps, name, make(deps)),
     answer,
   );
+/** A button whose handler opens a modal: it reads the click's trigger_id and Bolt's client. */
+const opener = <N extends string>(name: N, make: Make<Handle<ClickArgs>>, answer: Answer<ClickArgs>) =>
+  installation('action', name, (deps) => actionListener<ClickArgs>(deps, name, make(deps)), answer);
+/** A modal's submission, answered in its ack (closed, updated, or errors under its inputs). */
+const modal = <N extends string, A extends SettingsSubmitArgs>(
+  name: N,
+  make: Make<Handle<A>>,
+  answer: Answer<A>,
+) => installation('view', name, (deps) => viewListener<A>(deps, name, make(deps)), answer);
 const shortcut = <N extends string>(
   name: N,
   make: Make<Handle<ShortcutArgs>>,
@@ -163,6 +180,8 @@ export const ROUTES = [
   event('link_shared', createLinkSharedEvent, answers.linkLeft),
   event('app_home_opened', createAppHomeOpened, answers.accountHome),
   step(FUNCTION_GET_INVOICE, createGetInvoiceStep, answers.stepFails),
+  opener(ACTION_FEED_SETTINGS, createFeedSettingsAction, answers.clickTold),
+  modal(VIEW_FEED_SETTINGS, createFeedSettingsSubmit, submitNotConnected),
   workspaces('action', ACTION_CONNECT, connectPaymentAccount),
   workspaces('action', ACTION_DISCONNECT, disconnectPaymentAccount),
   workspaces('view', VIEW_PAYMENT_ACCOUNT, submitPaymentKey),

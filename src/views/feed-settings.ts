@@ -38,6 +38,8 @@ const option = (text: string, value: string): PlainTextOption => ({
 export interface SettingsModalInput {
   /** Where the submission is written: the feed it was opened for (private_metadata). */
   subscriptionId: string;
+  /** The feed's channel (who may change it is asked there). */
+  channelId: string;
   settings: FeedSettings;
   /** The coins of the last reading, id and title, in its order. */
   coins: readonly { id: string; title: string }[];

@@ -2,6 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import type { BalanceChange, StoredBalance } from '../domain/balance.js';
 import { Amount } from '../payments/index.js';
 import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
+import { feedLineWithSettings } from './feed-settings.js';
 import { exactList, foldedZeros, grouped, signed } from './figures.js';
 import { type KeySource, keyFix } from './key.js';
 import { channelMention, esc, join, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
@@ -255,16 +256,21 @@ export function subscriptionListMessage(items: readonly SubscriptionListItem[]):
     const body = md`No channel receives the payments feed. \`/balance subscribe\` in a private channel turns it on there.`;
     return { text: fallbackText(body), blocks: [section(body)] };
   }
+  // One section a feed, for its Settings button: the header and the note leave 48 of Slack's 50 blocks.
   const rows = fitting(
-    items,
+    items.slice(0, LIMITS.blocks - 2),
     (i) =>
       md`${channelMention(i.channelId)} · digest ${i.digest} · since ${slackDate(i.since)} by ${mention(i.subscriberId)}`,
   );
-  const notes =
-    rows.omitted > 0 ? [context(md`${plural(rows.omitted, 'more feed', 'more feeds')} not shown`)] : [];
+  const omitted = items.length - rows.shown.length;
+  const notes = omitted > 0 ? [context(md`${plural(omitted, 'more feed', 'more feeds')} not shown`)] : [];
   return {
     text: fallbackText(md`${plural(items.length, 'channel receives', 'channels receive')} the payments feed`),
-    blocks: [header('Payments feeds'), ...lineSections(rows.shown), ...notes],
+    blocks: [
+      header('Payments feeds'),
+      ...rows.shown.map((line, i) => feedLineWithSettings(line, items[i]?.channelId ?? '')),
+      ...notes,
+    ],
   };
 }
 
