@@ -12,6 +12,8 @@ const WORK = [
   'service_state',
   'seen_events',
   'background_pace',
+  'feed_settings',
+  'feed_held',
 ] as const;
 
 /** Empties the store of the bot's work between tests (installations stay). */
