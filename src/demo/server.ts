@@ -4,8 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { num, type WireInvoice } from '../sandbox/data.js';
 import { coinOf } from '../sandbox/payment.js';
 import type { Sandbox } from '../sandbox/server.js';
+import { pageInputs } from './modal.js';
 import { PAGE_CSS, PAGE_SCRIPT, pageHtml, type Suggestion } from './page.js';
 import { escapeHtml, renderBlocks, renderMrkdwn } from './render.js';
+import { renderModal } from './render-modal.js';
 import type { DemoSlack } from './slack.js';
 import { BOT_USER, type ClickPlace, DEMO_NAMES, DEMO_USER, type DemoMessage, SLACKBOT } from './workspace.js';
 
@@ -244,6 +246,12 @@ function pageActions(
       ),
     '/demo/shortcut': (body) => slack.shortcut(text(body, 'ts')),
     '/demo/home': () => slack.openHome(),
+    '/demo/submit': (body) => {
+      const typed = pageInputs(body.values);
+      if (!typed) throw new BadRequest('values is missing');
+      return slack.submitModal(typed);
+    },
+    '/demo/close-modal': () => slack.closeModal(),
     '/demo/invoice': (body) => {
       const change = INVOICE_CHANGES[text(body, 'change')];
       const id = text(body, 'id');
@@ -289,6 +297,7 @@ export async function startPageServer({
     ready: slack.ready,
     feed: feedHtml(slack.messages),
     home: slack.home === undefined ? null : renderBlocks(slack.home, DEMO_NAMES),
+    modal: slack.modal === undefined ? null : renderModal(slack.modal, DEMO_NAMES),
     panel: panelHtml(sandbox),
   });
 

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BotEndpoint } from './bot-endpoint.js';
+import { type DemoModal, type PageInput, submitModal } from './modal.js';
 import { click, openHome, type RequestContext, say, shortcut } from './requests.js';
 import { ResponseUrls } from './response-urls.js';
 import { parseArgs, type WebApiMethod, webApi } from './web-api.js';
@@ -42,6 +43,12 @@ export interface DemoSlack {
   shortcut(ts: string): Promise<void>;
   /** Opening the app's Home tab. */
   openHome(): Promise<void>;
+  /** The modal the bot opened for you, until it is closed (src/demo/modal.ts). */
+  readonly modal: DemoModal | undefined;
+  /** Save on the modal, with what you typed or picked in each input (by block id). */
+  submitModal(typed: Record<string, PageInput>): Promise<void>;
+  /** Cancel on the modal: it goes, and nothing is sent (the bot asks for no view_closed). */
+  closeModal(): void;
   close(): Promise<void>;
 }
 
@@ -126,6 +133,14 @@ export async function startDemoSlack(options: DemoSlackOptions): Promise<DemoSla
     click: (place, blockId, actionId) => click(context, place, blockId, actionId),
     shortcut: (ts) => shortcut(context, ts),
     openHome: () => openHome(context),
+    get modal() {
+      return workspace.modal;
+    },
+    submitModal: (typed) => submitModal(context, typed),
+    closeModal() {
+      workspace.modal = undefined;
+      workspace.changed();
+    },
     async close() {
       server.closeAllConnections();
       server.close();

@@ -1,3 +1,4 @@
+import { modalMethods } from './modal.js';
 import {
   asPayloadMessage,
   BOT_ID,
@@ -41,6 +42,7 @@ export function webApi(workspace: Workspace): Record<string, WebApiMethod> {
     ...identityMethods(),
     ...chatMethods(workspace),
     ...conversationsMethods(workspace),
+    ...modalMethods(workspace),
     'views.publish': (args) => {
       const view = args.view;
       if (args.user_id !== DEMO_USER) return { ok: false, error: 'user_not_found' };

@@ -1,3 +1,5 @@
+import type { DemoModal } from './modal.js';
+
 /**
  * The demo's one workspace: one person (you), one private channel and the bot; what is in it
  * (the channel's messages, your App Home); and who is told when that changes. Both sides of the
@@ -61,6 +63,8 @@ export class Workspace {
   messages: DemoMessage[] = [];
   /** The blocks of your App Home, once the bot has published it. */
   home: unknown[] | undefined;
+  /** The modal the bot opened for you (src/demo/modal.ts), until it is closed. */
+  modal: DemoModal | undefined;
   readonly #listeners = new Set<() => void>();
   #lastTs = 0;
 

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import type { DemoModal } from '../../src/demo/modal.js';
 import type { DemoSlack } from '../../src/demo/slack.js';
 import type { ClickPlace, DemoMessage } from '../../src/demo/workspace.js';
 
@@ -9,6 +10,7 @@ import type { ClickPlace, DemoMessage } from '../../src/demo/workspace.js';
 export interface FakeSlack extends DemoSlack {
   messages: DemoMessage[];
   home: unknown[] | undefined;
+  modal: DemoModal | undefined;
   ready: boolean;
   /** Each call the page made, in order: [method, ...arguments]. */
   readonly calls: unknown[][];
@@ -43,6 +45,9 @@ export function fakeSlack(): FakeSlack {
       record('click', place, blockId, actionId),
     shortcut: async (ts: string) => record('shortcut', ts),
     openHome: async () => record('openHome'),
+    modal: undefined,
+    submitModal: async (typed) => record('submitModal', typed),
+    closeModal: () => record('closeModal'),
     close: async () => {},
   };
   function record(...call: unknown[]): void {
