@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from './requests.js';
-import type { WebApiMethod } from './web-api.js';
-import { APP_ID, DEMO_TEAM, DEMO_USER, isObject, type Json, str, type Workspace } from './workspace.js';
+import {
+  APP_ID,
+  DEMO_TEAM,
+  DEMO_USER,
+  type DemoModal,
+  isObject,
+  type Json,
+  type PageInput,
+  str,
+  type Workspace,
+} from './workspace.js';
 
 /**
  * The demo's modals, as Slack runs them (docs/slack.md#modals): `views.open` shows the bot's
@@ -9,20 +18,6 @@ import { APP_ID, DEMO_TEAM, DEMO_USER, isObject, type Json, str, type Workspace 
  * acknowledgement closes it, shows its errors under their inputs (keeping what you typed), or
  * replaces it.
  */
-
-/** What you typed or picked in one input, as the page sends it. */
-export interface PageInput {
-  type: string;
-  value?: string | null;
-  values?: string[];
-}
-
-/** The modal you see: the bot's view, its errors by block id, and what you typed in it so far. */
-export interface DemoModal {
-  view: Json;
-  errors: Record<string, string>;
-  typed: Record<string, PageInput>;
-}
 
 const MODAL_VIEW_ID = 'V0MODAL';
 
@@ -43,7 +38,7 @@ export function pageInputs(raw: unknown): Record<string, PageInput> | undefined 
 }
 
 /** `views.open`: a modal for you, with a trigger from one of your clicks or commands. */
-export function modalMethods(workspace: Workspace): Record<string, WebApiMethod> {
+export function modalMethods(workspace: Workspace): Record<string, (args: Json) => Json> {
   return {
     'views.open': (args) => {
       const view = args.view;

@@ -1,6 +1,5 @@
-import type { DemoModal, PageInput } from './modal.js';
 import { escapeHtml, renderBlocks, renderPlain } from './render.js';
-import { isObject, type Json, str } from './workspace.js';
+import { type DemoModal, isObject, type Json, type PageInput, str } from './workspace.js';
 
 /**
  * A modal as Slack draws it, by the page itself: its title, its blocks (input blocks as form

@@ -3,11 +3,11 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BotEndpoint } from './bot-endpoint.js';
-import { type DemoModal, type PageInput, submitModal } from './modal.js';
+import { submitModal } from './modal.js';
 import { click, openHome, type RequestContext, say, shortcut } from './requests.js';
 import { ResponseUrls } from './response-urls.js';
 import { parseArgs, type WebApiMethod, webApi } from './web-api.js';
-import { type ClickPlace, type DemoMessage, Workspace } from './workspace.js';
+import { type ClickPlace, type DemoMessage, type DemoModal, type PageInput, Workspace } from './workspace.js';
 
 /**
  * The demo's Slack: one workspace with one person (you), one private channel and the bot

@@ -1,5 +1,3 @@
-import type { DemoModal } from './modal.js';
-
 /**
  * The demo's one workspace: one person (you), one private channel and the bot; what is in it
  * (the channel's messages, your App Home); and who is told when that changes. Both sides of the
@@ -41,6 +39,20 @@ export interface DemoMessage {
 
 /** Where a click comes from: a message's blocks, a card unfurled under it, or the App Home. */
 export type ClickPlace = { kind: 'message' | 'unfurl'; ts: string } | { kind: 'home' };
+
+/** What you typed or picked in one input of a modal, as the page sends it. */
+export interface PageInput {
+  type: string;
+  value?: string | null;
+  values?: string[];
+}
+
+/** The modal you see: the bot's view, its errors by block id, and what you typed in it so far. */
+export interface DemoModal {
+  view: Json;
+  errors: Record<string, string>;
+  typed: Record<string, PageInput>;
+}
 
 /** A JSON object, as the bot sends its arguments and replies. */
 export type Json = Record<string, unknown>;

@@ -10,7 +10,7 @@ import type { FeedQueries } from './queries.js';
 import { DEFAULT_SAVED } from './queries-settings.js';
 
 /** The movements a channel's settings post now, and those they hold below the coin's minimum. */
-export function splitChanges(
+function splitChanges(
   changes: readonly BalanceChange[],
   settings: FeedSettings,
 ): { post: BalanceChange[]; hold: BalanceChange[] } {

@@ -26,7 +26,7 @@ export const SETTINGS_BLOCKS = {
 export const INPUT = 'value';
 
 /** Slack's limits for a modal and its elements (docs/slack.md#modals). */
-export const MODAL_LIMITS = { title: 24, options: 100, optionText: 75, optionValue: 150, inputChars: 3000 };
+const MODAL_LIMITS = { title: 24, options: 100, optionText: 75, optionValue: 150, inputChars: 3000 };
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text });
 const cutTo = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
@@ -59,25 +59,25 @@ const STYLES = [
 ] as const;
 
 /** A line of the minimums box: `BTC 0.001`. */
-export const minimumLines = (minimums: FeedSettings['minimums']) =>
+const minimumLines = (minimums: FeedSettings['minimums']) =>
   Object.entries(minimums)
     .map(([coin, min]) => `${coin} ${min}`)
     .join('\n');
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** The Settings modal, filled in with what is saved now. */
-export function settingsModal(input: SettingsModalInput): ModalView {
+const pick = (options: readonly PlainTextOption[], value: string) =>
+  options.find((o) => o.value === value) ?? options[0];
+
+/** What is posted: which coins, their minimums, full or condensed. */
+function postBlocks(input: SettingsModalInput): KnownBlock[] {
   const { settings } = input;
   const coinOptions = input.coins
     .filter((c) => c.id.length <= MODAL_LIMITS.optionValue)
     .slice(0, MODAL_LIMITS.options)
     .map((c) => option(c.title.trim() === '' || c.title === c.id ? c.id : `${c.title} (${c.id})`, c.id));
   const chosen = coinOptions.filter((o) => settings.coins?.includes(o.value ?? '') === true);
-  const weekdays = WEEKDAYS.map((day, i) => option(day, String(i + 1)));
-  const pick = (options: readonly PlainTextOption[], value: string) =>
-    options.find((o) => o.value === value) ?? options[0];
-  const blocks: KnownBlock[] = [
+  return [
     {
       type: 'input',
       block_id: SETTINGS_BLOCKS.coins,
@@ -121,6 +121,14 @@ export function settingsModal(input: SettingsModalInput): ModalView {
         initial_option: pick(STYLES, settings.style),
       },
     },
+  ];
+}
+
+/** When the digest goes out: daily, weekly (its day) or off, its time and zone. */
+function digestBlocks(input: SettingsModalInput): KnownBlock[] {
+  const { settings } = input;
+  const weekdays = WEEKDAYS.map((day, i) => option(day, String(i + 1)));
+  return [
     {
       type: 'input',
       block_id: SETTINGS_BLOCKS.digest,
@@ -161,16 +169,18 @@ export function settingsModal(input: SettingsModalInput): ModalView {
       element: { type: 'plain_text_input', action_id: INPUT, initial_value: input.zone, max_length: 64 },
     },
   ];
-  return {
-    type: 'modal',
-    callback_id: VIEW_FEED_SETTINGS,
-    private_metadata: input.subscriptionId,
-    title: plain('Feed settings'),
-    submit: plain('Save'),
-    close: plain('Cancel'),
-    blocks,
-  };
 }
+
+/** The Settings modal, filled in with what is saved now. */
+export const settingsModal = (input: SettingsModalInput): ModalView => ({
+  type: 'modal',
+  callback_id: VIEW_FEED_SETTINGS,
+  private_metadata: input.subscriptionId,
+  title: plain('Feed settings'),
+  submit: plain('Save'),
+  close: plain('Cancel'),
+  blocks: [...postBlocks(input), ...digestBlocks(input)],
+});
 
 /** Told privately, in a modal of its own, to someone who may not change the feed (or when it ended). */
 export function settingsNoticeModal(message: Message): ModalView {
@@ -178,7 +188,7 @@ export function settingsNoticeModal(message: Message): ModalView {
 }
 
 /** The Settings button of the feed in `channelId`. */
-export const settingsButton = (channelId: string): Button =>
+const settingsButton = (channelId: string): Button =>
   actionButton('Settings', ACTION_FEED_SETTINGS, channelId);
 
 /** A feed's line in a list, with its Settings button beside it. */

@@ -1,7 +1,6 @@
 import { request } from 'node:http';
-import type { DemoModal } from '../../src/demo/modal.js';
 import type { DemoSlack } from '../../src/demo/slack.js';
-import type { ClickPlace, DemoMessage } from '../../src/demo/workspace.js';
+import type { ClickPlace, DemoMessage, DemoModal } from '../../src/demo/workspace.js';
 
 /**
  * A stand-in for the demo's Slack behind the demo page's server (src/demo/server.ts): the
