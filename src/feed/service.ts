@@ -22,7 +22,7 @@ import { balancePoll } from './poll.js';
 import { digestOf, feedQueries, type SubscriptionRow } from './queries.js';
 import { DEFAULT_SAVED } from './queries-settings.js';
 import { type DigestTime, formatDigestTime, nextDigestAt } from './schedule.js';
-import { feedTuning, nextDigestOf } from './tuning.js';
+import { digestWords, feedTuning, nextDigestOf } from './tuning.js';
 
 export interface FeedDeps extends BackgroundDeps {
   /** The installation whose feeds these are: ONE_WORKSPACE for the one workspace. */
@@ -204,10 +204,15 @@ export function createFeed(deps: FeedDeps) {
 
     /** The workspace's feeds, oldest first. */
     async list(teamId: string): Promise<SubscriptionListItem[]> {
-      return (await queries.listInTeam(teamId)).map((s) => ({
+      const subs = await queries.listInTeam(teamId);
+      const saved = await queries.settingsOf(
+        db,
+        subs.map((s) => s.id),
+      );
+      return subs.map((s) => ({
         channelId: s.channel_id,
         subscriberId: s.subscriber_id,
-        digest: formatDigestTime(digestOf(s)),
+        digest: digestWords(digestOf(s), (saved.get(s.id) ?? DEFAULT_SAVED).settings),
         since: new Date(s.created_at),
       }));
     },

@@ -1,5 +1,5 @@
 import type { StoredBalance } from '../domain/balance.js';
-import type { FeedSettings } from '../domain/feed-settings.js';
+import { type FeedSettings, WEEKDAYS } from '../domain/feed-settings.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { type SettingsModalInput, settingsChangedMessage } from '../views/feed-settings.js';
 import { digestOf, type FeedQueries } from './queries.js';
@@ -22,6 +22,13 @@ type SaveResult = { kind: 'saved' } | { kind: 'unchanged' } | { kind: 'ended' };
 /** The next digest of a feed, by its time and its settings (a weekly one on its day). */
 export const nextDigestOf = (time: DigestTime, settings: FeedSettings, after: number) =>
   nextDigestAt(time, after, settings.digest === 'weekly' ? settings.weekday : undefined);
+
+/** A feed's digest as its lists say it: `09:00 UTC`, `Wednesdays 10:00 Europe/Berlin`, `off`. */
+export function digestWords(time: DigestTime, settings: FeedSettings): string {
+  if (settings.digest === 'off') return 'off';
+  const at = formatDigestTime(time);
+  return settings.digest === 'weekly' ? `${WEEKDAYS[settings.weekday - 1] ?? 'Monday'}s ${at}` : at;
+}
 
 /** A save that lost to another, tried again over what that one wrote. */
 const RACED = Symbol('raced');

@@ -2,6 +2,7 @@ import type { ModalView } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { num } from '../../src/sandbox/data.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
+import { HOME_TEAM } from '../support/bolt.js';
 import { settingsListeners } from '../support/settings-modal.js';
 import {
   clock,
@@ -108,6 +109,10 @@ describe('the digest’s schedule', () => {
     });
     // Saturday 21 November: the next Wednesday at 10:00 in Berlin is 09:00 UTC.
     expect((await subscription()).next_digest_at).toBe(ON_DAY(25));
+    // `/balance subscriptions` and the App Home say it.
+    expect((await feed.bot.feed.list(HOME_TEAM)).map((f) => f.digest)).toEqual([
+      'Wednesdays 10:00 Europe/Berlin',
+    ]);
     for (const day of [22, 23, 24]) {
       clock.now = ON_DAY(day);
       await feed.bot.tick();
@@ -131,6 +136,7 @@ describe('the digest’s schedule', () => {
       await feed.bot.tick();
     }
     expect(feed.posts()).toEqual([]);
+    expect((await feed.bot.feed.list(HOME_TEAM)).map((f) => f.digest)).toEqual(['off']);
     clock.now = Date.parse('2026-11-23T12:00:00Z');
     const { click, save } = settingsListeners({
       ...env.deps({ clock: () => clock.now }),
