@@ -234,7 +234,7 @@ function changeWords(change: SettingChange): Mrkdwn {
 /** Said in the channel, once a save: who changed what ("@ana set the minimum for BTC to 0.001"). */
 export function settingsChangedMessage(userId: string, changes: readonly SettingChange[]): Message {
   const body = md`${mention(userId)} ${join(changes.map(changeWords), '; ')}.`;
-  return { text: fallbackText(body), blocks: [section(md`:gear: ${body}`)] };
+  return { text: fallbackText(body), blocks: [section(body)] };
 }
 
 /** The held movements of one coin: their exact sum and how many. */
