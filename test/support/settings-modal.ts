@@ -57,7 +57,7 @@ function picked(element: Record<string, unknown>, edit: Edit | undefined) {
 }
 
 /** The state Slack sends on Save: each input as the modal showed it, `edits` (by block id) over it. */
-function stateOf(view: ModalView, edits: Readonly<Record<string, Edit>> = {}): ViewOutput['state'] {
+export function stateOf(view: ModalView, edits: Readonly<Record<string, Edit>> = {}): ViewOutput['state'] {
   const values: ViewOutput['state']['values'] = {};
   for (const block of view.blocks as KnownBlock[]) {
     if (block.type !== 'input' || block.block_id === undefined) continue;
