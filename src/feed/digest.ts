@@ -43,7 +43,7 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
       if (!latest) return false;
       const period = weekly ? WEEK_MS : DAY_MS;
       const start = (await queries.latestReading(trx, now - period)) ?? (await queries.oldestReading(trx));
-      const { rises, falls } = await queries.changeCounts(trx, now - period);
+      const { rises, falls } = await queries.changeCounts(trx, now - period, settings.coins);
       const moved = await queries.movedCurrencies(trx, now - period);
       const readAt = (await queries.pollSucceededAt(trx)) ?? latest.taken_at;
       const before = start && start.id !== latest.id ? start : undefined;

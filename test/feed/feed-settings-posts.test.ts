@@ -92,6 +92,13 @@ describe('the coins posted and condensed posts', () => {
     const [post] = feed.posts();
     expectValidMessage(post);
     expect(post?.text).toBe('Payments feed: +1234565.75 USDT-TRC20');
+    // The digest counts and lists the chosen coins only.
+    clock.now = ON_DAY(21);
+    await feed.bot.tick();
+    const digest = feed.posts().at(-1);
+    expect(digest?.text).toBe(
+      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours. Balances: 1234567.25 USDT-TRC20',
+    );
     expect(post?.blocks[0]).toMatchObject({
       type: 'section',
       text: { text: ':moneybag: +1,234,565.75 USDT-TRC20' },
