@@ -55,6 +55,7 @@ export function pageHtml(suggestions: readonly Suggestion[]): string {
     <div id="home-view" class="feed home-view" data-place="home"><p class="muted">Opening…</p></div>
   </section>
 </main>
+<div id="modal" class="modal-backdrop" hidden></div>
 <aside class="panel">
   <h2>Play the other side</h2>
   <p class="muted">The customer and the merchant, on the sandbox payment service. Watches and the payments feed notice within seconds.</p>
@@ -135,6 +136,21 @@ body.starting .starting-note { display: inline; }
 .bk-context-image { width: 16px; height: 16px; }
 .bk-divider { border: 0; border-top: 1px solid #ddd; margin: 10px 0; }
 .bk-actions { display: flex; gap: 8px; flex-wrap: wrap; margin: 6px 0; }
+.modal-backdrop { position: fixed; inset: 0; background: rgba(0,0,0,.45); display: flex; align-items: flex-start; justify-content: center; padding-top: 6vh; z-index: 10; }
+.modal-backdrop[hidden] { display: none; }
+.modal { background: #fff; border-radius: 8px; width: 520px; max-height: 86vh; display: flex; flex-direction: column; box-shadow: 0 18px 48px rgba(0,0,0,.35); }
+.modal-title { font-weight: 700; font-size: 20px; padding: 18px 24px 10px; }
+.modal-body { overflow-y: auto; padding: 4px 24px 12px; }
+.modal-actions { display: flex; justify-content: flex-end; gap: 8px; padding: 14px 24px; border-top: 1px solid #ddd; }
+.modal-actions button { border: 1px solid #bbb; background: #fff; border-radius: 6px; padding: 6px 14px; font-weight: 700; }
+.modal-actions .bk-primary { background: #007a5a; border-color: #007a5a; color: #fff; }
+.bk-input { margin: 12px 0; }
+.bk-label { display: block; font-weight: 700; margin-bottom: 6px; }
+.bk-field-input { width: 100%; font: inherit; border: 1px solid #bbb; border-radius: 6px; padding: 6px 8px; }
+.bk-radios { display: flex; flex-direction: column; gap: 4px; }
+.bk-hint { color: #616061; font-size: 13px; margin-top: 4px; }
+.bk-input-invalid .bk-field-input { border-color: #e01e5a; }
+.bk-input-error { color: #e01e5a; font-size: 13px; margin-top: 4px; }
 .bk-button { border: 1px solid #bbb; background: #fff; border-radius: 6px; padding: 3px 12px; font-weight: 700; font-size: 13px; }
 .bk-button:hover { background: #f4f4f4; }
 .bk-button:disabled { opacity: .5; cursor: progress; }
@@ -175,7 +191,7 @@ export const PAGE_SCRIPT = `'use strict';
 const __name = (f) => f;
 const slackDateText = ${slackDateText.toString()};
 const byId = (id) => document.getElementById(id);
-const shown = { version: -1, feed: null, home: null, panel: null };
+const shown = { version: -1, feed: null, home: null, panel: null, modal: null };
 let loading = false;
 let again = false;
 let latestPanel = '';
@@ -214,6 +230,8 @@ function show(state) {
   const atBottom = feed.scrollHeight - feed.scrollTop - feed.clientHeight < 60;
   if (replace('feed', 'feed', state.feed) && atBottom) feed.scrollTop = feed.scrollHeight;
   if (state.home !== null) replace('home-view', 'home', state.home);
+  byId('modal').hidden = state.modal === null;
+  replace('modal', 'modal', state.modal || '');
   // Typing a balance is not interrupted: the panel waits until the field is left.
   latestPanel = state.panel;
   if (!typingInPanel()) replace('panel-body', 'panel', latestPanel);
@@ -270,6 +288,8 @@ document.addEventListener('click', async (event) => {
     } finally {
       button.disabled = false;
     }
+  } else if (data.modalClose !== undefined) {
+    await post('/demo/close-modal');
   } else if (data.tab) {
     openTab(data.tab);
   } else if (data.shortcut) {
@@ -285,6 +305,19 @@ document.addEventListener('click', async (event) => {
   }
 });
 
+/** What the person typed or picked in each of the modal's inputs, by block id. */
+function modalValues(form) {
+  const values = {};
+  for (const input of form.querySelectorAll('[data-block-id]')) {
+    const type = input.dataset.type;
+    const field = input.querySelector(type === 'radio_buttons' ? 'input:checked' : 'textarea, select, input');
+    values[input.dataset.blockId] = type === 'multi_static_select'
+      ? { type, values: [...input.querySelector('select').selectedOptions].map((o) => o.value) }
+      : { type, value: field ? field.value : null };
+  }
+  return values;
+}
+
 document.addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = event.target;
@@ -294,6 +327,8 @@ document.addEventListener('submit', async (event) => {
     if (text.trim() === '') return;
     input.value = '';
     await post('/demo/say', { text });
+  } else if (form.id === 'modal-form') {
+    await post('/demo/submit', { values: modalValues(form) });
   } else if (form.dataset.balance) {
     const problem = await post('/demo/balance', { id: form.dataset.balance, balance: form.elements.balance.value });
     form.querySelector('.balance-error').textContent = problem || '';

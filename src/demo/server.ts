@@ -5,8 +5,10 @@ import { num, type WireInvoice } from '../sandbox/data.js';
 import { coinOf } from '../sandbox/payment.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { ENTITY_CSS, entityCardsHtml, flexpaneHtml } from './entities.js';
+import { pageInputs } from './modal.js';
 import { PAGE_CSS, PAGE_SCRIPT, pageHtml, type Suggestion } from './page.js';
 import { escapeHtml, renderBlocks, renderMrkdwn } from './render.js';
+import { renderModal } from './render-modal.js';
 import type { DemoSlack } from './slack.js';
 import { BOT_USER, type ClickPlace, DEMO_NAMES, DEMO_USER, type DemoMessage, SLACKBOT } from './workspace.js';
 
@@ -245,6 +247,12 @@ function pageActions(
       ),
     '/demo/shortcut': (body) => slack.shortcut(text(body, 'ts')),
     '/demo/home': () => slack.openHome(),
+    '/demo/submit': (body) => {
+      const typed = pageInputs(body.values);
+      if (!typed) throw new BadRequest('values is missing');
+      return slack.submitModal(typed);
+    },
+    '/demo/close-modal': () => slack.closeModal(),
     '/demo/entity': (body) => slack.openEntity(text(body, 'ts'), text(body, 'ref'), text(body, 'url')),
     '/demo/panel': (body) => slack.panelClick(text(body, 'actionId')),
     '/demo/panel-close': () => slack.closePanel(),
@@ -293,6 +301,7 @@ export async function startPageServer({
     ready: slack.ready,
     feed: feedHtml(slack.messages) + flexpaneHtml(slack.flexpane),
     home: slack.home === undefined ? null : renderBlocks(slack.home, DEMO_NAMES),
+    modal: slack.modal === undefined ? null : renderModal(slack.modal, DEMO_NAMES),
     panel: panelHtml(sandbox),
   });
 

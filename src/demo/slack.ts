@@ -4,10 +4,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { BotEndpoint } from './bot-endpoint.js';
 import { openEntity, panelClick } from './entities.js';
+import { submitModal } from './modal.js';
 import { click, openHome, type RequestContext, say, shortcut } from './requests.js';
 import { ResponseUrls } from './response-urls.js';
 import { parseArgs, type WebApiMethod, webApi } from './web-api.js';
-import { type ClickPlace, type DemoMessage, type Flexpane, Workspace } from './workspace.js';
+import {
+  type ClickPlace,
+  type DemoMessage,
+  type DemoModal,
+  type Flexpane,
+  type PageInput,
+  Workspace,
+} from './workspace.js';
 
 /**
  * The demo's Slack: one workspace with one person (you), one private channel and the bot
@@ -49,6 +57,12 @@ export interface DemoSlack {
   openEntity(ts: string, refId: string, url: string): Promise<void>;
   panelClick(actionId: string): Promise<void>;
   closePanel(): void;
+  /** The modal the bot opened for you, until it is closed (src/demo/modal.ts). */
+  readonly modal: DemoModal | undefined;
+  /** Save on the modal, with what you typed or picked in each input (by block id). */
+  submitModal(typed: Record<string, PageInput>): Promise<void>;
+  /** Cancel on the modal: it goes, and nothing is sent (the bot asks for no view_closed). */
+  closeModal(): void;
   close(): Promise<void>;
 }
 
@@ -140,6 +154,14 @@ export async function startDemoSlack(options: DemoSlackOptions): Promise<DemoSla
     panelClick: (actionId) => panelClick(context, actionId),
     closePanel: () => {
       workspace.flexpane = undefined;
+      workspace.changed();
+    },
+    get modal() {
+      return workspace.modal;
+    },
+    submitModal: (typed) => submitModal(context, typed),
+    closeModal() {
+      workspace.modal = undefined;
       workspace.changed();
     },
     async close() {

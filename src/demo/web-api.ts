@@ -1,4 +1,5 @@
 import { entitiesOf, entityMethods } from './entities.js';
+import { modalMethods } from './modal.js';
 import { withAttachmentBlocks } from './render-data.js';
 import {
   asPayloadMessage,
@@ -44,6 +45,7 @@ export function webApi(workspace: Workspace): Record<string, WebApiMethod> {
     ...chatMethods(workspace),
     ...conversationsMethods(workspace),
     ...entityMethods(workspace),
+    ...modalMethods(workspace),
     'views.publish': (args) => {
       const view = args.view;
       if (args.user_id !== DEMO_USER) return { ok: false, error: 'user_not_found' };

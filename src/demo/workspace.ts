@@ -46,6 +46,20 @@ export interface Flexpane {
 /** Where a click comes from: a message's blocks, a card unfurled under it, or the App Home. */
 export type ClickPlace = { kind: 'message' | 'unfurl'; ts: string } | { kind: 'home' };
 
+/** What you typed or picked in one input of a modal, as the page sends it. */
+export interface PageInput {
+  type: string;
+  value?: string | null;
+  values?: string[];
+}
+
+/** The modal you see: the bot's view, its errors by block id, and what you typed in it so far. */
+export interface DemoModal {
+  view: Json;
+  errors: Record<string, string>;
+  typed: Record<string, PageInput>;
+}
+
 /** A JSON object, as the bot sends its arguments and replies. */
 export type Json = Record<string, unknown>;
 export const isObject = (value: unknown): value is Json =>
@@ -67,6 +81,8 @@ export class Workspace {
   messages: DemoMessage[] = [];
   /** The blocks of your App Home, once the bot has published it. */
   home: unknown[] | undefined;
+  /** The modal the bot opened for you (src/demo/modal.ts), until it is closed. */
+  modal: DemoModal | undefined;
   /** The side panel of a Work Object you opened, as the bot last presented it (src/demo/entities.ts). */
   flexpane: Flexpane | undefined;
   readonly #listeners = new Set<() => void>();

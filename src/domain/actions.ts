@@ -27,3 +27,6 @@ export const ACTION_HOME_COIN = 'home_trend_coin';
 export const ACTION_ENTITY_REFRESH = 'entity_refresh_invoice';
 export const ACTION_ENTITY_WATCH = 'entity_watch_invoice';
 export const ACTION_ENTITY_STOP_WATCH = 'entity_stop_watch';
+/** A payments feed's Settings button (its confirmation, `/balance subscriptions`, the App Home) and its modal. */
+export const ACTION_FEED_SETTINGS = 'feed_settings';
+export const VIEW_FEED_SETTINGS = 'feed_settings';

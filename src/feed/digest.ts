@@ -5,11 +5,15 @@ import type { BackgroundDeps } from '../scheduler.js';
 import { coinTrends, pointTimes } from '../views/charts.js';
 import { TREND_DAYS } from '../views/digest-charts.js';
 import { digestMessage } from '../views/feed.js';
+import { HELD_IN_PERIOD, sumHeld, withHeld } from '../views/feed-settings.js';
 import { withPaidInvoices } from '../views/paid-invoices.js';
 import { digestOf, type FeedQueries, type SubscriptionRow } from './queries.js';
+import { DEFAULT_SAVED } from './queries-settings.js';
 import { nextDigestAt } from './schedule.js';
+import { onlyChosen } from './tuned-post.js';
 
 const DAY_MS = 24 * 3_600_000;
+const WEEK_MS = 7 * DAY_MS;
 /** A digest more than this late (the bot was down at its time) is skipped, not sent. */
 const LATE_DIGEST_LIMIT_MS = 12 * 3_600_000;
 /** A digest this late or later is marked late. */
@@ -20,9 +24,11 @@ interface DigestDeps extends BackgroundDeps {
 }
 
 /**
- * A subscription's daily digest (claimed by `feedDigestJob`): once a day at each channel's local time, the balance as last read, how it
- * changed over 24 hours, and how many rises and falls the feed announced. Moving the next digest
- * on and queueing this one are one transaction, so it goes out once.
+ * A subscription's digest (claimed by `feedDigestJob`): once a day, or once a week on the day its
+ * channel chose, at the channel's local time, the balance of its coins as last read, how it
+ * changed over the day or the week, how many rises and falls the feed announced, and the exact
+ * sums its minimums held in that time; none while the channel turned it off. Moving the next
+ * digest on and queueing this one are one transaction, so it goes out once.
  */
 export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise<Tracked> {
   const { store, logger, clock, queries } = deps;
@@ -30,33 +36,43 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
   return async function digest(sub: SubscriptionRow): Promise<Tracked> {
     const now = clock();
     const lateBy = now - sub.next_digest_at;
-    const next = nextDigestAt(digestOf(sub), now);
     const sent = await store.transaction(async (trx) => {
+      const { settings } = (await queries.settingsOf(trx, [sub.id])).get(sub.id) ?? DEFAULT_SAVED;
+      const weekly = settings.digest === 'weekly';
+      const next = nextDigestAt(digestOf(sub), now, weekly ? settings.weekday : undefined);
       await queries.rescheduleDigest(trx, leaseOf(sub), sub.id, next);
-      if (lateBy >= LATE_DIGEST_LIMIT_MS) return false;
+      if (settings.digest === 'off' || lateBy >= LATE_DIGEST_LIMIT_MS) return false;
       const latest = await queries.latestReading(trx);
       if (!latest) return false;
-      const dayAgo = (await queries.latestReading(trx, now - DAY_MS)) ?? (await queries.oldestReading(trx));
-      const { rises, falls } = await queries.changeCounts(trx, now - DAY_MS);
-      const moved = await queries.movedCurrencies(trx, now - DAY_MS);
+      const period = weekly ? WEEK_MS : DAY_MS;
+      const start = (await queries.latestReading(trx, now - period)) ?? (await queries.oldestReading(trx));
+      const { rises, falls } = await queries.changeCounts(trx, now - period, settings.coins);
+      const moved = await queries.movedCurrencies(trx, now - period);
       const readAt = (await queries.pollSucceededAt(trx)) ?? latest.taken_at;
+      const before = start && start.id !== latest.id ? start : undefined;
       const times = pointTimes(now, TREND_DAYS);
       const inForce = await queries.readingsAt(trx, times);
       const message = digestMessage({
-        balances: JSON.parse(latest.balances) as StoredBalance,
+        balances: onlyChosen(JSON.parse(latest.balances) as StoredBalance, settings),
         asOf: new Date(readAt),
-        before:
-          dayAgo && dayAgo.id !== latest.id ? (JSON.parse(dayAgo.balances) as StoredBalance) : undefined,
-        beforeAt: dayAgo && dayAgo.id !== latest.id ? new Date(dayAgo.taken_at) : undefined,
+        before: before && onlyChosen(JSON.parse(before.balances) as StoredBalance, settings),
+        beforeAt: before && new Date(before.taken_at),
         rises,
         falls,
         moved,
         lateByMs: lateBy >= LATE_MARK_MS ? lateBy : undefined,
         trends: coinTrends(times, inForce),
+        ...(weekly ? { period: 'week' as const } : {}),
       });
+      const held = sumHeld(await queries.heldSince(trx, sub.id, now - period));
       // The invoices paid in the period that were watched or looked up in this channel (docs/feed.md).
-      const paid = await queries.paid.forDigest(trx, sub.channel_id, now - DAY_MS);
-      await queries.enqueueTo(trx, [sub], withPaidInvoices(message, paid), now);
+      const paid = await queries.paid.forDigest(trx, sub.channel_id, now - period);
+      await queries.enqueueTo(
+        trx,
+        [sub],
+        withPaidInvoices(withHeld(message, held, HELD_IN_PERIOD), paid),
+        now,
+      );
       return true;
     });
     if (!sent) {

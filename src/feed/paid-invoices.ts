@@ -85,5 +85,3 @@ export function paidInvoiceQueries(installation: InstallationId) {
     },
   };
 }
-
-export type PaidInvoiceQueries = ReturnType<typeof paidInvoiceQueries>;

@@ -4,10 +4,10 @@ import type { Tracked } from '../pipeline/tracked.js';
 import { leaseOf } from '../runner/leases.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { KEY_PROBE_MS } from '../service-state.js';
-import { feedMessage, keyRejectedNotice } from '../views/feed.js';
-import { withPaidInvoices } from '../views/paid-invoices.js';
+import { keyRejectedNotice } from '../views/feed.js';
 import { balanceChanges, toStored } from './deltas.js';
 import type { FeedQueries, PollRow } from './queries.js';
+import { postTuned } from './tuned-post.js';
 
 /**
  * Balance readings and feed changes older than this are deleted (the digest looks back 24 h),
@@ -71,6 +71,7 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
       if (!(await queries.readsAccount(trx, deps.account))) return undefined;
       await queries.clearKeyNotices(trx);
       await queries.pruneHistory(trx, now - KEEP_HISTORY_MS);
+      await queries.pruneHeld(trx, now - KEEP_HISTORY_MS);
       await queries.paid.prune(trx, now - KEEP_HISTORY_MS);
       const latest = await queries.latestReading(trx);
       if (!latest) {
@@ -86,12 +87,7 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
       // (a reading is stored only when the balance moved).
       const since = Math.max(latest.taken_at, row.last_success_at ?? latest.taken_at);
       const gap = now - since > GAP_INTERVALS * pollMs ? new Date(since) : undefined;
-      const message = feedMessage(changes, new Date(now), gap);
-      for (const sub of await queries.active(trx)) {
-        // Each channel's post names the paid invoices watched or looked up there (docs/feed.md).
-        const paid = await queries.paid.forPost(trx, sub.channel_id, sub.created_at);
-        await queries.enqueueTo(trx, [sub], withPaidInvoices(message, paid), now);
-      }
+      await postTuned(trx, queries, changes, now, gap);
       return changes.length;
     });
     if (announced === undefined) return { outcome: 'account_changed' };

@@ -94,13 +94,18 @@ export function historyQueries(installation: InstallationId) {
       return new Set(rows.map((r) => r.currency));
     },
 
-    /** How many rises and falls were announced after `since`. */
-    async changeCounts(trx: Kysely<Tables>, since: number): Promise<{ rises: number; falls: number }> {
+    /** How many rises and falls were announced after `since`, of `coins` only when a channel chose some. */
+    async changeCounts(
+      trx: Kysely<Tables>,
+      since: number,
+      coins: readonly string[] | null = null,
+    ): Promise<{ rises: number; falls: number }> {
       const counts = await trx
         .selectFrom('feed_changes')
         .select(['direction', (eb) => eb.fn.countAll<number>().as('n')])
         .where('installation_id', '=', installation)
         .where('at', '>', since)
+        .$if(coins !== null && coins.length > 0, (q) => q.where('currency', 'in', coins ?? []))
         .groupBy('direction')
         .execute();
       const count = (direction: 'rise' | 'fall') =>

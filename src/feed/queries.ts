@@ -7,6 +7,7 @@ import type { Tables } from '../store/schema.js';
 import { paidInvoiceQueries } from './paid-invoices.js';
 import { historyQueries } from './queries-history.js';
 import { pollClaims, pollQueries } from './queries-poll.js';
+import { settingsQueries } from './queries-settings.js';
 
 export { POLLS } from './queries-poll.js';
 
@@ -45,6 +46,7 @@ export function feedQueries(store: Store, installation: InstallationId) {
     ...historyQueries(installation),
     ...pollQueries(installation),
     ...digestQueries(installation),
+    ...settingsQueries(installation),
     paid: paidInvoiceQueries(installation),
   };
 }
@@ -80,6 +82,9 @@ function subscriptionQueries(store: Store, installation: InstallationId) {
         .where('id', '=', id)
         .executeTakeFirst(),
 
+    /** An active subscription of this installation by id, read in `trx`. */
+    activeById: (trx: Kysely<Tables>, id: string) => activeRows(trx).where('id', '=', id).executeTakeFirst(),
+
     /** Every active subscription, oldest first. */
     active: (trx: Kysely<Tables>) => activeRows(trx).orderBy('created_at').execute(),
 
@@ -94,7 +99,7 @@ function subscriptionQueries(store: Store, installation: InstallationId) {
         .execute();
     },
 
-    /** Ends an active subscription; false when it had already ended. */
+    /** Ends an active subscription, its settings and held movements with it; false when it had already ended. */
     async end(trx: Kysely<Tables>, id: string, reason: string, now: number): Promise<boolean> {
       const result = await trx
         .updateTable('feed_subscriptions')
@@ -103,7 +108,9 @@ function subscriptionQueries(store: Store, installation: InstallationId) {
         .where('id', '=', id)
         .where('state', '=', 'active')
         .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      if (result.numUpdatedRows === 0n) return false;
+      await settingsQueries(installation).forget(trx, id);
+      return true;
     },
 
     /**

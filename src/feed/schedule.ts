@@ -1,4 +1,4 @@
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime, IANAZone, type WeekdayNumbers } from 'luxon';
 
 /** When the daily digest goes out: a local time and the IANA time zone it is in. */
 export interface DigestTime {
@@ -50,15 +50,17 @@ export const formatDigestTime = ({ hour, minute, zone }: DigestTime) =>
 /**
  * The first digest time strictly after `after` (epoch ms), in the zone's own calendar, so a
  * daylight-saving change moves it with the clocks on the wall (luxon does the arithmetic; a time
- * that does not exist that day is taken as the next one that does).
+ * that does not exist that day is taken as the next one that does). With `weekday` (ISO, 1
+ * Monday … 7 Sunday) only that day of the week is one.
  */
-export function nextDigestAt(time: DigestTime, after: number): number {
+export function nextDigestAt(time: DigestTime, after: number, weekday?: number): number {
   const local = DateTime.fromMillis(after, { zone: time.zone });
-  let candidate = local.set({ hour: time.hour, minute: time.minute, second: 0, millisecond: 0 });
-  if (candidate.toMillis() <= after) {
-    candidate = local
-      .plus({ days: 1 })
-      .set({ hour: time.hour, minute: time.minute, second: 0, millisecond: 0 });
+  const at = { hour: time.hour, minute: time.minute, second: 0, millisecond: 0 };
+  if (weekday !== undefined) {
+    const day = { weekday: weekday as WeekdayNumbers, ...at };
+    const candidate = local.set(day);
+    return (candidate.toMillis() <= after ? local.plus({ weeks: 1 }).set(day) : candidate).toMillis();
   }
-  return candidate.toMillis();
+  const candidate = local.set(at);
+  return (candidate.toMillis() <= after ? local.plus({ days: 1 }).set(at) : candidate).toMillis();
 }

@@ -12,6 +12,7 @@ import {
   subscribedMessage,
   unsubscribedMessage,
 } from '../views/feed.js';
+import { withSettingsButton } from '../views/feed-settings.js';
 import { md } from '../views/mrkdwn.js';
 import { channelProblem, undecided } from './channel.js';
 import { confirmFeed } from './confirm.js';
@@ -19,7 +20,9 @@ import { toStored } from './deltas.js';
 import { dailyDigest } from './digest.js';
 import { balancePoll } from './poll.js';
 import { digestOf, feedQueries, type SubscriptionRow } from './queries.js';
+import { DEFAULT_SAVED } from './queries-settings.js';
 import { type DigestTime, formatDigestTime, nextDigestAt } from './schedule.js';
+import { digestWords, feedTuning, nextDigestOf } from './tuning.js';
 
 export interface FeedDeps extends BackgroundDeps {
   /** The installation whose feeds these are: ONE_WORKSPACE for the one workspace. */
@@ -102,7 +105,9 @@ export function createFeed(deps: FeedDeps) {
     if (digest === was) return already(sub);
     const now = clock();
     const moved = await store.transaction(async (trx) => {
-      if (!(await queries.moveDigest(trx, sub.id, req.digest, nextDigestAt(req.digest, now)))) return false;
+      const { settings } = (await queries.settingsOf(trx, [sub.id])).get(sub.id) ?? DEFAULT_SAVED;
+      if (!(await queries.moveDigest(trx, sub.id, req.digest, nextDigestOf(req.digest, settings, now))))
+        return false;
       const notice = digestMovedMessage({ userId: req.userId, digest, was });
       await queries.tell(trx, [{ channel: sub.channel_id, message: notice }], now);
       return true;
@@ -161,14 +166,17 @@ export function createFeed(deps: FeedDeps) {
         if (first) return already(first);
         throw error;
       }
-      const confirmation = subscribedMessage({
-        channelId: req.channelId,
-        userId: req.userId,
-        digest,
-        balances,
-        readAt: new Date(now),
-        pollSeconds: deps.pollSeconds,
-      });
+      const confirmation = withSettingsButton(
+        subscribedMessage({
+          channelId: req.channelId,
+          userId: req.userId,
+          digest,
+          balances,
+          readAt: new Date(now),
+          pollSeconds: deps.pollSeconds,
+        }),
+        req.channelId,
+      );
       try {
         await confirmFeed({ ...deps, queries }, { id, channel_id: req.channelId }, confirmation);
       } catch (error) {
@@ -196,10 +204,15 @@ export function createFeed(deps: FeedDeps) {
 
     /** The workspace's feeds, oldest first. */
     async list(teamId: string): Promise<SubscriptionListItem[]> {
-      return (await queries.listInTeam(teamId)).map((s) => ({
+      const subs = await queries.listInTeam(teamId);
+      const saved = await queries.settingsOf(
+        db,
+        subs.map((s) => s.id),
+      );
+      return subs.map((s) => ({
         channelId: s.channel_id,
         subscriberId: s.subscriber_id,
-        digest: formatDigestTime(digestOf(s)),
+        digest: digestWords(digestOf(s), (saved.get(s.id) ?? DEFAULT_SAVED).settings),
         since: new Date(s.created_at),
       }));
     },
@@ -255,6 +268,9 @@ export function createFeed(deps: FeedDeps) {
 
     /** A subscription's daily digest (./digest.ts), once `feedJobs` claimed it. */
     digest,
+
+    /** Each feed's Settings modal: what it shows, and saving it (./tuning.ts). */
+    ...feedTuning({ ...deps, queries }),
   };
 }
 

@@ -185,6 +185,7 @@ export function createTenants(deps: TenantsDeps) {
       shortcut: () => handlers.shortcut,
       event: () => handlers.event,
       function: () => handlers.function,
+      view: () => handlers.view,
     });
   }
 

@@ -40,7 +40,7 @@ export interface ListenerDeps extends AckRaceDeps {
     | 'statesSeen'
   >;
   /** The payments feed, as requests use it. */
-  feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list' | 'readingsAt'>;
+  feed: Pick<Feed, 'subscribe' | 'unsubscribe' | 'list' | 'readingsAt' | 'settingsForm' | 'saveSettings'>;
   /** The bot's own posts (the shortcut's Share in thread). */
   poster: SlackPoster;
   /** The payment service as this instance has seen it, for the App Home. */

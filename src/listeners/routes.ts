@@ -5,6 +5,7 @@ import {
   ACTION_ENTITY_REFRESH,
   ACTION_ENTITY_STOP_WATCH,
   ACTION_ENTITY_WATCH,
+  ACTION_FEED_SETTINGS,
   ACTION_HOME_COIN,
   ACTION_OPEN_PAYMENT_PAGE,
   ACTION_REFRESH,
@@ -12,6 +13,7 @@ import {
   ACTION_STOP_WATCH,
   ACTION_WATCH,
   SHORTCUT_CHECK_PAYMENT,
+  VIEW_FEED_SETTINGS,
   VIEW_PAYMENT_ACCOUNT,
 } from '../domain/actions.js';
 import type { Command } from '../domain/commands.js';
@@ -29,6 +31,7 @@ import type { Installations } from '../store/installations.js';
 import type { InstallationId } from '../store/keys.js';
 import { createChooseHomeCoinAction } from './actions/choose-home-coin.js';
 import type { ButtonArgs, ButtonHandler } from './actions/click.js';
+import { createFeedSettingsAction } from './actions/feed-settings.js';
 import { acknowledgeOpenPaymentPage } from './actions/open-payment-page.js';
 import { createPanelRefresh, createPanelStopWatch, createPanelWatch } from './actions/panel-buttons.js';
 import { createRefreshInvoiceAction } from './actions/refresh-invoice.js';
@@ -43,6 +46,11 @@ import { createAppHomeOpened } from './events/app-home-opened.js';
 import { createEntityDetailsRequested, panelNotConnected } from './events/entity-details-requested.js';
 import { createLinkSharedEvent } from './events/link-shared.js';
 import { createGetInvoiceStep, FUNCTION_GET_INVOICE } from './functions/get-invoice.js';
+import {
+  createFeedSettingsSubmit,
+  type SettingsSubmitArgs,
+  submitNotConnected,
+} from './modals/feed-settings.js';
 import type { Route } from './router.js';
 import { createCheckPaymentShortcut } from './shortcuts/check-payment.js';
 import { appUninstalled } from './workspaces/app-uninstalled.js';
@@ -116,6 +124,15 @@ const button = <N extends string>(name: N, make: Make<ButtonHandler>, answer: An
     (deps): Listener<ClickArgs> => actionListener<ButtonArgs>(deps, name, make(deps)),
     answer,
   );
+/** A button whose handler opens a modal: it reads the click's trigger_id and Bolt's client. */
+const opener = <N extends string>(name: N, make: Make<Handle<ClickArgs>>, answer: Answer<ClickArgs>) =>
+  installation('action', name, (deps) => actionListener<ClickArgs>(deps, name, make(deps)), answer);
+/** A modal's submission, answered in its ack (closed, updated, or errors under its inputs). */
+const modal = <N extends string, A extends SettingsSubmitArgs>(
+  name: N,
+  make: Make<Handle<A>>,
+  answer: Answer<A>,
+) => installation('view', name, (deps) => viewListener<A>(deps, name, make(deps)), answer);
 const shortcut = <N extends string>(
   name: N,
   make: Make<Handle<ShortcutArgs>>,
@@ -174,6 +191,8 @@ export const ROUTES = [
   event('app_home_opened', createAppHomeOpened, answers.accountHome),
   event('entity_details_requested', createEntityDetailsRequested, panelNotConnected),
   step(FUNCTION_GET_INVOICE, createGetInvoiceStep, answers.stepFails),
+  opener(ACTION_FEED_SETTINGS, createFeedSettingsAction, answers.clickTold),
+  modal(VIEW_FEED_SETTINGS, createFeedSettingsSubmit, submitNotConnected),
   workspaces('action', ACTION_CONNECT, connectPaymentAccount),
   workspaces('action', ACTION_DISCONNECT, disconnectPaymentAccount),
   workspaces('view', VIEW_PAYMENT_ACCOUNT, submitPaymentKey),

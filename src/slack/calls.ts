@@ -14,6 +14,7 @@ export type SlackMethod =
   | 'conversations.history'
   | 'conversations.replies'
   | 'views.publish'
+  | 'views.open'
   | 'users.info'
   | 'functions.completeSuccess'
   | 'functions.completeError'

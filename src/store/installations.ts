@@ -75,6 +75,8 @@ const OWN_WORK = [
   'invoices_seen',
   'invoices_paid',
   'invoice_states_seen',
+  'feed_settings',
+  'feed_held',
 ] as const;
 /**
  * Every table whose rows belong to one installation by `installation_id`: uninstalling deletes

@@ -5,6 +5,7 @@ import {
   type MigrationProvider,
   sql,
 } from 'kysely';
+import { feedSettingsMigrations } from './migrations-feed-settings.js';
 import { homeMigrations } from './migrations-home.js';
 import { invoicesSeenMigrations } from './migrations-invoices-seen.js';
 import { workObjectsMigrations } from './migrations-work-objects.js';
@@ -355,6 +356,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     ...homeMigrations(dialect),
     ...invoicesSeenMigrations(dialect),
     ...workObjectsMigrations(dialect),
+    ...feedSettingsMigrations(dialect),
   };
 }
 

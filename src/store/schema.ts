@@ -228,4 +228,35 @@ export interface Tables {
     /** When it was seen (epoch ms), to show; never to order by. */
     seen_at: number;
   };
+  /** What a feed's channel tuned in its Settings modal (src/feed/settings.ts); none is the defaults. */
+  feed_settings: {
+    subscription_id: string;
+    /** The installation whose feed it is: '' for the one workspace. */
+    installation_id: Generated<InstallationId>;
+    /** JSON array of the coins posted; null for every coin. */
+    coins: string | null;
+    /** JSON object: coin id → the exact decimal below which a movement is held. */
+    minimums: string;
+    style: 'full' | 'condensed';
+    digest: 'daily' | 'weekly' | 'off';
+    /** ISO weekday of a weekly digest: 1 Monday … 7 Sunday. */
+    weekday: number;
+    /** Raised by every save; a save is written only over the version it read. */
+    version: number;
+    updated_at: number;
+  };
+  /** A movement below its channel's minimum, held until a post or digest shows it. */
+  feed_held: {
+    /** Assigned by the database: the order movements were held in. */
+    id: Generated<number>;
+    /** The installation whose feed held it: '' for the one workspace. */
+    installation_id: Generated<InstallationId>;
+    subscription_id: string;
+    currency: string;
+    /** The exact signed change, as text. */
+    amount: string;
+    held_at: number;
+    /** 1 once a feed post showed it. */
+    posted: Generated<number>;
+  };
 }

@@ -39,12 +39,16 @@ export function trendCharts(
  * The digest's per-coin list as a table when it is longer than one section of fields, sorted by
  * what moved most; `undefined` when fields still fit.
  */
-export function digestTable(rows: readonly { id: string; is: Amount; was: Amount | undefined }[]) {
+export function digestTable(
+  rows: readonly { id: string; is: Amount; was: Amount | undefined }[],
+  /** What the change column covers: '24 h', or '7 days' for a weekly digest. */
+  span: string,
+) {
   if (rows.length <= FIELDS_AT_MOST) return undefined;
   const coins: CoinRow[] = rows.map((r) => ({
     id: r.id,
     balance: r.is,
     change: r.was === undefined ? undefined : r.is.minus(r.was),
   }));
-  return coinTable(byMostMoved(coins));
+  return coinTable(byMostMoved(coins), span);
 }

@@ -4,6 +4,7 @@ import { Amount } from '../payments/index.js';
 import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
 import type { CoinTrend } from './charts.js';
 import { digestTable, trendCharts } from './digest-charts.js';
+import { feedLineWithSettings } from './feed-settings.js';
 import { exactList, foldedZeros, grouped, signed } from './figures.js';
 import { type KeySource, keyFix } from './key.js';
 import { channelMention, esc, join, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
@@ -110,6 +111,8 @@ interface DigestInput {
   lateByMs?: number | undefined;
   /** Each coin's balance over the last week, from the feed's kept readings, for the charts. */
   trends?: readonly CoinTrend[];
+  /** What the digest covers, when the channel chose a weekly one (src/feed/settings.ts); a day by default. */
+  period?: 'week';
 }
 
 /** Characters of the text kept for the charts' figures. */
@@ -156,15 +159,19 @@ function digestRows(d: DigestInput): { listed: DigestRow[]; zeros: number } {
  */
 export function digestMessage(d: DigestInput): Message {
   const { listed, zeros } = digestRows(d);
-  const table = digestTable(listed);
+  const weekly = d.period === 'week';
+  const span = weekly ? '7 days' : '24 h';
+  const table = digestTable(listed, span);
   const rows = fitting(table ? [] : listed, ({ id, title, is, was }) => {
-    const change = was === undefined ? md`` : md` · ${signed(is.minus(was), grouped)} in 24 h`;
+    const change = was === undefined ? md`` : md` · ${signed(is.minus(was), grouped)} in ${span}`;
     return md`${currencyName(title, id)}\n${grouped(is)} ${esc(id, MAX_ID)}${change}`;
   });
-  const title = d.lateByMs === undefined ? 'Daily balance digest' : 'Daily balance digest (late)';
-  const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} in the last 24 hours.`;
+  const kind = weekly ? 'Weekly balance digest' : 'Daily balance digest';
+  const title = d.lateByMs === undefined ? kind : `${kind} (late)`;
+  const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} in the last ${weekly ? '7 days' : '24 hours'}.`;
   const notes = [md`Balances as of ${slackDate(d.asOf)}`];
-  if (d.beforeAt && d.asOf.getTime() - d.beforeAt.getTime() < 23 * 3_600_000) {
+  const periodMs = (weekly ? 7 * 24 : 24) * 3_600_000;
+  if (d.beforeAt && d.asOf.getTime() - d.beforeAt.getTime() < periodMs - 3_600_000) {
     notes.push(md`changes since ${slackDate(d.beforeAt)}, when the feed began`);
   }
   if (d.lateByMs !== undefined)
@@ -262,16 +269,21 @@ export function subscriptionListMessage(items: readonly SubscriptionListItem[]):
     const body = md`No channel receives the payments feed. \`/balance subscribe\` in a private channel turns it on there.`;
     return { text: fallbackText(body), blocks: [section(body)] };
   }
+  // One section a feed, for its Settings button: the header and the note leave 48 of Slack's 50 blocks.
   const rows = fitting(
-    items,
+    items.slice(0, LIMITS.blocks - 2),
     (i) =>
       md`${channelMention(i.channelId)} · digest ${i.digest} · since ${slackDate(i.since)} by ${mention(i.subscriberId)}`,
   );
-  const notes =
-    rows.omitted > 0 ? [context(md`${plural(rows.omitted, 'more feed', 'more feeds')} not shown`)] : [];
+  const omitted = items.length - rows.shown.length;
+  const notes = omitted > 0 ? [context(md`${plural(omitted, 'more feed', 'more feeds')} not shown`)] : [];
   return {
     text: fallbackText(md`${plural(items.length, 'channel receives', 'channels receive')} the payments feed`),
-    blocks: [header('Payments feeds'), ...lineSections(rows.shown), ...notes],
+    blocks: [
+      header('Payments feeds'),
+      ...rows.shown.map((line, i) => feedLineWithSettings(line, items[i]?.channelId ?? '')),
+      ...notes,
+    ],
   };
 }
 

@@ -5,6 +5,7 @@ import type { BalanceEntry, HealthSnapshot } from '../payments/index.js';
 import { actionButton, context, divider, fieldSections, header, section } from './blocks.js';
 import { errorTitle } from './errors.js';
 import type { SubscriptionListItem } from './feed.js';
+import { feedLineWithSettings } from './feed-settings.js';
 import { foldedZeros, grouped } from './figures.js';
 import { type HomeTrend, homeTrendBlocks } from './home-trend.js';
 import { statesInBrief } from './invoice.js';
@@ -117,10 +118,12 @@ function feedBlocks(feeds: readonly SubscriptionListItem[]): KnownBlock[] {
         md`No channel receives the payments feed. \`/balance subscribe\` in a private channel turns it on.`,
       ),
     ];
-  const lines = feeds.slice(0, MAX_FEEDS).map((f) => md`${channelMention(f.channelId)} · digest ${f.digest}`);
-  const more = feeds.length - lines.length;
+  const shown = feeds.slice(0, MAX_FEEDS);
+  const more = feeds.length - shown.length;
   return [
-    section(join(lines, '\n')),
+    ...shown.map((f) =>
+      feedLineWithSettings(md`${channelMention(f.channelId)} · digest ${f.digest}`, f.channelId),
+    ),
     ...(more > 0 ? [context(md`${more} more: \`/balance subscriptions\``)] : []),
   ];
 }

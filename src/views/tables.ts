@@ -45,8 +45,12 @@ const cell = (text: string) => ({ type: 'raw_text' as const, text: text === '' ?
  * The rows as a table attachment, header first, as many as fit Slack's limits in order; the rest
  * are counted, never dropped silently.
  */
-export function coinTable(rows: readonly CoinRow[]): { attachment: MessageAttachment; omitted: number } {
-  const header = ['Coin', 'Balance', 'Change, 24 h'];
+export function coinTable(
+  rows: readonly CoinRow[],
+  /** What the change column covers. */
+  span = '24 h',
+): { attachment: MessageAttachment; omitted: number } {
+  const header = ['Coin', 'Balance', `Change, ${span}`];
   const table: string[][] = [header];
   let chars = header.join('').length;
   for (const row of rows) {

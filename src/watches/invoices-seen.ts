@@ -10,7 +10,7 @@ import type { Tables } from '../store/schema.js';
  */
 const PAID_STATUSES: ReadonlySet<string> = new Set(['paid', 'overpaid']);
 
-export const isPaid = (invoice: Pick<Invoice, 'payStatus'>): boolean => PAID_STATUSES.has(invoice.payStatus);
+const isPaid = (invoice: Pick<Invoice, 'payStatus'>): boolean => PAID_STATUSES.has(invoice.payStatus);
 
 /** How the bot came to see an invoice paid: a watch's check saw it turn paid, or a lookup saw it paid first. */
 type How = Tables['invoices_paid']['how'];
@@ -101,5 +101,3 @@ export function invoiceSightings(installation: InstallationId) {
     },
   };
 }
-
-export type InvoiceSightings = ReturnType<typeof invoiceSightings>;

@@ -272,6 +272,37 @@ describe('the local demo in a browser', () => {
     expect(await home.innerText()).toMatch(/[A-Z][a-z]{2} \d{1,2} · 0\.0123456 BTC/);
     await page.locator('.nav[data-tab="channel"]').click();
   });
+  it('the feed’s Settings opens a modal the page draws: a wrong minimum is answered under its box, Save is said in the channel', async () => {
+    await send('/balance subscribe');
+    const confirmation = await botMessage('turned on the payments feed');
+    await confirmation.locator('.bk-button', { hasText: 'Settings' }).click();
+    const modal = page.locator('#modal-form');
+    await modal.waitFor({ timeout: 10_000 });
+    expect(await modal.locator('.modal-title').innerText()).toBe('Feed settings');
+    expect(await modal.locator('[data-block-id="feed_digest_time"] input[type="time"]').inputValue()).toBe(
+      '09:00',
+    );
+    const minimums = modal.locator('[data-block-id="feed_minimums"] textarea');
+    await minimums.fill('BTC 0,001');
+    await modal.locator('[data-block-id="feed_style"] input[value="condensed"]').check();
+    await modal.locator('[data-block-id="feed_coins"] select').selectOption(['BTC']);
+    await modal.locator('button[type="submit"]').click();
+    await modal
+      .locator('.bk-input-error', { hasText: 'Line 1: 0,001 is not an exact amount' })
+      .waitFor({ timeout: 10_000 });
+    // What was typed and picked is still there, as in Slack.
+    expect(await minimums.inputValue()).toBe('BTC 0,001');
+    expect(await modal.locator('[data-block-id="feed_style"] input[value="condensed"]').isChecked()).toBe(
+      true,
+    );
+    await minimums.fill('BTC 0.001');
+    await modal.locator('button[type="submit"]').click();
+    await page.locator('#modal').waitFor({ state: 'hidden', timeout: 10_000 });
+    const said = await botMessage('set the minimum for BTC to 0.001');
+    expect(await said.locator('.msg-content').innerText()).toBe(
+      '@you chose the coins posted: BTC; set the minimum for BTC to 0.001; made the posts condensed.',
+    );
+  }, 60_000);
 
   it('is usable 480 pixels wide: the message box and Send in view and uncovered, the side panel below', async () => {
     await page.setViewportSize({ width: 480, height: 800 });

@@ -6,6 +6,7 @@ import {
   MAX_CHARTS,
   selectProblems,
 } from './block-kit-charts.js';
+import { inputElementProblems, modalFieldProblems } from './block-kit-inputs.js';
 
 /**
  * A Block Kit checker for everything the bot sends, encoding docs/slack.md on its own
@@ -123,11 +124,11 @@ function block(value: unknown, where: string, blockIds: Set<string>, actionIds: 
     case 'data_table':
       return [...problems, ...dataTableProblems(value, where)];
     case 'input': {
-      // Modals only: a label and one plain-text input (the API key).
+      // Modals only: a label, an optional hint and one input element (./block-kit-inputs.ts).
       problems.push(...textObject(value.label, `${where}.label`, { plainOnly: true, max: 2000 }));
-      const input = value.element;
-      if (!isObject(input) || input.type !== 'plain_text_input' || typeof input.action_id !== 'string')
-        problems.push(`${where}: unsupported input element`);
+      if (value.hint !== undefined)
+        problems.push(...textObject(value.hint, `${where}.hint`, { plainOnly: true, max: 2000 }));
+      problems.push(...inputElementProblems(value.element, `${where}.element`));
       return problems;
     }
     default:
@@ -170,6 +171,12 @@ export function blockKitProblems(
   if (charts > MAX_CHARTS) problems.push(`blocks: ${charts} charts > ${MAX_CHARTS}`);
   problems.push(...attachmentProblems(message.attachments));
   return problems;
+}
+
+/** Every reason Slack would refuse this modal (views.open, a response_action update); empty when it is fine. */
+export function modalProblems(view: unknown): string[] {
+  if (!isObject(view)) return ['view: not an object'];
+  return [...modalFieldProblems(view), ...blockKitProblems(view, { requireText: false, maxBlocks: 100 })];
 }
 
 /** The App Home holds 100 blocks where a message holds 50; it has no top-level text. */

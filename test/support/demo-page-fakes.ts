@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { DemoSlack } from '../../src/demo/slack.js';
-import type { ClickPlace, DemoMessage } from '../../src/demo/workspace.js';
+import type { ClickPlace, DemoMessage, DemoModal } from '../../src/demo/workspace.js';
 
 /**
  * A stand-in for the demo's Slack behind the demo page's server (src/demo/server.ts): the
@@ -9,6 +9,7 @@ import type { ClickPlace, DemoMessage } from '../../src/demo/workspace.js';
 export interface FakeSlack extends DemoSlack {
   messages: DemoMessage[];
   home: unknown[] | undefined;
+  modal: DemoModal | undefined;
   ready: boolean;
   flexpane: DemoSlack['flexpane'];
   /** Each call the page made, in order: [method, ...arguments]. */
@@ -44,6 +45,9 @@ export function fakeSlack(): FakeSlack {
       record('click', place, blockId, actionId),
     shortcut: async (ts: string) => record('shortcut', ts),
     openHome: async () => record('openHome'),
+    modal: undefined,
+    submitModal: async (typed) => record('submitModal', typed),
+    closeModal: () => record('closeModal'),
     flexpane: undefined,
     openEntity: async (ts: string, refId: string, url: string) => record('openEntity', ts, refId, url),
     panelClick: async (actionId: string) => record('panelClick', actionId),

@@ -12,6 +12,8 @@ const WORK = [
   'service_state',
   'seen_events',
   'background_pace',
+  'feed_settings',
+  'feed_held',
   'invoices_seen',
   'invoices_paid',
 ] as const;

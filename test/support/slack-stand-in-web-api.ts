@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { blockKitProblems } from './block-kit.js';
+import { blockKitProblems, modalProblems } from './block-kit.js';
 import type { StandInMessage } from './slack-stand-in.js';
 import type { StandInState } from './slack-stand-in-state.js';
 
@@ -171,8 +171,7 @@ function viewsPublish({ state, args }: WebApiCall): unknown {
 
 function viewsOpen({ state, args, bearer }: WebApiCall): unknown {
   const view = args.view as Record<string, unknown>;
-  state.problems.push(...blockKitProblems(view, { requireText: false }).map((p) => `views.open: ${p}`));
-  if (view?.type !== 'modal') state.problems.push('views.open: not a modal');
+  state.problems.push(...modalProblems(view).map((p) => `views.open: ${p}`));
   state.modals.push({ triggerId: String(args.trigger_id), view, token: bearer });
   return { ok: true, view: { id: `V${state.modals.length}`, ...view } };
 }

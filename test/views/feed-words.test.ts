@@ -110,24 +110,31 @@ describe('the list of feeds', () => {
     const one = subscriptionListMessage([feed(1)]);
     expect(one.text).toBe('1 channel receives the payments feed');
     expect(visibleText(one)).toMatch(
-      new RegExp(`^Payments feeds\n<#G000000001> · digest 09:00 Europe/Berlin · since ${DATE} by <@U0A>$`),
+      new RegExp(
+        `^Payments feeds\n<#G000000001> · digest 09:00 Europe/Berlin · since ${DATE} by <@U0A>\nSettings$`,
+      ),
     );
     expect(subscriptionListMessage([feed(1), feed(2)]).text).toBe('2 channels receive the payments feed');
   });
 
-  it('lists a few feeds one per line in one section', () => {
-    const [only, ...more] = sections([feed(1), feed(2), feed(3)]);
-    expect(more).toEqual([]);
-    expect(only).toHaveLength(3);
-    for (const line of only ?? []) expect(line).toMatch(LINE);
+  it('gives each feed its own line with the Settings button of its channel', () => {
+    const message = subscriptionListMessage([feed(1), feed(2), feed(3)]);
+    const lines = sections([feed(1), feed(2), feed(3)]);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toEqual([expect.stringMatching(LINE)]);
+    const buttons = message.blocks.flatMap((b) => (b.type === 'section' && b.accessory ? [b.accessory] : []));
+    expect(buttons).toMatchObject(
+      ['G000000001', 'G000000002', 'G000000003'].map((value) => ({ action_id: 'feed_settings', value })),
+    );
   });
 
-  it('spreads many feeds over sections, one whole feed per line, none cut at a section’s end', () => {
-    const many = sections(Array.from({ length: 60 }, (_, i) => feed(i)));
-    expect(many.length).toBeGreaterThan(1);
-    expect(many.flat()).toHaveLength(60);
-    for (const line of many.flat()) expect(line).toMatch(LINE);
-    // Lines of about half a section: two of them are 3,000 characters or just over or under.
+  it('lists as many feeds as Slack’s 50 blocks hold, whole, and counts the rest', () => {
+    const message = subscriptionListMessage(Array.from({ length: 60 }, (_, i) => feed(i)));
+    const lines = sections(Array.from({ length: 60 }, (_, i) => feed(i))).flat();
+    expect(lines).toHaveLength(48);
+    for (const line of lines) expect(line).toMatch(LINE);
+    expect(visibleText(message)).toMatch(/12 more feeds not shown$/);
+    // Lines of about half a section each stay whole.
     const base = sections([feed(0, '')])[0]?.[0]?.length ?? 0;
     for (const length of [1499, 1500, 1501]) {
       const long = sections(Array.from({ length: 4 }, (_, i) => feed(i, 'x'.repeat(length - base))));

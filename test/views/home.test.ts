@@ -242,7 +242,7 @@ describe('the App Home view', () => {
         `*Order 1* in <#C0SUPPORT>\nOpen · Partial · since ${date} · as sent: payment \`partial\`\nStop`,
         `*inv-2* in <#C0SALES>\nnot checked yet · since ${date}\nStop`,
         'Payments feeds (1)',
-        '<#G0FIN> · digest 09:00 UTC',
+        '<#G0FIN> · digest 09:00 UTC\nSettings',
         'Payment service',
         `:white_check_mark: Last good answer from the payment service: ${date} (balance)`,
         `Last problem: the service did not answer in time, ${date}. If it keeps happening, tell the bot’s admin.`,
@@ -256,6 +256,7 @@ describe('the App Home view', () => {
     expect(stops).toMatchObject([
       { action_id: 'stop_watch:0', value: 'w-1', text: { text: 'Stop' } },
       { action_id: 'stop_watch:1', value: 'w-2', text: { text: 'Stop' } },
+      { action_id: 'feed_settings', value: 'G0FIN', text: { text: 'Settings' } },
     ]);
   });
 });
@@ -310,7 +311,7 @@ describe('the App Home view, word for word where it varies', () => {
     expect(text.match(/not checked yet/g)).toHaveLength(2);
   });
 
-  it('lists two feeds one per line', () => {
+  it('lists two feeds one per line, each with its Settings button', () => {
     const feed = { subscriberId: 'U0A', digest: '09:00 UTC', since: NOW };
     const { text } = check({
       ...base,
@@ -319,6 +320,6 @@ describe('the App Home view, word for word where it varies', () => {
         { ...feed, channelId: 'G0OPS' },
       ],
     });
-    expect(text).toContain('<#G0FIN> · digest 09:00 UTC\n<#G0OPS> · digest 09:00 UTC');
+    expect(text).toContain('<#G0FIN> · digest 09:00 UTC\nSettings\n<#G0OPS> · digest 09:00 UTC\nSettings');
   });
 });

@@ -1,0 +1,168 @@
+import type { Kysely } from 'kysely';
+import { DEFAULT_FEED_SETTINGS, type FeedSettings } from '../domain/feed-settings.js';
+import type { InstallationId } from '../store/keys.js';
+import type { Tables } from '../store/schema.js';
+
+/** A feed's saved settings and the version they were saved as; version 0 is the defaults, never saved. */
+export interface SavedSettings {
+  settings: FeedSettings;
+  version: number;
+}
+
+type SettingsRow = Tables['feed_settings'];
+
+const fromRow = (
+  row: Pick<SettingsRow, 'coins' | 'minimums' | 'style' | 'digest' | 'weekday' | 'version'>,
+): SavedSettings => ({
+  settings: {
+    coins: row.coins === null ? null : (JSON.parse(row.coins) as string[]),
+    minimums: JSON.parse(row.minimums) as Record<string, string>,
+    style: row.style,
+    digest: row.digest,
+    weekday: row.weekday,
+  },
+  version: Number(row.version),
+});
+
+export const DEFAULT_SAVED: SavedSettings = { settings: DEFAULT_FEED_SETTINGS, version: 0 };
+
+/** One held movement, numbered by the database in the order it was held. */
+export interface HeldRow {
+  id: number;
+  subscription_id: string;
+  currency: string;
+  amount: string;
+}
+
+/**
+ * An installation's feed settings and held movements: every query names the installation, so
+ * another installation's feed is never read nor written.
+ */
+export function settingsQueries(installation: InstallationId) {
+  const held = (trx: Kysely<Tables>) =>
+    trx
+      .selectFrom('feed_held')
+      .select(['id', 'subscription_id', 'currency', 'amount'])
+      .where('installation_id', '=', installation);
+
+  return {
+    /** The settings of each of these subscriptions, the defaults for one never saved. */
+    async settingsOf(trx: Kysely<Tables>, ids: readonly string[]): Promise<Map<string, SavedSettings>> {
+      const found = new Map<string, SavedSettings>(ids.map((id) => [id, DEFAULT_SAVED]));
+      if (ids.length === 0) return found;
+      const rows = await trx
+        .selectFrom('feed_settings')
+        .selectAll()
+        .where('installation_id', '=', installation)
+        .where('subscription_id', 'in', ids)
+        .execute();
+      for (const row of rows) found.set(row.subscription_id, fromRow(row));
+      return found;
+    },
+
+    /**
+     * Writes `settings` over the version read (`was`): false when another save came first (two
+     * submissions racing, a retried one), so that save's changes are said once, by the one that won.
+     */
+    async writeSettings(
+      trx: Kysely<Tables>,
+      subscriptionId: string,
+      settings: FeedSettings,
+      was: number,
+      now: number,
+    ): Promise<boolean> {
+      const values = {
+        coins: settings.coins === null ? null : JSON.stringify(settings.coins),
+        minimums: JSON.stringify(settings.minimums),
+        style: settings.style,
+        digest: settings.digest,
+        weekday: settings.weekday,
+        version: was + 1,
+        updated_at: now,
+      };
+      if (was === 0) {
+        const inserted = await trx
+          .insertInto('feed_settings')
+          .values({ ...values, subscription_id: subscriptionId, installation_id: installation })
+          .onConflict((oc) => oc.column('subscription_id').doNothing())
+          .executeTakeFirst();
+        return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+      }
+      const updated = await trx
+        .updateTable('feed_settings')
+        .set(values)
+        .where('installation_id', '=', installation)
+        .where('subscription_id', '=', subscriptionId)
+        .where('version', '=', was)
+        .executeTakeFirst();
+      return updated.numUpdatedRows > 0n;
+    },
+
+    /** Keeps movements below their channel's minimum, for the next post (unless this one shows them) and the digest. */
+    async hold(
+      trx: Kysely<Tables>,
+      rows: readonly { subscriptionId: string; currency: string; amount: string; posted: boolean }[],
+      now: number,
+    ): Promise<void> {
+      if (rows.length === 0) return;
+      await trx
+        .insertInto('feed_held')
+        .values(
+          rows.map((r) => ({
+            installation_id: installation,
+            subscription_id: r.subscriptionId,
+            currency: r.currency,
+            amount: r.amount,
+            held_at: now,
+            posted: r.posted ? 1 : 0,
+          })),
+        )
+        .execute();
+    },
+
+    /** What no post has shown yet, of these subscriptions, in the order held. */
+    unposted: (trx: Kysely<Tables>, ids: readonly string[]): Promise<HeldRow[]> =>
+      ids.length === 0
+        ? Promise.resolve([])
+        : held(trx).where('subscription_id', 'in', ids).where('posted', '=', 0).orderBy('id').execute(),
+
+    /** Marks held movements as shown in a post. */
+    async markPosted(trx: Kysely<Tables>, ids: readonly number[]): Promise<void> {
+      if (ids.length === 0) return;
+      await trx
+        .updateTable('feed_held')
+        .set({ posted: 1 })
+        .where('installation_id', '=', installation)
+        .where('id', 'in', ids)
+        .execute();
+    },
+
+    /** What a subscription held since `since` (epoch ms), posted or not, for its digest. */
+    heldSince: (trx: Kysely<Tables>, subscriptionId: string, since: number): Promise<HeldRow[]> =>
+      held(trx)
+        .where('subscription_id', '=', subscriptionId)
+        .where('held_at', '>', since)
+        .orderBy('id')
+        .execute(),
+
+    /** Deletes held movements older than any digest looks back, already shown in a post. */
+    async pruneHeld(trx: Kysely<Tables>, before: number): Promise<void> {
+      await trx
+        .deleteFrom('feed_held')
+        .where('installation_id', '=', installation)
+        .where('held_at', '<', before)
+        .where('posted', '=', 1)
+        .execute();
+    },
+
+    /** A feed that ended takes its settings and held movements with it. */
+    async forget(trx: Kysely<Tables>, subscriptionId: string): Promise<void> {
+      for (const table of ['feed_settings', 'feed_held'] as const)
+        await trx
+          .deleteFrom(table)
+          .where('installation_id', '=', installation)
+          .where('subscription_id', '=', subscriptionId)
+          .execute();
+    },
+  };
+}

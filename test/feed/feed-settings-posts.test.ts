@@ -1,0 +1,162 @@
+import type { ModalView } from '@slack/types';
+import { describe, expect, it } from 'vitest';
+import { num } from '../../src/sandbox/data.js';
+import { expectValidMessage, visibleText } from '../support/block-kit.js';
+import { HOME_TEAM } from '../support/bolt.js';
+import { settingsListeners } from '../support/settings-modal.js';
+import {
+  clock,
+  env,
+  FINANCE,
+  instance,
+  MINUTE,
+  poster,
+  request,
+  subscription,
+  useFeedService,
+} from './feed-service-setup.js';
+
+/**
+ * What a channel's Settings, saved through the modal, do to its feed: movements held below a
+ * minimum and their exact sums in the next post and the digest, condensed posts of the chosen
+ * coins, a weekly digest, and none.
+ */
+
+useFeedService();
+
+/** A feed on in the finance channel, tuned with `edits` as someone saves them in its modal. */
+async function tuned(edits: Record<string, string | readonly string[]>) {
+  const bot = instance('a', poster, clock);
+  await bot.feed.subscribe(request());
+  const { click, save } = settingsListeners({ ...env.deps({ clock: () => clock.now }), feed: bot.feed });
+  const { opened } = await click(FINANCE);
+  expect((await save(opened as ModalView, edits)).outcome).toBe('ok');
+  await bot.tick();
+  const seen = poster.repliesIn(FINANCE).length;
+  return {
+    bot,
+    /** The balances become these, a minute passes, and the bot ticks. */
+    async balances(btc: string, usdt = '1.5') {
+      env.sandbox.setBalances([
+        { id: 'BTC', title: 'Bitcoin', balance: num(btc) },
+        { id: 'USDT-TRC20', title: 'Tether <TRC-20>', balance: num(usdt) },
+      ]);
+      clock.now += MINUTE;
+      await bot.tick();
+    },
+    /** What the channel was told since the settings were saved. */
+    posts: () => poster.repliesIn(FINANCE).slice(seen),
+  };
+}
+
+const ON_DAY = (day: number) => Date.parse(`2026-11-${day}T09:00:00Z`);
+
+describe('a minimum per coin', () => {
+  it('holds smaller movements and shows their exact sum in the next post and in the digest', async () => {
+    const feed = await tuned({ feed_minimums: 'BTC 0.01' });
+    await feed.balances('0.0022'); // +0.001
+    await feed.balances('0.0024'); // +0.0002
+    expect(feed.posts()).toEqual([]);
+    await feed.balances('0.5024'); // +0.5, posted with what was held
+    await feed.balances('0.5034'); // +0.001, held again
+    const [post, ...more] = feed.posts();
+    expect(more).toEqual([]);
+    expectValidMessage(post);
+    expect(post?.text).toBe(
+      'Received: +0.5 BTC Held below this channel’s minimums since the last post: +0.0012 BTC (2 movements)',
+    );
+    expect(visibleText(post)).toContain('+0.0012 BTC (2 movements)');
+    clock.now = ON_DAY(21);
+    await feed.bot.tick();
+    const digest = feed.posts().at(-1);
+    expectValidMessage(digest);
+    expect(digest?.text).toMatch(/^Daily balance digest: /);
+    expect(digest?.text).toMatch(
+      /Held below this channel’s minimums in this period: \+0\.0022 BTC \(3 movements\)$/,
+    );
+  });
+
+  it('posts a movement at the minimum, and one of another coin, at once', async () => {
+    const feed = await tuned({ feed_minimums: 'BTC 0.001' });
+    await feed.balances('0.0022', '1.6');
+    expect(feed.posts().map((p) => p.text)).toEqual(['Received: +0.001 BTC, +0.1 USDT-TRC20']);
+  });
+});
+
+describe('the coins posted and condensed posts', () => {
+  it('posts only the chosen coins, each movement in one line', async () => {
+    const feed = await tuned({ feed_coins: ['USDT-TRC20'], feed_style: 'condensed' });
+    await feed.balances('1.0012');
+    expect(feed.posts()).toEqual([]);
+    await feed.balances('1.0012', '1234567.25');
+    const [post] = feed.posts();
+    expectValidMessage(post);
+    expect(post?.text).toBe('Payments feed: +1234565.75 USDT-TRC20');
+    // The digest counts and lists the chosen coins only.
+    clock.now = ON_DAY(21);
+    await feed.bot.tick();
+    const digest = feed.posts().at(-1);
+    expect(digest?.text).toBe(
+      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours. Balances: 1234567.25 USDT-TRC20',
+    );
+    expect(post?.blocks[0]).toMatchObject({
+      type: 'section',
+      text: { text: ':moneybag: +1,234,565.75 USDT-TRC20' },
+    });
+  });
+});
+
+describe('the digest’s schedule', () => {
+  it('goes out weekly on the chosen day and time, and moves on a week', async () => {
+    const feed = await tuned({
+      feed_digest: 'weekly',
+      feed_weekday: '3',
+      feed_digest_time: '10:00',
+      feed_zone: 'Europe/Berlin',
+    });
+    // Saturday 21 November: the next Wednesday at 10:00 in Berlin is 09:00 UTC.
+    expect((await subscription()).next_digest_at).toBe(ON_DAY(25));
+    // `/balance subscriptions` and the App Home say it.
+    expect((await feed.bot.feed.list(HOME_TEAM)).map((f) => f.digest)).toEqual([
+      'Wednesdays 10:00 Europe/Berlin',
+    ]);
+    for (const day of [22, 23, 24]) {
+      clock.now = ON_DAY(day);
+      await feed.bot.tick();
+    }
+    expect(feed.posts()).toEqual([]);
+    clock.now = ON_DAY(25);
+    await feed.bot.tick();
+    const [digest, ...more] = feed.posts();
+    expect(more).toEqual([]);
+    expectValidMessage(digest);
+    expect(digest?.text).toMatch(
+      /^Weekly balance digest: The feed saw 0 rises and 0 falls in the last 7 days\./,
+    );
+    expect((await subscription()).next_digest_at).toBe(Date.parse('2026-12-02T09:00:00Z'));
+  });
+
+  it('sends none while off, and the next one at the time set when it is on again', async () => {
+    const feed = await tuned({ feed_digest: 'off' });
+    for (const day of [21, 22, 23]) {
+      clock.now = ON_DAY(day);
+      await feed.bot.tick();
+    }
+    expect(feed.posts()).toEqual([]);
+    expect((await feed.bot.feed.list(HOME_TEAM)).map((f) => f.digest)).toEqual(['off']);
+    clock.now = Date.parse('2026-11-23T12:00:00Z');
+    const { click, save } = settingsListeners({
+      ...env.deps({ clock: () => clock.now }),
+      feed: feed.bot.feed,
+    });
+    const { opened } = await click(FINANCE);
+    await save(opened as ModalView, { feed_digest: 'daily', feed_digest_time: '13:30' });
+    expect((await subscription()).next_digest_at).toBe(Date.parse('2026-11-23T13:30:00Z'));
+    clock.now = Date.parse('2026-11-23T13:30:00Z');
+    await feed.bot.tick();
+    expect(feed.posts().map((p) => p.text.split(':')[0])).toEqual([
+      '<@U0ANA> set the digest to every day at 13',
+      'Daily balance digest',
+    ]);
+  });
+});
