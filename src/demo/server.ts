@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { num, type WireInvoice } from '../sandbox/data.js';
 import { coinOf } from '../sandbox/payment.js';
 import type { Sandbox } from '../sandbox/server.js';
+import { DIGEST_PANEL } from './digest-now.js';
 import { PAGE_CSS, PAGE_SCRIPT, pageHtml, type Suggestion } from './page.js';
 import { escapeHtml, renderBlocks, renderMrkdwn } from './render.js';
 import type { DemoSlack } from './slack.js';
@@ -26,6 +27,8 @@ interface PageServerOptions {
   port: number;
   slack: DemoSlack;
   sandbox: Sandbox;
+  /** "Post today's digest now" (src/demo/digest-now.ts): what to tell the person when it cannot. */
+  digestNow?: () => Promise<string | undefined>;
 }
 
 const SECURITY_HEADERS = {
@@ -177,7 +180,7 @@ ${i.status === 'expired' ? '' : `<button type="button" data-invoice="${escapeHtm
 </form>`,
     )
     .join('');
-  return `<h3>Invoices</h3>${invoices}<h3>Balance</h3><p class="muted">Mark paid adds the invoice's amount to its coin here; set a balance as a withdrawal would; <code>/balance subscribe</code> posts each change in the channel.</p>${balances}<h3>Start over</h3><button type="button" class="reset" data-reset>Reset the invoices and balances</button>`;
+  return `<h3>Invoices</h3>${invoices}<h3>Balance</h3><p class="muted">Mark paid adds the invoice's amount to its coin here; set a balance as a withdrawal would; <code>/balance subscribe</code> posts each change in the channel.</p>${balances}${DIGEST_PANEL}<h3>Start over</h3><button type="button" class="reset" data-reset>Reset the invoices and balances</button>`;
 }
 
 /**
@@ -230,8 +233,7 @@ function suggestionsFor(sandbox: Sandbox): Suggestion[] {
 
 /** What the person did, by route; each resolves once it is done (the bot has acknowledged). */
 function pageActions(
-  slack: DemoSlack,
-  sandbox: Sandbox,
+  { slack, sandbox, digestNow }: PageServerOptions,
   bump: () => void,
 ): Record<string, (body: Record<string, unknown>) => Promise<void> | void> {
   return {
@@ -260,6 +262,10 @@ function pageActions(
       sandbox.setBalances(sandbox.balances.map((b) => (b.id === id ? { ...b, balance: num(balance) } : b)));
       bump();
     },
+    '/demo/digest': async () => {
+      const problem = digestNow ? await digestNow() : 'not in this demo';
+      if (problem) throw new BadRequest(problem);
+    },
     '/demo/reset': () => {
       sandbox.reset();
       bump();
@@ -267,12 +273,8 @@ function pageActions(
   };
 }
 
-export async function startPageServer({
-  host,
-  port,
-  slack,
-  sandbox,
-}: PageServerOptions): Promise<PageServer> {
+export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
+  const { host, port, slack, sandbox } = options;
   /** The address to open, once listening. */
   let url = '';
   const updates = new PageUpdates();
@@ -292,7 +294,7 @@ export async function startPageServer({
     panel: panelHtml(sandbox),
   });
 
-  const actions = pageActions(slack, sandbox, updates.bump);
+  const actions = pageActions(options, updates.bump);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://demo').pathname;
