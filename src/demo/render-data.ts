@@ -22,12 +22,16 @@ interface Series {
   values: number[];
 }
 
-/** The y axis's bounds: the values' range, widened a little so a flat line is not on the frame. */
+/**
+ * The y axis's bounds: from 0 (or the lowest value below it) to the highest value, whatever its
+ * size (a balance of 0.0123 BTC fills the plot); 1 above a line flat at the bottom, so it is not
+ * on the frame.
+ */
 function bounds(series: readonly Series[]): { low: number; high: number } {
   const all = series.flatMap((s) => s.values).filter(Number.isFinite);
   const low = Math.min(0, ...all);
-  const high = Math.max(...all, low + 1);
-  return { low, high: high === low ? low + 1 : high };
+  const high = Math.max(low, ...all);
+  return { low, high: high > low ? high : low + 1 };
 }
 
 /** Axes, labels and one line, area or set of bars per series. */

@@ -40,6 +40,27 @@ describe('the demo page’s charts and tables', () => {
     expect(html).not.toMatch(/src=|href=|<script/);
   });
 
+  it('scales a line of small values to its highest one, not to 1: 0.0123456 BTC is at the top of the plot', () => {
+    const small = {
+      ...line,
+      chart: {
+        ...line.chart,
+        series: [
+          {
+            name: 'BTC',
+            data: [
+              { label: 'Nov 21', value: 0.0061728 },
+              { label: 'Nov 22', value: 0.0123456 },
+            ],
+          },
+        ],
+      },
+    };
+    const html = render(small);
+    expect(html).toContain('<polyline points="70.0,96.0 504.0,12.0"');
+    expect(html).toContain('>0.0123456</text>');
+  });
+
   it('draws bars, areas and pies, and escapes every label', () => {
     const bar = { ...line, chart: { ...line.chart, type: 'bar' } };
     expect(render(bar).match(/<rect /g)).toHaveLength(2);
