@@ -8,10 +8,10 @@ export const NO_FEED = 'No payments feed is on yet: type /balance subscribe firs
  * The side panel's digest: a button that has the real digest job post each feed's digest now,
  * and a word that the week it charts is sample history (src/demo/sample-history.ts).
  */
-export const DIGEST_PANEL = `<h3>Daily digest</h3><p class="muted">The demo started with a week of <strong>sample</strong> balance history (made up, ending at the balances above), so the digest and the App Home have a week to chart. The button makes each feed's digest due now; the bot restarts to pick it up and its digest job posts it.</p><button type="button" data-digest-now>Post today's digest now</button><span class="digest-error"></span>`;
+export const DIGEST_PANEL = `<h3>Daily digest</h3><p class="muted">The demo started with a week of <strong>sample</strong> balance history (made up, ending at the balances above), so the digest and the App Home have a week to chart. The button makes each feed’s digest due now; the bot restarts to pick it up and its digest job posts it.</p><button type="button" data-digest-now>Post today’s digest now</button><span class="digest-error"></span>`;
 
 /**
- * "Post today's digest now": with the bot stopped (it holds its SQLite file while it runs), each
+ * "Post today’s digest now": with the bot stopped (it holds its SQLite file while it runs), each
  * active feed's digest is made due now in its store, and the bot started again; its digest job
  * claims the due digests as it starts and posts them. Resolves with what to tell the person when
  * nothing could be posted.

@@ -25,14 +25,8 @@ const SHARES: readonly (readonly string[])[] = [
   ['1.6', '1.45', '1.5', '1.3', '1.22', '1.25', '1.05'],
 ];
 
-/** Digits after the point in a decimal as the service writes it. */
-const decimalsOf = (digits: string): number => digits.split('.')[1]?.length ?? 0;
-
-/** `balance` × `share`, cut to the balance's own number of decimals: digits, never an exponent. */
-function scaled(balance: string, share: string): string {
-  const places = decimalsOf(balance);
-  return new Big(balance).times(share).round(places, Big.roundDown).toFixed(places);
-}
+/** `balance` × `share`, exact (a share has two decimals at most): digits, never an exponent. */
+const scaled = (balance: string, share: string): string => new Big(balance).times(share).toFixed();
 
 export interface SampleReading {
   takenAt: number;

@@ -45,27 +45,28 @@ afterAll(() => {
 });
 
 describe('the demo’s sample week', () => {
-  it('is a reading a day for a week, ending at today’s balances, every amount exact digits at the coin’s own decimals', () => {
+  it('is a reading a day for a week, ending at today’s balances, every amount exact', () => {
     const week = sampleWeek(
       { ...TODAY, LTC: { title: 'Litecoin', balance: '0.0000001' }, ETH: { title: 'Ether', balance: '0' } },
       T0,
     );
     expect(week.map((r) => (T0 - r.takenAt) / 3_600_000)).toEqual([169, 145, 121, 97, 73, 49, 25, 1]);
     expect(week.at(-1)?.balances.BTC?.balance).toBe('0.0012');
+    // 0.0012 × 0.35, × 0.5, … exactly: more decimals than today's, none lost.
     expect(week.map((r) => r.balances.BTC?.balance)).toEqual([
-      '0.0004',
+      '0.00042',
       '0.0006',
-      '0.0005',
-      '0.0008',
-      '0.0009',
-      '0.0009',
-      '0.0011',
+      '0.000552',
+      '0.000864',
+      '0.00096',
+      '0.000924',
+      '0.001128',
       '0.0012',
     ]);
     expect(week[0]?.balances['USDT-TRC20']?.balance).toBe('2.4');
     // Never an exponent ("1e-7"), a coin at 0 stays at 0.
     for (const r of week) {
-      expect(r.balances.LTC?.balance).toMatch(/^0\.\d{7}$/);
+      expect(r.balances.LTC?.balance).toMatch(/^0\.0{6,7}\d{1,2}$/);
       expect(r.balances.ETH?.balance).toBe('0');
     }
   });
@@ -88,7 +89,7 @@ describe('the demo’s sample week', () => {
     ]);
     // Eight daily points, the last one today's real balance.
     expect(charts[0]?.chart.series[0]?.data.map((d) => d.value)).toEqual([
-      0.0004, 0.0006, 0.0005, 0.0008, 0.0009, 0.0009, 0.0011, 0.0012,
+      0.00042, 0.0006, 0.000552, 0.000864, 0.00096, 0.000924, 0.001128, 0.0012,
     ]);
     expect(digest?.text).toContain('BTC over 7 days:');
     expect(poster.problems).toEqual([]);
