@@ -14,7 +14,8 @@ const text = (value: unknown) => escapeHtml(typeof value === 'string' ? value : 
 
 const WIDTH = 520;
 const HEIGHT = 220;
-const PAD = { left: 70, right: 16, top: 12, bottom: 40 };
+// Room on the right for half of the last day's label, centred under its point.
+const PAD = { left: 70, right: 24, top: 12, bottom: 40 };
 const COLOURS = ['#1264a3', '#e01e5a', '#2eb67d', '#ecb22e', '#36c5f0', '#8b5cf6'];
 
 interface Series {
