@@ -233,8 +233,10 @@ function suggestionsFor(sandbox: Sandbox): Suggestion[] {
 
 /** What the person did, by route; each resolves once it is done (the bot has acknowledged). */
 function pageActions(
-  { slack, sandbox, digestNow }: PageServerOptions,
+  slack: DemoSlack,
+  sandbox: Sandbox,
   bump: () => void,
+  digestNow?: PageServerOptions['digestNow'],
 ): Record<string, (body: Record<string, unknown>) => Promise<void> | void> {
   return {
     '/demo/say': (body) => slack.say(text(body, 'text')),
@@ -273,8 +275,13 @@ function pageActions(
   };
 }
 
-export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
-  const { host, port, slack, sandbox } = options;
+export async function startPageServer({
+  host,
+  port,
+  slack,
+  sandbox,
+  digestNow,
+}: PageServerOptions): Promise<PageServer> {
   /** The address to open, once listening. */
   let url = '';
   const updates = new PageUpdates();
@@ -294,7 +301,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     panel: panelHtml(sandbox),
   });
 
-  const actions = pageActions(options, updates.bump);
+  const actions = pageActions(slack, sandbox, updates.bump, digestNow);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://demo').pathname;
