@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { SETTING_NAMES, settingOf } from '../config/settings.js';
 import { unreadSettings } from '../config.js';
 import { type Sandbox, startSandbox } from '../sandbox/server.js';
+import { BotPauses } from './bot-pauses.js';
+import { digestNow } from './digest-now.js';
+import { seedSampleHistory, withStoreFile } from './sample-history.js';
 import { type PageServer, startPageServer } from './server.js';
 import { type DemoSlack, startDemoSlack } from './slack.js';
 import { SLACK_SETTINGS } from './wanted.js';
@@ -61,6 +64,9 @@ function banner(url: string, reason: DemoReason): string {
 ${rule}`;
 }
 
+/** The bot's SQLite file in the demo's folder. */
+const storeFile = (dir: string) => join(dir, 'bot.sqlite');
+
 /** Starts the bot on the demo's Slack and sandbox; resolves with the port it listens on. */
 function startBot(
   slack: DemoSlack,
@@ -80,7 +86,7 @@ function startBot(
       PAYMENT_API_URL: sandbox.url,
       PAYMENT_API_KEY: sandbox.apiKey,
       PAYMENT_PAY_URL: sandbox.payUrl,
-      DATABASE_URL: `file:${join(dir, 'bot.sqlite')}`,
+      DATABASE_URL: `file:${storeFile(dir)}`,
       PORT: '0',
       HOST: '127.0.0.1',
       // Watches and the payments feed react within seconds of a change in the side panel.
@@ -127,6 +133,7 @@ async function startServices(
   started: Started,
   reason: DemoReason,
   env: NodeJS.ProcessEnv,
+  digest: () => Promise<string | undefined>,
 ): Promise<{ sandbox: Sandbox; slack: DemoSlack; page: PageServer }> {
   const port = pagePort(env.PORT);
   const host = env.HOST?.trim() || DEFAULT_HOST;
@@ -134,12 +141,14 @@ async function startServices(
   started.sandbox = sandbox;
   const slack = await startDemoSlack({ unfurlHosts: [new URL(sandbox.payUrl).host] });
   started.slack = slack;
-  const page = await startPageServer({ host, port, slack, sandbox }).catch((error: unknown) => {
-    const code = (error as { code?: string }).code;
-    throw code === 'EADDRINUSE'
-      ? new DemoError(`port ${port} is already in use: start with PORT set to another one, e.g. PORT=3001`)
-      : error;
-  });
+  const page = await startPageServer({ host, port, slack, sandbox, digestNow: digest }).catch(
+    (error: unknown) => {
+      const code = (error as { code?: string }).code;
+      throw code === 'EADDRINUSE'
+        ? new DemoError(`port ${port} is already in use: start with PORT set to another one, e.g. PORT=3001`)
+        : error;
+    },
+  );
   started.page = page;
   console.log(banner(page.url, reason));
   return { sandbox, slack, page };
@@ -186,6 +195,40 @@ async function stopBot(bot: ChildProcess | undefined): Promise<void> {
   clearTimeout(timer);
 }
 
+interface BotRun {
+  slack: DemoSlack;
+  sandbox: Sandbox;
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  started: Started;
+  pauses: BotPauses;
+  stopping: () => boolean;
+}
+
+/**
+ * Runs the bot until it stops or fails (rejects with its last lines), and again each time it was
+ * stopped for work in its store (src/demo/bot-pauses.ts), once that work is done.
+ */
+async function runBot(run: BotRun, ready: () => void): Promise<void> {
+  const { slack, started, pauses } = run;
+  for (let first = true; !run.stopping(); first = false) {
+    const bot = startBot(slack, run.sandbox, run.dir, run.env);
+    started.bot = bot.child;
+    const ended = botExit(bot);
+    const botPort = await Promise.race([bot.port, ended.then(() => undefined), startDeadline(bot)]);
+    if (botPort === undefined) return;
+    slack.connect(`http://127.0.0.1:${botPort}/slack/events`);
+    if (first) ready();
+    pauses.resumed();
+    // Asked for while this bot was starting: it is stopped again for it.
+    if (pauses.asked) void stopBot(bot.child);
+    // From here on, the bot stopping or failing ends the demo, unless it was stopped for work.
+    await ended;
+    if (run.stopping() || !pauses.asked) return;
+    await pauses.runBetween();
+  }
+}
+
 /**
  * Runs the demo until SIGINT or SIGTERM (or until the bot stops or fails), then stops its
  * children, removes its folder and exits the process: it never returns.
@@ -206,10 +249,12 @@ export async function runDemo(reason: DemoReason, env: NodeJS.ProcessEnv = proce
   const dir = mkdtempSync(join(tmpdir(), 'payments-bot-demo-'));
   const started: Started = {};
   let stopping = false;
+  const pauses = new BotPauses(() => stopBot(started.bot));
 
   async function stop(code: number): Promise<never> {
     if (!stopping) {
       stopping = true;
+      pauses.abandon(new DemoError('the demo stopped'));
       await stopBot(started.bot);
       await Promise.allSettled([started.page?.close(), started.slack?.close(), started.sandbox?.close()]);
       rmSync(dir, { recursive: true, force: true });
@@ -228,19 +273,21 @@ export async function runDemo(reason: DemoReason, env: NodeJS.ProcessEnv = proce
   });
 
   try {
-    const { sandbox, slack, page } = await startServices(started, reason, env);
+    const { sandbox, slack, page } = await startServices(
+      started,
+      reason,
+      env,
+      digestNow(pauses, storeFile(dir)),
+    );
     // Stopped while starting: no bot is started after the stop has looked for one.
     if (stopping) return stop(0);
-    const bot = startBot(slack, sandbox, dir, env);
-    started.bot = bot.child;
-    const ended = botExit(bot);
-    const botPort = await Promise.race([bot.port, ended.then(() => undefined), startDeadline(bot)]);
-    if (botPort !== undefined) {
-      slack.connect(`http://127.0.0.1:${botPort}/slack/events`);
-      console.log(`The bot is ready. Open ${page.url}`);
-      // From here on, the bot stopping or failing ends the demo.
-      await ended;
-    }
+    const today = Object.fromEntries(
+      sandbox.balances.map((b) => [b.id, { title: b.title, balance: b.balance.toString() }]),
+    );
+    await withStoreFile(storeFile(dir), (store) => seedSampleHistory(store, today, Date.now()));
+    await runBot({ slack, sandbox, dir, env, started, pauses, stopping: () => stopping }, () =>
+      console.log(`The bot is ready. Open ${page.url}`),
+    );
   } catch (error) {
     if (!stopping) {
       console.error(

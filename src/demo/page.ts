@@ -302,6 +302,11 @@ document.addEventListener('click', async (event) => {
     await post('/demo/invoice', { id: data.invoice, change: data.change });
   } else if (data.reset !== undefined) {
     await post('/demo/reset');
+  } else if (data.digestNow !== undefined) {
+    button.disabled = true;
+    const problem = await post('/demo/digest');
+    button.disabled = false;
+    button.parentElement.querySelector('.digest-error').textContent = problem || '';
   }
 });
 

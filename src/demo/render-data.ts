@@ -14,7 +14,8 @@ const text = (value: unknown) => escapeHtml(typeof value === 'string' ? value : 
 
 const WIDTH = 520;
 const HEIGHT = 220;
-const PAD = { left: 70, right: 16, top: 12, bottom: 40 };
+// Room on the right for half of the last day's label, centred under its point.
+const PAD = { left: 70, right: 24, top: 12, bottom: 40 };
 const COLOURS = ['#1264a3', '#e01e5a', '#2eb67d', '#ecb22e', '#36c5f0', '#8b5cf6'];
 
 interface Series {
@@ -22,12 +23,16 @@ interface Series {
   values: number[];
 }
 
-/** The y axis's bounds: the values' range, widened a little so a flat line is not on the frame. */
+/**
+ * The y axis's bounds: from 0 (or the lowest value below it) to the highest value, whatever its
+ * size (a balance of 0.0123 BTC fills the plot); 1 above a line flat at the bottom, so it is not
+ * on the frame.
+ */
 function bounds(series: readonly Series[]): { low: number; high: number } {
   const all = series.flatMap((s) => s.values).filter(Number.isFinite);
   const low = Math.min(0, ...all);
-  const high = Math.max(...all, low + 1);
-  return { low, high: high === low ? low + 1 : high };
+  const high = Math.max(low, ...all);
+  return { low, high: high > low ? high : low + 1 };
 }
 
 /** Axes, labels and one line, area or set of bars per series. */

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { num, type WireInvoice } from '../sandbox/data.js';
 import { coinOf } from '../sandbox/payment.js';
 import type { Sandbox } from '../sandbox/server.js';
+import { DIGEST_PANEL } from './digest-now.js';
 import { ENTITY_CSS, entityCardsHtml, flexpaneHtml } from './entities.js';
 import { pageInputs } from './modal.js';
 import { PAGE_CSS, PAGE_SCRIPT, pageHtml, type Suggestion } from './page.js';
@@ -29,6 +30,8 @@ interface PageServerOptions {
   port: number;
   slack: DemoSlack;
   sandbox: Sandbox;
+  /** "Post today's digest now" (src/demo/digest-now.ts): what to tell the person when it cannot. */
+  digestNow?: () => Promise<string | undefined>;
 }
 
 const SECURITY_HEADERS = {
@@ -180,7 +183,7 @@ ${i.status === 'expired' ? '' : `<button type="button" data-invoice="${escapeHtm
 </form>`,
     )
     .join('');
-  return `<h3>Invoices</h3>${invoices}<h3>Balance</h3><p class="muted">Mark paid adds the invoice's amount to its coin here; set a balance as a withdrawal would; <code>/balance subscribe</code> posts each change in the channel.</p>${balances}<h3>Start over</h3><button type="button" class="reset" data-reset>Reset the invoices and balances</button>`;
+  return `<h3>Invoices</h3>${invoices}<h3>Balance</h3><p class="muted">Mark paid adds the invoice's amount to its coin here; set a balance as a withdrawal would; <code>/balance subscribe</code> posts each change in the channel.</p>${balances}${DIGEST_PANEL}<h3>Start over</h3><button type="button" class="reset" data-reset>Reset the invoices and balances</button>`;
 }
 
 /**
@@ -236,6 +239,7 @@ function pageActions(
   slack: DemoSlack,
   sandbox: Sandbox,
   bump: () => void,
+  digestNow?: PageServerOptions['digestNow'],
 ): Record<string, (body: Record<string, unknown>) => Promise<void> | void> {
   return {
     '/demo/say': (body) => slack.say(text(body, 'text')),
@@ -272,6 +276,10 @@ function pageActions(
       sandbox.setBalances(sandbox.balances.map((b) => (b.id === id ? { ...b, balance: num(balance) } : b)));
       bump();
     },
+    '/demo/digest': async () => {
+      const problem = digestNow ? await digestNow() : 'not in this demo';
+      if (problem) throw new BadRequest(problem);
+    },
     '/demo/reset': () => {
       sandbox.reset();
       bump();
@@ -284,6 +292,7 @@ export async function startPageServer({
   port,
   slack,
   sandbox,
+  digestNow,
 }: PageServerOptions): Promise<PageServer> {
   /** The address to open, once listening. */
   let url = '';
@@ -305,7 +314,7 @@ export async function startPageServer({
     panel: panelHtml(sandbox),
   });
 
-  const actions = pageActions(slack, sandbox, updates.bump);
+  const actions = pageActions(slack, sandbox, updates.bump, digestNow);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://demo').pathname;

@@ -61,7 +61,10 @@ export function dailyDigest(deps: DigestDeps): (sub: SubscriptionRow) => Promise
         falls,
         moved,
         lateByMs: lateBy >= LATE_MARK_MS ? lateBy : undefined,
-        trends: coinTrends(times, inForce),
+        // Only the coins the channel chose are charted, as only they are listed.
+        trends: coinTrends(times, inForce).filter(
+          (t) => settings.coins === null || settings.coins.includes(t.id),
+        ),
         ...(weekly ? { period: 'week' as const } : {}),
       });
       const held = sumHeld(await queries.heldSince(trx, sub.id, now - period));

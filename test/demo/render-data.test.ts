@@ -34,10 +34,33 @@ describe('the demo page’s charts and tables', () => {
     expect(html).toContain('<strong>BTC balance, last 7 days</strong>');
     expect(html).toMatch(/<svg role="img" aria-label="BTC balance, last 7 days"/);
     expect(html.match(/<circle /g)).toHaveLength(2);
-    expect(html).toContain('<polyline points="70.0,124.0 504.0,12.0"');
+    expect(html).toContain('<polyline points="70.0,124.0 496.0,12.0"');
     expect(html).toContain('>Nov 21</text>');
+    // The last day's label, centred under its point, ends inside the drawing (520 wide).
+    expect(html).toContain('<text x="496.0" y="196" text-anchor="middle" font-size="11">Nov 22</text>');
     expect(html).toContain('>BTC</text>');
     expect(html).not.toMatch(/src=|href=|<script/);
+  });
+
+  it('scales a line of small values to its highest one, not to 1: 0.0123456 BTC is at the top of the plot', () => {
+    const small = {
+      ...line,
+      chart: {
+        ...line.chart,
+        series: [
+          {
+            name: 'BTC',
+            data: [
+              { label: 'Nov 21', value: 0.0061728 },
+              { label: 'Nov 22', value: 0.0123456 },
+            ],
+          },
+        ],
+      },
+    };
+    const html = render(small);
+    expect(html).toContain('<polyline points="70.0,96.0 496.0,12.0"');
+    expect(html).toContain('>0.0123456</text>');
   });
 
   it('draws bars, areas and pies, and escapes every label', () => {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,8 +20,14 @@ import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
 const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
 /** The README's picture is refreshed with `DEMO_SCREENSHOT=docs/demo.png`; otherwise the shot stays out of the checkout. */
 const SCREENSHOT = process.env.DEMO_SCREENSHOT ?? join(tmpdir(), `demo-${process.pid}.png`);
-/** The side panel of a Work Object, as the demo draws it (`DEMO_PANEL_SCREENSHOT` keeps it). */
-const PANEL_SCREENSHOT = process.env.DEMO_PANEL_SCREENSHOT ?? join(tmpdir(), `demo-panel-${process.pid}.png`);
+/**
+ * Beside it, when asked for: a digest with its chart, the App Home, a feed's Settings and an
+ * invoice's side panel (docs/demo-digest.png, demo-home.png, demo-settings.png, demo-panel.png).
+ */
+const shotBeside = (name: string) =>
+  process.env.DEMO_SCREENSHOT
+    ? join(dirname(process.env.DEMO_SCREENSHOT), `demo-${name}.png`)
+    : join(tmpdir(), `demo-${name}-${process.pid}.png`);
 /** The reader's time zone, far from the machine's UTC: dates must be shown in this one. */
 const READER_ZONE = 'Asia/Tokyo';
 const OPEN = DEMO_INVOICE_IDS.open;
@@ -101,9 +107,9 @@ async function send(text: string): Promise<void> {
 }
 
 /** The newest top-level message from the bot that shows `text`, as it is now (pinned by its ts). */
-async function botMessage(text: string): Promise<Locator> {
+async function botMessage(text: string, timeout = 10_000): Promise<Locator> {
   const newest = botMessages(text);
-  await newest.waitFor({ timeout: 10_000 });
+  await newest.waitFor({ timeout });
   return page.locator(`#feed > .msg[data-ts="${await newest.getAttribute('data-ts')}"]`);
 }
 
@@ -196,8 +202,6 @@ describe('the local demo in a browser', () => {
     expect(await content.innerText()).toContain('Payment\nPaid');
     expect(await content.getByRole('button', { name: 'Watch' }).count()).toBe(0);
     expect(await page.locator('#feed > .msg').count()).toBe(cards);
-
-    await page.screenshot({ path: SCREENSHOT });
   }, 60_000);
 
   it('a pasted payment link is unfurled; the message shortcut shares the invoice in the thread', async () => {
@@ -242,7 +246,7 @@ describe('the local demo in a browser', () => {
     expect(await pane.getByRole('link', { name: 'Open payment page' }).count()).toBe(1);
     await pane.getByRole('button', { name: 'Refresh' }).click();
     await pane.filter({ hasText: 'Accepted methods' }).waitFor({ timeout: 10_000 });
-    await page.screenshot({ path: PANEL_SCREENSHOT });
+    await page.screenshot({ path: shotBeside('panel') });
     await pane.getByRole('button', { name: 'Close' }).click();
     await pane.waitFor({ state: 'detached', timeout: 10_000 });
   }, 60_000);
@@ -252,24 +256,29 @@ describe('the local demo in a browser', () => {
     const home = page.locator('#home-view');
     await home.filter({ hasText: 'Your watches (0)' }).waitFor({ timeout: 10_000 });
     const text = await home.innerText();
-    expect(text).toContain('0.0123456 BTC');
-    expect(text).toContain('and 2 more at 0');
-    expect(text).not.toMatch(/\b(ETH|TRX)\b/);
+    // The balance, above the week's coin menu (which offers every coin the readings hold).
+    const [balance = ''] = text.split('Balance over the week');
+    expect(balance).toContain('0.0123456 BTC');
+    expect(balance).toContain('and 2 more at 0');
+    expect(balance).not.toMatch(/\b(ETH|TRX)\b/);
     expect(text).toContain('You watch no invoice');
     await page.locator('.nav[data-tab="channel"]').click();
   });
 
-  it('once the payments feed keeps a reading, the App Home shows a week of one coin, every digit, with a menu of the coins', async () => {
+  it('with the payments feed on, the App Home shows a week of one coin ending at its balance, every digit, with a menu of the coins', async () => {
     await send('/balance subscribe');
     await botMessage('turned on the payments feed');
     await page.locator('.nav[data-tab="home"]').click();
     const home = page.locator('#home-view');
-    await home.filter({ hasText: 'Balance over the week' }).waitFor({ timeout: 10_000 });
-    await home.locator('select.bk-select option', { hasText: 'DOGE' }).waitFor({ state: 'attached' });
+    await home.filter({ hasText: 'Payments feeds (1)' }).waitFor({ timeout: 10_000 });
     expect(await home.locator('select.bk-select option').allInnerTexts()).toEqual(
       expect.arrayContaining(['BTC', 'USDT-TRC20', 'DOGE']),
     );
-    expect(await home.innerText()).toMatch(/[A-Z][a-z]{2} \d{1,2} · 0\.0123456 BTC/);
+    // A point a day (the demo's sample week, then the feed's own reading): the last is the balance now.
+    const [balance = '', week = ''] = (await home.innerText()).split('Balance over the week');
+    const points = [...week.matchAll(/^[A-Z][a-z]{2} \d{1,2} · (\S+ \S+)$/gm)].map((m) => m[1]);
+    expect(points).toHaveLength(8);
+    expect(balance).toContain(`\n${points.at(-1)}\n`);
     await page.locator('.nav[data-tab="channel"]').click();
   });
   it('the feed’s Settings opens a modal the page draws: a wrong minimum is answered under its box, Save is said in the channel', async () => {
@@ -290,6 +299,7 @@ describe('the local demo in a browser', () => {
     await modal
       .locator('.bk-input-error', { hasText: 'Line 1: 0,001 is not an exact amount' })
       .waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: shotBeside('settings') });
     // What was typed and picked is still there, as in Slack.
     expect(await minimums.inputValue()).toBe('BTC 0,001');
     expect(await modal.locator('[data-block-id="feed_style"] input[value="condensed"]').isChecked()).toBe(
@@ -303,6 +313,35 @@ describe('the local demo in a browser', () => {
       '@you chose the coins posted: BTC; set the minimum for BTC to 0.001; made the posts condensed.',
     );
   }, 60_000);
+
+  it('posts today’s digest now from the side panel: the real digest job posts it, with a chart of the sample week ending at the balance now', async () => {
+    await page.locator('.panel').getByText('sample', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Post today’s digest now' }).click();
+    const digest = await botMessage('Daily balance digest', 40_000);
+    const charts = digest.locator('figure.bk-chart');
+    await charts.locator('svg').first().waitFor({ timeout: 10_000 });
+    const titles = await charts.locator('figcaption strong').allInnerTexts();
+    expect(titles.length).toBeGreaterThanOrEqual(1);
+    for (const title of titles) expect(title).toMatch(/^\S+ balance, last 7 days$/);
+    // A point a day for the week, the last one the coin's balance now as the digest lists it.
+    const first = charts.first().locator('svg');
+    expect(await first.getAttribute('aria-label')).toBe(titles[0]);
+    const dots = await first.locator('circle title').allTextContents();
+    expect(dots).toHaveLength(8);
+    const [, coin = '', now = ''] = /^(\S+) \w+ \d+: (\S+)$/.exec(dots.at(-1) ?? '') ?? [];
+    const listed = new RegExp(`\\n([\\d,.]+) ${coin} · `).exec(await digest.innerText())?.[1];
+    expect(listed?.replaceAll(',', '')).toBe(now);
+    expect(await page.locator('.digest-error').innerText()).toBe('');
+
+    await digest.screenshot({ path: shotBeside('digest') });
+    // The README's picture: the channel with the digest and its chart, the invoice card above it.
+    await digest.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: SCREENSHOT });
+    await page.locator('.nav[data-tab="home"]').click();
+    await page.locator('#home-view').filter({ hasText: 'Balance over the week' }).waitFor();
+    await page.screenshot({ path: shotBeside('home') });
+    await page.locator('.nav[data-tab="channel"]').click();
+  }, 90_000);
 
   it('is usable 480 pixels wide: the message box and Send in view and uncovered, the side panel below', async () => {
     await page.setViewportSize({ width: 480, height: 800 });

@@ -106,6 +106,30 @@ describe('the coins posted and condensed posts', () => {
   });
 });
 
+describe('the digest’s charts', () => {
+  it('chart only the coins the channel chose', async () => {
+    clock.now = ON_DAY(17);
+    const feed = await tuned({ feed_coins: ['USDT-TRC20'] });
+    for (const [day, btc, usdt] of [
+      [18, '5', '10'],
+      [19, '50', '20'],
+      [20, '500', '30'],
+    ] as const) {
+      // Each day's digest goes out on time (ticks after its 09:00), the readings moving between them.
+      clock.now = ON_DAY(day) + 3_600_000;
+      await feed.balances(btc, usdt);
+    }
+    clock.now = ON_DAY(21);
+    await feed.bot.tick();
+    const digest = feed.posts().at(-1);
+    expectValidMessage(digest);
+    const charts = (digest?.blocks ?? []).filter((b) => b.type === 'data_visualization');
+    expect(charts).toHaveLength(1);
+    expect(JSON.stringify(charts)).toContain('USDT-TRC20');
+    expect(JSON.stringify(charts)).not.toContain('BTC');
+  });
+});
+
 describe('the digest’s schedule', () => {
   it('goes out weekly on the chosen day and time, and moves on a week', async () => {
     const feed = await tuned({
