@@ -61,8 +61,19 @@ export interface InstallationSummary {
 }
 
 type Row = Tables['installations'];
-/** An account's balance readings and the changes the feed counted: they compare one account with itself only. */
-const FEED_HISTORY = ['balance_history', 'feed_changes'] as const;
+/**
+ * What one payment account said, kept to compare it with itself only: the feed's balance readings,
+ * the changes it counted and the movements it held back, and the invoices seen paid and their
+ * states. A new key (perhaps another merchant's) starts with none of it.
+ */
+const ACCOUNT_HISTORY = [
+  'balance_history',
+  'feed_changes',
+  'feed_held',
+  'invoices_seen',
+  'invoices_paid',
+  'invoice_states_seen',
+] as const;
 /** The rest of what is an installation's own (rows keyed by `installation_id`), besides its row. */
 const OWN_WORK = [
   'watches',
@@ -72,17 +83,13 @@ const OWN_WORK = [
   'outbox',
   'background_pace',
   'home_coin_choices',
-  'invoices_seen',
-  'invoices_paid',
-  'invoice_states_seen',
   'feed_settings',
-  'feed_held',
 ] as const;
 /**
  * Every table whose rows belong to one installation by `installation_id`: uninstalling deletes
  * them all (test/support/installation-lifecycle-contract.ts fails for a table missing here).
  */
-export const INSTALLATION_TABLES = [...FEED_HISTORY, ...OWN_WORK] as const;
+export const INSTALLATION_TABLES = [...ACCOUNT_HISTORY, ...OWN_WORK] as const;
 export type Secret = 'bot_token' | 'bot_refresh_token' | 'payment_api_key';
 export const SECRETS: readonly Secret[] = ['bot_token', 'bot_refresh_token', 'payment_api_key'];
 
@@ -151,7 +158,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     store.transaction(async (trx) => {
       await trx.updateTable('installations').set(values).where('id', '=', id).execute();
       await within?.(trx);
-      for (const table of FEED_HISTORY)
+      for (const table of ACCOUNT_HISTORY)
         await trx.deleteFrom(table).where('installation_id', '=', id).execute();
       // What the service said of the key before is not said of this one.
       await trx.deleteFrom('service_state').where('key', '=', keyRejectedKey(id)).execute();

@@ -168,11 +168,54 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
           ),
         );
 
+      // What the account before it held back or was seen paying is not the new account's either.
+      const ONE = installationId('T0ONE');
+      await store.db
+        .insertInto('feed_held')
+        .values({
+          installation_id: ONE,
+          subscription_id: 'S1',
+          currency: 'BTC',
+          amount: '0.0001',
+          held_at: NOW,
+        })
+        .execute();
+      await store.db
+        .insertInto('invoices_seen')
+        .values({ installation_id: ONE, invoice_id: 'I1', paid: 1, seen_at: NOW })
+        .execute();
+      await store.db
+        .insertInto('invoices_paid')
+        .values({
+          installation_id: ONE,
+          channel_id: 'C1',
+          invoice_id: 'I1',
+          title: 'T',
+          amount: '1',
+          currency: 'BTC',
+          link: '',
+          how: 'seen',
+          paid_at: NOW,
+        })
+        .execute();
+      await store.db
+        .insertInto('invoice_states_seen')
+        .values({ installation_id: ONE, invoice_id: 'I1', status: 'open', pay_status: 'paid', seen_at: NOW })
+        .execute();
       // A new key (perhaps another merchant's) is never compared with the account before it.
-      await installations.connectPaymentKey(installationId('T0ONE'), 'key-one', 'U1', NOW);
+      await installations.connectPaymentKey(ONE, 'key-one', 'U1', NOW);
       expect(await one.latestReading(store.db)).toBeUndefined();
       expect(await one.changeCounts(store.db, 0)).toEqual({ rises: 0, falls: 0 });
       expect(await one.active(store.db)).toHaveLength(1);
+      for (const table of ['feed_held', 'invoices_seen', 'invoices_paid', 'invoice_states_seen'] as const)
+        expect(
+          await store.db
+            .selectFrom(table)
+            .select('installation_id')
+            .where('installation_id', '=', ONE)
+            .execute(),
+          table,
+        ).toEqual([]);
       await installations.deleteInstallation({
         teamId: 'T0ONE',
         enterpriseId: undefined,
