@@ -74,15 +74,16 @@ export function invoiceSightings(installation: InstallationId) {
   return {
     /**
      * A lookup (/invoice, Refresh, an unfurl, the shortcut, Share in thread, a workflow step) read
-     * the invoice, and `channelId` saw the answer (undefined: only the asker did, or no
-     * conversation). Seen paid when this installation's last sighting was not, or when there was
-     * none, it is recorded paid there, as "seen paid" at this time.
+     * the invoice, and `channelId` saw the answer. Seen paid when this installation's last
+     * sighting was not, or when there was none, it is recorded paid there, as "seen paid" at this
+     * time. A lookup no conversation saw (undefined: only the asker did) is not a sighting: the
+     * Share in thread or the channel's lookup that follows names it there.
      */
     async lookedUp(trx: Kysely<Tables>, invoice: Invoice, channelId: string | undefined, at: number) {
+      if (channelId === undefined) return;
       const before = await lastPaid(trx, invoice.id);
       await remember(trx, invoice, at);
-      if (channelId !== undefined && isPaid(invoice) && before !== true)
-        await paidIn(trx, [channelId], invoice, 'seen', at);
+      if (isPaid(invoice) && before !== true) await paidIn(trx, [channelId], invoice, 'seen', at);
     },
 
     /**

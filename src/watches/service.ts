@@ -83,8 +83,8 @@ export function createWatches(deps: WatchDeps) {
 
     /**
      * A lookup read the invoice, and `channelId` saw its answer (undefined: only the person who
-     * asked did, or no conversation, as for a workflow step): remembered, so that an invoice seen
-     * paid there first is named in that channel's feed posts and digest. A failure to record it
+     * asked did, or no conversation, as for a workflow step: not a sighting): an invoice seen paid
+     * there first is named in that channel's feed posts and digest. A failure to record it
      * is logged; the lookup's answer goes out all the same.
      */
     async lookedUp(channelId: string | undefined, invoice: Invoice): Promise<void> {

@@ -64,12 +64,14 @@ describe('a lookup that sees an invoice paid', () => {
     expect(await recorded()).toEqual([{ channel_id: 'C0SUPPORT', invoice_id: PAID, how: 'seen' }]);
   });
 
-  it('by the Check payment status shortcut, answered privately, is remembered but named in no channel', async () => {
+  it('by the Check payment status shortcut, answered privately, is named in no channel; the channel’s own lookup after it names it there', async () => {
     const deps = { ...env.deps(), responseUrls: { post: async () => undefined } };
     const { args } = shortcutArgs({ ts: '1700000000.000500', text: `paid? ${link(PAID)}` }, 'G0FINANCE');
     await createCheckPaymentShortcut(deps)(args);
-    await refresh(PAID);
     expect(await recorded()).toEqual([]);
+    // Share in thread, or a Refresh the channel sees, is the first time a conversation saw it paid.
+    await refresh(PAID);
+    expect(await recorded()).toEqual([{ channel_id: 'C0SUPPORT', invoice_id: PAID, how: 'seen' }]);
   });
 
   it('by /invoice answered privately (INVOICE_REPLY=ephemeral), or by Refresh on a private card, is named in no channel', async () => {
@@ -80,15 +82,8 @@ describe('a lookup that sees an invoice paid', () => {
     env.sandbox.updateInvoice(OPEN, { payStatus: 'paid' });
     await createRefreshInvoiceAction(env.deps())(click.args);
     expect(await recorded()).toEqual([]);
-    // Both remembered as paid (ordered by id: OPEN's sorts first).
-    const seen = env.store.db
-      .selectFrom('invoices_seen')
-      .select(['invoice_id', 'paid'])
-      .orderBy('invoice_id');
-    expect(await seen.execute()).toEqual([
-      { invoice_id: OPEN, paid: 1 },
-      { invoice_id: PAID, paid: 1 },
-    ]);
+    // Nor are they sightings: no conversation saw them.
+    expect(await env.store.db.selectFrom('invoices_seen').selectAll().execute()).toEqual([]);
   });
 
   it('is recorded by Share in thread in its channel', async () => {
@@ -97,10 +92,11 @@ describe('a lookup that sees an invoice paid', () => {
     expect(await recorded()).toEqual([{ channel_id: 'C0SUPPORT', invoice_id: PAID, how: 'seen' }]);
   });
 
-  it('by a workflow step, in no conversation, is remembered but named in no channel', async () => {
+  it('by a workflow step, in no conversation, is named in no channel, nor taken as a sighting', async () => {
     await createGetInvoiceStep(env.deps())(stepArgs(PAID).args);
-    await refresh(PAID);
     expect(await recorded()).toEqual([]);
+    await refresh(PAID);
+    expect(await recorded()).toEqual([{ channel_id: 'C0SUPPORT', invoice_id: PAID, how: 'seen' }]);
   });
 
   it('answers all the same, and logs it, when what it saw cannot be recorded', async () => {

@@ -37,7 +37,7 @@ export function createGetInvoiceStep(deps: ListenerDeps) {
         what: 'read_invoice',
       });
       const invoice = await deps.payments.getInvoice(id);
-      // A workflow step is in no conversation: remembered, never listed in a channel.
+      // A workflow step is in no conversation: no sighting, never listed in a channel.
       await deps.watches.lookedUp(undefined, invoice);
       await countedCall(deps, 'functions.completeSuccess', () =>
         complete({

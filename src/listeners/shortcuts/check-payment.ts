@@ -41,7 +41,7 @@ export function createCheckPaymentShortcut(deps: ListenerDeps) {
       ids.map(async (id): Promise<Lookup> => {
         try {
           const invoice = await deps.payments.getInvoice(id);
-          // Answered privately: remembered, named in no channel's feed (Share in thread is what shows it there).
+          // Answered privately: no conversation saw it (Share in thread is what names it in the channel's feed).
           await deps.watches.lookedUp(undefined, invoice);
           return { id, invoice, watchable: deps.watches.watchable(invoice) };
         } catch (error) {
