@@ -45,6 +45,9 @@ export interface Message {
 const nonEmpty = (text: string) => (text.trim() === '' ? '—' : text);
 
 /** Top-level text: escaped and cut. */
+/** A conservative count of a message's block text: its JSON, never less than Slack's count. */
+export const blocksChars = (blocks: Message['blocks']): number => JSON.stringify(blocks).length;
+
 export function fallbackText(text: Mrkdwn): string {
   return nonEmpty(truncate(text.text, LIMITS.topLevelText));
 }

@@ -3,7 +3,7 @@ import { ACTION_FEED_SETTINGS, VIEW_FEED_SETTINGS } from '../domain/actions.js';
 import type { BalanceChange } from '../domain/balance.js';
 import { type FeedSettings, type SettingChange, WEEKDAYS } from '../domain/feed-settings.js';
 import { Amount } from '../payments/index.js';
-import { actionButton, context, fallbackText, LIMITS, type Message, section } from './blocks.js';
+import { actionButton, blocksChars, context, fallbackText, LIMITS, type Message, section } from './blocks.js';
 import { grouped, signed } from './figures.js';
 import { esc, join, type Mrkdwn, md, mention, slackDate, truncate } from './mrkdwn.js';
 
@@ -266,10 +266,13 @@ const heldLine = (h: HeldSum) =>
 export function withHeld(message: Message, held: readonly HeldSum[], what: string): Message {
   if (held.length === 0) return message;
   const line = md`${what}: ${join(held.map(heldLine), ', ')}`;
-  // Both texts are already safe; the message's own text is kept whole ahead of the note.
+  const note = context(line);
+  const blocks = [...message.blocks, note];
+  // Both texts are already safe; the message's own text is kept whole ahead of the note. A message
+  // already near Slack's size keeps the note in its text only: a refused post would lose it.
   return {
     text: truncate(`${message.text} ${line.text}`, LIMITS.topLevelText),
-    blocks: [...message.blocks, context(line)],
+    blocks: blocksChars(blocks) <= LIMITS.messageChars ? blocks : message.blocks,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { Amount } from '../payments/index.js';
-import { context, LIMITS, type Message, section } from './blocks.js';
+import { blocksChars, context, LIMITS, type Message, section } from './blocks.js';
 import { groupDigits } from './figures.js';
 import { esc, escapeText, httpUrl, join, link, type Mrkdwn, md, slackDate } from './mrkdwn.js';
 
@@ -55,9 +55,6 @@ function line(p: PaidInvoiceItem): Mrkdwn {
   return md`• ${name} — ${amount} ${esc(p.currency, MAX_ID)} · ${when}${page}`;
 }
 
-/** A conservative count of a message's block text: its JSON, never less than Slack's count. */
-const charsOf = (blocks: Message['blocks']) => JSON.stringify(blocks).length;
-
 /** The lines that fit in `budget` characters and one section, at most MAX_PAID_LISTED. */
 function fittingLines(items: readonly PaidInvoiceItem[], budget: number): Mrkdwn[] {
   const lines: Mrkdwn[] = [];
@@ -89,7 +86,7 @@ function withText(text: string, paid: PaidInvoices, named: readonly PaidInvoiceI
 export function withPaidInvoices(message: Message, paid: PaidInvoices): Message {
   if (paid.total === 0) return message;
   const room = LIMITS.blocks - message.blocks.length;
-  const budget = LIMITS.messageChars - charsOf(message.blocks) - RESERVED;
+  const budget = LIMITS.messageChars - blocksChars(message.blocks) - RESERVED;
   // No block left, or no room even for the heading and its note: the text alone says how many.
   if (room < 2 || budget < 0) return { ...message, text: withText(message.text, paid, []) };
   const lines = fittingLines(paid.shown, budget);
