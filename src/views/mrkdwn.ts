@@ -119,6 +119,23 @@ export function channelMention(channelId: string): Mrkdwn {
   return CHANNEL_ID.test(channelId) ? trust(`<#${channelId}>`) : esc(channelId);
 }
 
+/**
+ * mrkdwn as words for a surface that shows text as written (Slack's error view of a side panel):
+ * a channel is "this conversation", a person "someone", a date and a link their fallback label,
+ * formatting marks dropped and entities back to their characters.
+ */
+export function plainWords(text: string): string {
+  return text
+    .replace(/<#\w+(?:\|[^>]*)?>/g, 'this conversation')
+    .replace(/<@\w+>/g, 'someone')
+    .replace(/<[^<>|]+\|([^<>]+)>/g, '$1')
+    .replace(/<([^<>]+)>/g, '$1')
+    .replace(/[*_~`]/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
 /** Longest URL Slack takes in a button; also the cap for links. */
 const MAX_URL_LENGTH = 3000;
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { esc, httpUrl, link, md, mention, slackDate, truncate } from '../../src/views/mrkdwn.js';
+import { esc, httpUrl, link, md, mention, plainWords, slackDate, truncate } from '../../src/views/mrkdwn.js';
 import { markupProblems } from '../support/block-kit.js';
 
 /** Strings rich in Slack's control characters and the pieces of its tokens, plus arbitrary code points. */
@@ -124,5 +124,17 @@ describe('truncate, around tokens and entities', () => {
 
   it('treats a six-character entity (&quot;) as one piece', () => {
     expect(truncate(`a&quot;b${'x'.repeat(40)}`, 6)).toBe('a…');
+  });
+});
+
+describe('plainWords', () => {
+  it('reads mrkdwn as words for a surface that shows text as written', () => {
+    expect(
+      plainWords(
+        '*Order &lt;1&gt; &amp; co* is watched in <#C0SUPPORT> by <@U0ANA> since <!date^1700000000^{date}|2023-11-14T22:13:20Z>; see <https://pay.example.com/x|the payment page> or <https://a.example>.',
+      ),
+    ).toBe(
+      'Order <1> & co is watched in this conversation by someone since 2023-11-14T22:13:20Z; see the payment page or https://a.example.',
+    );
   });
 });

@@ -3,7 +3,9 @@ import { acknowledge } from '../../pipeline/delivery.js';
 import { settle } from '../../pipeline/error-policy.js';
 import { type Reply, reply } from '../../pipeline/reply.js';
 import type { Tracked } from '../../pipeline/tracked.js';
+import { cut } from '../../text.js';
 import { INVOICE_REF_TYPE, invoiceRefId, type PanelError, panelRefusal } from '../../views/invoice-entity.js';
+import { plainWords } from '../../views/mrkdwn.js';
 import { watchReplies } from '../../views/watch.js';
 import type { ListenerDeps } from '../deps.js';
 import { type PanelClient, type PanelRequest, presentPanel } from '../events/entity-details-requested.js';
@@ -38,11 +40,14 @@ const panelClientOf = (client: unknown): PanelClient | undefined =>
     ? (client as PanelClient)
     : undefined;
 
+/** Slack's reference gives no length for an error view's message: it is kept to a short paragraph. */
+const PANEL_MESSAGE_CHARS = 300;
+
 /** Words from a reply's text, for Slack's error view (which shows them as written). */
 const failure = (title: string, result: Reply): PanelError => ({
   status: 'custom',
   custom_title: title,
-  custom_message: result.message.text.replace(/<#(\w+)>/g, 'this conversation'),
+  custom_message: cut(plainWords(result.message.text), PANEL_MESSAGE_CHARS),
 });
 
 function panelButton(deps: ListenerDeps, work?: PanelWork): ButtonHandler {
