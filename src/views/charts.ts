@@ -96,21 +96,25 @@ export function coinTrends(
 /**
  * How much a coin moved over its points, relative to its size: (highest − lowest) / largest
  * magnitude. Unit-free, so coins of different units can be ranked; only for ranking, never shown.
+ * No values, one value, all zero or too large for a number: 0 (the largest magnitude of none is
+ * −Infinity, which is not finite).
  */
 export function relativeMove(values: readonly Amount[]): number {
   const numbers = values.map((v) => Number(v.toString()));
-  if (numbers.length === 0) return 0;
   const high = Math.max(...numbers);
   const low = Math.min(...numbers);
   const size = Math.max(...numbers.map(Math.abs));
   return size === 0 || !Number.isFinite(size) ? 0 : (high - low) / size;
 }
 
-/** The coins that moved most over their points, most first; those that did not move are left out. */
+/**
+ * The coins that moved most over their points, most first, ties by id; those that did not move are
+ * left out, and so is any with a single point (one value has not moved).
+ */
 export function mostMoved(trends: readonly CoinTrend[], count: number): CoinTrend[] {
   return trends
     .map((t) => ({ t, move: relativeMove(t.points.map((p) => p.balance)) }))
-    .filter(({ t, move }) => move > 0 && t.points.length >= 2)
+    .filter(({ move }) => move > 0)
     .sort((a, b) => b.move - a.move || (a.t.id < b.t.id ? -1 : 1))
     .slice(0, count)
     .map(({ t }) => t);
