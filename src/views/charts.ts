@@ -96,15 +96,15 @@ export function coinTrends(
 /**
  * How much a coin moved over its points, relative to its size: (highest − lowest) / largest
  * magnitude. Unit-free, so coins of different units can be ranked; only for ranking, never shown.
- * No values, one value, all zero or too large for a number: 0 (the largest magnitude of none is
- * −Infinity, which is not finite).
+ * No values or all zero: 0 (the largest magnitude of none is −Infinity). Always finite: an amount
+ * has at most MAX_AMOUNT_LENGTH (200) characters, so its number is below 1e201.
  */
 export function relativeMove(values: readonly Amount[]): number {
   const numbers = values.map((v) => Number(v.toString()));
   const high = Math.max(...numbers);
   const low = Math.min(...numbers);
   const size = Math.max(...numbers.map(Math.abs));
-  return size === 0 || !Number.isFinite(size) ? 0 : (high - low) / size;
+  return size > 0 ? (high - low) / size : 0;
 }
 
 /**
