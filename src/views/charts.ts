@@ -96,21 +96,25 @@ export function coinTrends(
 /**
  * How much a coin moved over its points, relative to its size: (highest − lowest) / largest
  * magnitude. Unit-free, so coins of different units can be ranked; only for ranking, never shown.
+ * No values or all zero: 0 (the largest magnitude of none is −Infinity). Always finite: an amount
+ * has at most MAX_AMOUNT_LENGTH (200) characters, so its number is below 1e201.
  */
 export function relativeMove(values: readonly Amount[]): number {
   const numbers = values.map((v) => Number(v.toString()));
-  if (numbers.length === 0) return 0;
   const high = Math.max(...numbers);
   const low = Math.min(...numbers);
   const size = Math.max(...numbers.map(Math.abs));
-  return size === 0 || !Number.isFinite(size) ? 0 : (high - low) / size;
+  return size > 0 ? (high - low) / size : 0;
 }
 
-/** The coins that moved most over their points, most first; those that did not move are left out. */
+/**
+ * The coins that moved most over their points, most first, ties by id; those that did not move are
+ * left out, and so is any with a single point (one value has not moved).
+ */
 export function mostMoved(trends: readonly CoinTrend[], count: number): CoinTrend[] {
   return trends
     .map((t) => ({ t, move: relativeMove(t.points.map((p) => p.balance)) }))
-    .filter(({ t, move }) => move > 0 && t.points.length >= 2)
+    .filter(({ move }) => move > 0)
     .sort((a, b) => b.move - a.move || (a.t.id < b.t.id ? -1 : 1))
     .slice(0, count)
     .map(({ t }) => t);

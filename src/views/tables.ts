@@ -31,11 +31,14 @@ const NO_CHANGE_KNOWN = '—';
 const moved = (row: CoinRow): number =>
   row.change === undefined ? 0 : relativeMove([row.balance, row.balance.minus(row.change)]);
 
-/** The rows, the one that moved most first; rows that did not move keep their order, after them. */
+/**
+ * The rows, the one that moved most first; rows that moved alike (or did not move) keep their order,
+ * as `Array.prototype.sort` is stable.
+ */
 export function byMostMoved<T extends CoinRow>(rows: readonly T[]): T[] {
   return rows
-    .map((row, index) => ({ row, index, move: moved(row) }))
-    .sort((a, b) => b.move - a.move || a.index - b.index)
+    .map((row) => ({ row, move: moved(row) }))
+    .sort((a, b) => b.move - a.move)
     .map(({ row }) => row);
 }
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { Amount } from '../../src/payments/index.js';
 import { num } from '../../src/sandbox/data.js';
+import { type CoinTrend, chartFigures } from '../../src/views/charts.js';
+import { digestTable, TREND_DAYS, trendCharts } from '../../src/views/digest-charts.js';
+import { tableRows } from '../support/block-kit-charts.js';
 import { feedJobsOf } from '../support/jobs.js';
 import { clock, digestsIn, env, instance, poster, request, useFeedService } from './feed-service-setup.js';
 
@@ -149,5 +153,54 @@ describe('a digest over 60 coins and 8 days of one-minute readings', () => {
     const listed = [...text.slice(text.indexOf('Balances: ')).matchAll(/(-?[\d.]+) (COIN\d+)/g)];
     expect(listed.length).toBeGreaterThan(10);
     for (const [, figure, coin] of listed) expect(figure).toBe(amount(Number(coin?.slice(4)), READINGS - 1));
+  });
+});
+
+const amount = (text: string) => Amount.parse(text) ?? Amount.ZERO;
+/** A week's line of `id` through `values`, a point a day. */
+const line = (id: string, values: string[]): CoinTrend => ({
+  id,
+  points: values.map((v, i) => ({ label: `Nov ${21 + i}`, at: i, balance: amount(v) })),
+});
+
+describe('the digest’s charts in the room its text leaves', () => {
+  const usdt = line('USDT', ['100', '50', '10']); // moved most
+  const btc = line('BTC', ['1', '1.5', '1.2']);
+  const first = chartFigures(usdt, TREND_DAYS).text.length + 2;
+  const second = chartFigures(btc, TREND_DAYS).text.length + 2;
+  const drawn = (maxChars: number) =>
+    trendCharts([btc, usdt], maxChars).blocks.map((b) => b.chart.series[0]?.name);
+
+  it('draws a chart only when its figures fit, separator included, to the character', () => {
+    expect(drawn(first - 1)).toEqual([]);
+    expect(drawn(first)).toEqual(['USDT']);
+    expect(drawn(first + second - 1)).toEqual(['USDT']);
+    expect(drawn(first + second)).toEqual(['USDT', 'BTC']);
+    expect(trendCharts([btc, usdt], first + second).figures.text).toBe(
+      `${chartFigures(usdt, TREND_DAYS).text}. ${chartFigures(btc, TREND_DAYS).text}`,
+    );
+  });
+
+  it('writes the figures of exactly the charts it draws', () => {
+    expect(trendCharts([btc, usdt], first + 1).figures.text).toBe(chartFigures(usdt, TREND_DAYS).text);
+  });
+});
+
+describe('the digest’s per-coin table', () => {
+  const row = (id: string, is: string, was = is) => ({ id, is: amount(is), was: amount(was) });
+  const others = (n: number) => Array.from({ length: n }, (_, i) => row(`C${i}`, `${i + 1}`));
+  const coinsOf = (rows: ReturnType<typeof row>[]) => {
+    const table = digestTable(rows, '7 days');
+    return table && tableRows({ attachments: [table.attachment] }).map((r) => r[0]);
+  };
+
+  it('is no table for ten coins, which fit as fields, and a table for eleven', () => {
+    expect(coinsOf(others(10))).toBeUndefined();
+    expect(coinsOf(others(11))).toEqual(['Coin', ...others(11).map((r) => r.id)]);
+  });
+
+  it('puts the coins that moved most first, a negative balance by its size, never a coin at 0 throughout', () => {
+    const rows = [row('ZERO', '0'), ...others(9), row('BTC', '2', '1'), row('NEG', '-4', '-10')];
+    expect(coinsOf(rows)).toEqual(['Coin', 'NEG', 'BTC', 'ZERO', ...others(9).map((r) => r.id)]);
   });
 });

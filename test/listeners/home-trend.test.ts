@@ -2,6 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ButtonArgs } from '../../src/listeners/actions/click.js';
 import { publishHome } from '../../src/listeners/home.js';
 import { ROUTES } from '../../src/listeners/routes.js';
+import { Amount } from '../../src/payments/index.js';
+import type { CoinTrend } from '../../src/views/charts.js';
+import { homeTrendBlocks } from '../../src/views/home-trend.js';
 import { expectValidMessage, HOME_VIEW, visibleText } from '../support/block-kit.js';
 import { buttonArgs, type DepsOptions } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
@@ -114,5 +117,49 @@ describe('the App Home’s week of one coin', () => {
     const { text } = await home('U0ANYONE', { policy: { allowedChannels: ['C0FINANCE'] } });
     expect(text).not.toContain('Balance over the week');
     expect(text).not.toContain('0.9 BTC');
+  });
+});
+
+describe('the App Home’s coin menu', () => {
+  const trend = (id: string, days = 2): CoinTrend => ({
+    id,
+    points: Array.from({ length: days }, (_, i) => ({
+      label: `Nov ${20 + i}`,
+      at: i,
+      balance: Amount.parse(`${i + 1}`) ?? Amount.ZERO,
+    })),
+  });
+  const menu = (trends: CoinTrend[], chosen?: string) => {
+    const blocks = homeTrendBlocks({ trends, chosen });
+    expectValidMessage({ type: 'home', blocks }, HOME_VIEW);
+    const select = blocks.flatMap((b) => (b.type === 'actions' ? b.elements : []))[0];
+    return { blocks, options: select?.type === 'static_select' ? (select.options ?? []) : [] };
+  };
+
+  it('offers at most 100 coins, the first ones', () => {
+    const trends = Array.from({ length: 101 }, (_, i) => trend(`C${i}`));
+    expect(menu(trends).options.map((o) => o.value)).toEqual(trends.slice(0, 100).map((t) => t.id));
+  });
+
+  it('offers no coin with no reading, nor one whose id is longer than a menu value may be', () => {
+    const longest = 'L'.repeat(150);
+    const { options } = menu(
+      [trend('EMPTY', 0), trend('X'.repeat(151)), trend(longest), trend('BTC')],
+      'EMPTY',
+    );
+    expect(options.map((o) => o.value)).toEqual([longest, 'BTC']);
+    expect(menu([trend('EMPTY', 0)]).blocks.map((b) => b.type)).toEqual(['header', 'section']);
+  });
+
+  it('names a coin as written, never turning :shortcodes: into emoji', () => {
+    const { options } = menu([trend(':fire:')]);
+    expect(options[0]?.text).toEqual({ type: 'plain_text', text: ':fire:', emoji: false });
+  });
+
+  it('says under the figures what they are', () => {
+    const { blocks } = menu([trend('BTC')]);
+    expect(visibleText({ blocks })).toContain(
+      'The feed’s reading in force at this time each day (UTC), exact',
+    );
   });
 });

@@ -143,4 +143,36 @@ describe('balanceMessage', () => {
     expectValidMessage(message);
     expect(fieldsOf(message)[0]).toBe('*&lt;!channel&gt; &amp; &lt;https://evil|Click&gt;*\n1 &lt;@U1&gt;');
   });
+
+  it('keeps the order of currencies that moved alike in 24 hours, however many', () => {
+    const ids = Array.from({ length: 90 }, (_, i) => `C${(i * 37) % 90}`);
+    const was = ['5', '10', '8']; // halved, unmoved, up a quarter: three groups moved alike
+    const message = balanceMessage(
+      ids.map((id) => balanceEntry(id, '10')),
+      NOW,
+      Object.fromEntries(ids.map((id, i) => [id, { title: id, balance: was[i % 3] ?? '10' }])),
+    );
+    const group = (g: number) => ids.filter((_, i) => i % 3 === g);
+    expect(tableRows(message).map((r) => r[0])).toEqual(['Coin', ...group(0), ...group(2), ...group(1)]);
+  });
+
+  it('shows a currency the service names with an empty id as "—", never an empty cell', () => {
+    const entries = Array.from({ length: 11 }, (_, i) => balanceEntry(i === 0 ? '' : `C${i}`, '1', 'T'));
+    const message = balanceMessage(entries, NOW);
+    expectValidMessage(message);
+    expect(tableRows(message)[1]).toEqual(['—', '1', '—']);
+  });
+
+  it('fills the table up to exactly 10,000 characters and counts the row past it', () => {
+    // Header "Coin", "Balance", "Change, 24 h": 23 characters; a row is its id (40), balance, "—".
+    const entry = (i: number, digits: number) =>
+      balanceEntry(`${'C'.repeat(38)}${`${i}`.padStart(2, '0')}`, `0.${'1'.repeat(digits)}`);
+    const full = [...Array.from({ length: 97 }, (_, i) => entry(i, 59)), entry(97, 40)]; // 97 × 102 + 83 + 23
+    const message = balanceMessage([...full, entry(98, 1)], NOW);
+    expectValidMessage(message);
+    const rows = tableRows(message);
+    expect(rows.flat().join('')).toHaveLength(10_000);
+    expect(rows).toHaveLength(99);
+    expect(visibleText(message)).toContain('1 more currency not shown');
+  });
 });
