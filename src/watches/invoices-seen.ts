@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Invoice } from '../payments/index.js';
+import type { Store } from '../store/database.js';
 import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 
@@ -9,6 +10,9 @@ import type { Tables } from '../store/schema.js';
  * one never seen included, is not taken as paid.
  */
 const PAID_STATUSES: ReadonlySet<string> = new Set(['paid', 'overpaid']);
+
+/** A paid sighting older than this is written again by the next lookup, so pruning with the feed's history keeps it. */
+const SEEN_AGAIN_MS = 24 * 3_600_000;
 
 const isPaid = (invoice: Pick<Invoice, 'payStatus'>): boolean => PAID_STATUSES.has(invoice.payStatus);
 
@@ -22,15 +26,15 @@ type How = Tables['invoices_paid']['how'];
  * store's clock (the database server's on PostgreSQL), as everywhere a job records one.
  */
 export function invoiceSightings(installation: InstallationId) {
-  /** Whether the last sighting was paid; undefined when there was none. */
-  async function lastPaid(trx: Kysely<Tables>, invoiceId: string): Promise<boolean | undefined> {
-    const row = await trx
+  /** The last sighting: whether it was paid, and when; undefined when there was none. */
+  async function lastSeen(db: Kysely<Tables>, invoiceId: string) {
+    const row = await db
       .selectFrom('invoices_seen')
-      .select('paid')
+      .select(['paid', 'seen_at'])
       .where('installation_id', '=', installation)
       .where('invoice_id', '=', invoiceId)
       .executeTakeFirst();
-    return row === undefined ? undefined : row.paid === 1;
+    return row === undefined ? undefined : { paid: row.paid === 1, at: row.seen_at };
   }
 
   async function remember(trx: Kysely<Tables>, invoice: Invoice, at: number): Promise<void> {
@@ -79,11 +83,22 @@ export function invoiceSightings(installation: InstallationId) {
      * time. A lookup no conversation saw (undefined: only the asker did) is not a sighting: the
      * Share in thread or the channel's lookup that follows names it there.
      */
-    async lookedUp(trx: Kysely<Tables>, invoice: Invoice, channelId: string | undefined, at: number) {
-      if (channelId === undefined) return;
-      const before = await lastPaid(trx, invoice.id);
-      await remember(trx, invoice, at);
-      if (isPaid(invoice) && before !== true) await paidIn(trx, [channelId], invoice, 'seen', at);
+    async lookedUp(
+      store: Pick<Store, 'db' | 'transaction'>,
+      invoice: Invoice,
+      channelId: string,
+      at: number,
+    ) {
+      const before = await lastSeen(store.db, invoice.id);
+      const paid = isPaid(invoice);
+      // A lookup answers at once: it writes only what is news (seen paid first, or no longer
+      // paid), and a paid sighting kept past a day is seen again so the feed's retention keeps it.
+      const news = paid ? before?.paid !== true : before?.paid === true;
+      if (!news && !(paid && before !== undefined && at - before.at > SEEN_AGAIN_MS)) return;
+      await store.transaction(async (trx) => {
+        await remember(trx, invoice, at);
+        if (news && paid) await paidIn(trx, [channelId], invoice, 'seen', at);
+      });
     },
 
     /**

@@ -88,8 +88,9 @@ export function createWatches(deps: WatchDeps) {
      * is logged; the lookup's answer goes out all the same.
      */
     async lookedUp(channelId: string | undefined, invoice: Invoice): Promise<void> {
+      if (channelId === undefined) return;
       try {
-        await store.transaction((trx) => ctx.sightings.lookedUp(trx, invoice, channelId, clock()));
+        await ctx.sightings.lookedUp(store, invoice, channelId, clock());
       } catch (error) {
         logger.warn({ err: error, invoiceId: invoice.id }, 'an invoice lookup was not recorded');
       }

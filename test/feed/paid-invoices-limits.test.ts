@@ -25,7 +25,7 @@ async function seenPaid(count: number, channel = FINANCE, installation = ONE_WOR
       payStatus: 'paid',
       status: 'closed',
     });
-    await world.env.store.transaction((trx) => sightings.lookedUp(trx, paid, channel, world.clock.now));
+    await sightings.lookedUp(world.env.store, paid, channel, world.clock.now);
   }
 }
 

@@ -104,7 +104,7 @@ export function installationLifecycleContract(name: string, fresh: () => Promise
           enqueue(trx, [{ channel: 'C0PAID', message: { text: 'paid' } } as never], NOW, id),
         );
         const paid = invoice({ payStatus: 'paid' });
-        await store.transaction((trx) => invoiceSightings(id).lookedUp(trx, paid, 'C0PAID', NOW));
+        await invoiceSightings(id).lookedUp(store, paid, 'C0PAID', NOW);
       }
       await installations.deleteInstallation(query('T0GONE'));
       const left = await everything(store);

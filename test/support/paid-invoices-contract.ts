@@ -48,20 +48,39 @@ export function paidInvoicesContract(name: string, fresh: () => Promise<Store>):
     it('lists in a digest those recorded after its start, listed in a post or not', async () => {
       const store = await fresh();
       const feed = paidInvoiceQueries(HOME);
-      await store.transaction((trx) => invoiceSightings(HOME).lookedUp(trx, paid, 'G0A', T));
+      await invoiceSightings(HOME).lookedUp(store, paid, 'G0A', T);
       await store.transaction((trx) => feed.forPost(trx, 'G0A', 0));
       expect((await store.transaction((trx) => feed.forDigest(trx, 'G0A', T - 1))).total).toBe(1);
       expect((await store.transaction((trx) => feed.forDigest(trx, 'G0A', T))).total).toBe(0);
       await store.close();
     });
 
+    it('writes nothing for a lookup that is no news: one read, unless a paid sighting is a day old', async () => {
+      const store = await fresh();
+      const home = invoiceSightings(HOME);
+      const seen = () => store.db.selectFrom('invoices_seen').select(['paid', 'seen_at']).execute();
+      let before = store.statements();
+      await home.lookedUp(store, open, 'G0A', T);
+      expect(store.statements() - before).toBe(1);
+      expect(await seen()).toEqual([]);
+      await home.lookedUp(store, paid, 'G0A', T + 1);
+      before = store.statements();
+      await home.lookedUp(store, paid, 'G0A', T + 2);
+      expect(store.statements() - before).toBe(1);
+      await home.lookedUp(store, paid, 'G0A', T + 1 + 25 * 3_600_000);
+      expect((await seen()).map((r) => [r.paid, Number(r.seen_at)])).toEqual([[1, T + 1 + 25 * 3_600_000]]);
+      await home.lookedUp(store, open, 'G0A', T + 26 * 3_600_000);
+      expect((await seen()).map((r) => r.paid)).toEqual([0]);
+      await store.close();
+    });
+
     it('records a lookup that sees it paid only when its installation had not seen it paid', async () => {
       const store = await fresh();
       const home = invoiceSightings(HOME);
-      await store.transaction((trx) => home.lookedUp(trx, open, 'G0A', T));
-      await store.transaction((trx) => home.lookedUp(trx, paid, 'G0A', T + 1));
-      await store.transaction((trx) => home.lookedUp(trx, paid, 'G0B', T + 2));
-      await store.transaction((trx) => invoiceSightings(OTHER).lookedUp(trx, paid, 'G0B', T + 3));
+      await home.lookedUp(store, open, 'G0A', T);
+      await home.lookedUp(store, paid, 'G0A', T + 1);
+      await home.lookedUp(store, paid, 'G0B', T + 2);
+      await invoiceSightings(OTHER).lookedUp(store, paid, 'G0B', T + 3);
       const rows = await store.db
         .selectFrom('invoices_paid')
         .select(['installation_id', 'channel_id', 'how', 'paid_at'])
@@ -76,15 +95,14 @@ export function paidInvoicesContract(name: string, fresh: () => Promise<Store>):
 
     it('forgets its own installation’s sightings from before the cut-off, and nothing of another’s', async () => {
       const store = await fresh();
-      for (const id of [HOME, OTHER])
-        await store.transaction((trx) => invoiceSightings(id).lookedUp(trx, paid, 'G0A', T));
+      for (const id of [HOME, OTHER]) await invoiceSightings(id).lookedUp(store, paid, 'G0A', T);
       await store.transaction((trx) => paidInvoiceQueries(HOME).prune(trx, T + 1));
       const left = async (table: 'invoices_paid' | 'invoices_seen') =>
         (await store.db.selectFrom(table).select('installation_id').execute()).map((r) => r.installation_id);
       expect(await left('invoices_paid')).toEqual([OTHER]);
       expect(await left('invoices_seen')).toEqual([OTHER]);
       // Forgotten, a paid invoice looked up again is seen paid again.
-      await store.transaction((trx) => invoiceSightings(HOME).lookedUp(trx, paid, 'G0A', T + 2));
+      await invoiceSightings(HOME).lookedUp(store, paid, 'G0A', T + 2);
       expect((await store.transaction((trx) => paidInvoiceQueries(HOME).forPost(trx, 'G0A', 0))).total).toBe(
         1,
       );
