@@ -6,12 +6,12 @@ import { DEFAULT_FEED_SETTINGS } from '../../src/domain/feed-settings.js';
 import { feedQueries } from '../../src/feed/queries.js';
 import { feedTuning } from '../../src/feed/tuning.js';
 import { appUninstalled } from '../../src/listeners/workspaces/app-uninstalled.js';
-import { UNLEASED } from '../../src/runner/leases.js';
 import { openStore } from '../../src/store/database.js';
 import { createInstallations } from '../../src/store/installations.js';
 import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { createSealer } from '../../src/store/sealing.js';
 import { captureLogs } from '../support/bolt.js';
+import { subscriptionRow } from '../support/factories.js';
 import { install, KEY, NOW } from '../support/installations-contract.js';
 
 /** Many workspaces: a feed's settings and held movements are its installation's, and go with it. */
@@ -30,22 +30,16 @@ const STAYS = installationId('T0STAYS');
 async function tunedFeed(id: InstallationId) {
   const queries = feedQueries(store, id);
   await store.transaction(async (trx) => {
-    await queries.insert(trx, {
-      id: `sub-${id}`,
-      team_id: id,
-      channel_id: 'G0FINANCE',
-      subscriber_id: 'U0ANA',
-      digest_hour: 9,
-      digest_minute: 0,
-      digest_zone: 'UTC',
-      state: 'active',
-      created_at: NOW,
-      ended_at: null,
-      end_reason: null,
-      next_digest_at: NOW,
-      ...UNLEASED,
-      key_notice_at: null,
-    });
+    await queries.insert(
+      trx,
+      subscriptionRow({
+        id: `sub-${id}`,
+        team_id: id,
+        channel_id: 'G0FINANCE',
+        subscriber_id: 'U0ANA',
+        created_at: NOW,
+      }),
+    );
     await queries.hold(
       trx,
       [{ subscriptionId: `sub-${id}`, currency: 'BTC', amount: '0.0001', posted: false }],

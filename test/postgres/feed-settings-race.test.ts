@@ -2,9 +2,9 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_FEED_SETTINGS } from '../../src/domain/feed-settings.js';
 import { feedQueries } from '../../src/feed/queries.js';
 import { feedTuning } from '../../src/feed/tuning.js';
-import { UNLEASED } from '../../src/runner/leases.js';
 import { openStore } from '../../src/store/database.js';
 import { installationId } from '../../src/store/keys.js';
+import { subscriptionRow } from '../support/factories.js';
 import { freshDatabase } from '../support/postgres-server.js';
 
 /**
@@ -28,22 +28,16 @@ describe('saving a feed’s Settings from two instances at once', () => {
     const store = stores[0];
     if (!store || !first || !second) throw new Error('two stores');
     await store.transaction((trx) =>
-      feedQueries(store, INSTALLATION).insert(trx, {
-        id: 'sub-race',
-        team_id: 'T0RACE',
-        channel_id: 'G0RACE',
-        subscriber_id: 'U0ANA',
-        digest_hour: 9,
-        digest_minute: 0,
-        digest_zone: 'UTC',
-        state: 'active',
-        created_at: NOW,
-        ended_at: null,
-        end_reason: null,
-        next_digest_at: NOW,
-        ...UNLEASED,
-        key_notice_at: null,
-      }),
+      feedQueries(store, INSTALLATION).insert(
+        trx,
+        subscriptionRow({
+          id: 'sub-race',
+          team_id: 'T0RACE',
+          channel_id: 'G0RACE',
+          subscriber_id: 'U0ANA',
+          created_at: NOW,
+        }),
+      ),
     );
     const digest = { hour: 9, minute: 0, zone: 'UTC' };
     const rounds = 12;

@@ -6,6 +6,7 @@ import { feedClaims } from '../../src/feed/queries.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { stepBackGuard } from '../../src/store/schedules.js';
+import { subscriptionRow } from '../support/factories.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bot-schedules-'));
 let store: Store;
@@ -25,22 +26,15 @@ async function poll(installation: InstallationId, nextRunAt: number, leaseUntil:
   await store.db
     .insertInto('feed_subscriptions')
     .values({
-      id: `sub-${installation}`,
+      ...subscriptionRow({
+        id: `sub-${installation}`,
+        team_id: 'T0',
+        channel_id: 'G0FIN',
+        subscriber_id: 'U0',
+        created_at: NOW,
+        next_digest_at: NOW + 86_400_000,
+      }),
       installation_id: installation,
-      team_id: 'T0',
-      channel_id: 'G0FIN',
-      subscriber_id: 'U0',
-      digest_hour: 9,
-      digest_minute: 0,
-      digest_zone: 'UTC',
-      state: 'active',
-      created_at: NOW,
-      ended_at: null,
-      end_reason: null,
-      next_digest_at: NOW + 86_400_000,
-      lease_owner: null,
-      lease_until: null,
-      key_notice_at: null,
     })
     .execute();
   await store.db

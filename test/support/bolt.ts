@@ -175,22 +175,25 @@ export function linkSharedArgs(
     args: {
       event,
       payload: event,
-      body: {
-        token: 't',
-        team_id: HOME_TEAM,
-        api_app_id: 'A0APP',
-        event,
-        type: 'event_callback',
-        event_id: opts.eventId ?? `Ev${randomUUID()}`,
-        event_time: 1700000000,
-        authorizations: [],
-      },
+      body: eventBody(event, opts.eventId),
       say: async () => ({ ok: true }),
       client,
     },
     unfurls,
   };
 }
+
+/** The envelope Slack sends an event of HOME_TEAM in (`body` of Bolt's event arguments); a fresh id unless one is given. */
+export const eventBody = <E>(event: E, eventId?: string) => ({
+  token: 't',
+  team_id: HOME_TEAM,
+  api_app_id: 'A0APP',
+  event,
+  type: 'event_callback' as const,
+  event_id: eventId ?? `Ev${randomUUID()}`,
+  event_time: 1700000000,
+  authorizations: [],
+});
 
 /** Log lines written by a logger, parsed. */
 export function captureLogs(secrets: string[] = []): {

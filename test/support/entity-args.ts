@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { SlackEventMiddlewareArgs, webApi } from '@slack/bolt';
 import type { PanelClient } from '../../src/listeners/events/entity-details-requested.js';
-import { HOME_TEAM } from './bolt.js';
+import { eventBody } from './bolt.js';
 
 /** What entity.presentDetails was called with, per call. */
 export type Presented = webApi.EntityPresentDetailsArguments;
@@ -45,16 +44,7 @@ export function entityDetailsArgs(opts: {
     args: {
       event,
       payload: event,
-      body: {
-        token: 't',
-        team_id: HOME_TEAM,
-        api_app_id: 'A0APP',
-        event,
-        type: 'event_callback',
-        event_id: opts.eventId ?? `Ev${randomUUID()}`,
-        event_time: 1700000000,
-        authorizations: [],
-      },
+      body: eventBody(event, opts.eventId),
       client,
     },
     presented,

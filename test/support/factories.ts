@@ -1,3 +1,4 @@
+import type { SubscriptionRow } from '../../src/feed/queries.js';
 import {
   Amount,
   type BalanceEntry,
@@ -45,3 +46,26 @@ export function invoiceId(text: string): InvoiceId {
   if (!id) throw new Error(`bad test invoice id ${text}`);
   return id;
 }
+
+type StoredSubscription = Omit<SubscriptionRow, 'installation_id'>;
+
+/**
+ * A payments feed as the store keeps it: active, its digest at 09:00 UTC due when it began, not
+ * leased, no key notice; `fields` name it and say anything else.
+ */
+export const subscriptionRow = (
+  fields: Pick<StoredSubscription, 'id' | 'team_id' | 'channel_id' | 'subscriber_id' | 'created_at'> &
+    Partial<StoredSubscription>,
+): StoredSubscription => ({
+  digest_hour: 9,
+  digest_minute: 0,
+  digest_zone: 'UTC',
+  state: 'active',
+  ended_at: null,
+  end_reason: null,
+  next_digest_at: fields.created_at,
+  lease_owner: null,
+  lease_until: null,
+  key_notice_at: null,
+  ...fields,
+});

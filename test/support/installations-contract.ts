@@ -8,6 +8,7 @@ import { createInstallations, NoInstallationError } from '../../src/store/instal
 import { type InstallationId, installationId } from '../../src/store/keys.js';
 import { prepareSealing, SealingKeyError } from '../../src/store/rotation.js';
 import { createSealer } from '../../src/store/sealing.js';
+import { subscriptionRow } from './factories.js';
 
 /**
  * Installations (many workspaces) on each database the bot supports: each `fresh()` is a new,
@@ -128,23 +129,16 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
         await installations.storeInstallation(install(id, `xoxb-${id}-secret-token`));
         const q = feedQueries(store, id);
         await store.transaction(async (trx) => {
-          await q.insert(trx, {
-            id: `sub-${id}`,
-            team_id: id,
-            channel_id: 'G0FIN',
-            subscriber_id: 'U1',
-            digest_hour: 9,
-            digest_minute: 0,
-            digest_zone: 'UTC',
-            state: 'active',
-            created_at: NOW,
-            ended_at: null,
-            end_reason: null,
-            next_digest_at: NOW,
-            lease_owner: null,
-            lease_until: null,
-            key_notice_at: null,
-          });
+          await q.insert(
+            trx,
+            subscriptionRow({
+              id: `sub-${id}`,
+              team_id: id,
+              channel_id: 'G0FIN',
+              subscriber_id: 'U1',
+              created_at: NOW,
+            }),
+          );
           await q.insertReading(trx, NOW, { BTC: { title: 'Bitcoin', balance: '1' } });
           await q.insertChanges(trx, NOW, balanceChanges({}, { BTC: { title: 'Bitcoin', balance: '1' } }));
           await q.startPoll(trx, NOW, NOW);
