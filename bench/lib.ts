@@ -17,9 +17,13 @@ export interface Sample {
   replyMs: number;
 }
 
+type CommandName = '/balance' | '/invoice';
+
 export interface LoadResult {
   ack: { p50: number; p99: number; max: number };
   reply: { p50: number; p99: number };
+  /** Reply p50 of each command alone: which one a difference comes from. */
+  replyP50By: Record<CommandName, number>;
   commandsPerSecond: number;
   upstreamPerCommand: number;
   rssMb: number;
@@ -127,7 +131,7 @@ export class Target {
   }
 
   /** One slash command, as Slack sends it; resolves when the reply has reached the user. */
-  async command(name: '/balance' | '/invoice', text: string): Promise<Sample & { ok: boolean }> {
+  async command(name: CommandName, text: string): Promise<Sample & { ok: boolean }> {
     const responseUrl = this.slack.responseUrl();
     const body = commandBody({ command: name, text, response_url: responseUrl });
     const started = performance.now();
@@ -149,16 +153,24 @@ export class Target {
   }
 }
 
+const replyP50 = (samples: readonly (Sample & { name: CommandName })[], name: CommandName) =>
+  round(
+    percentile(
+      samples.filter((s) => s.name === name).map((s) => s.replyMs),
+      0.5,
+    ),
+  );
+
 /** Closed-loop load: `c` workers send commands back to back until `n` have been answered. */
 export async function load(
   target: Target,
   sandbox: Sandbox,
   n: number,
   c: number,
-  mix: () => ['/balance' | '/invoice', string],
+  mix: () => [CommandName, string],
 ) {
   await sandbox.reset();
-  const samples: Sample[] = [];
+  const samples: (Sample & { name: CommandName })[] = [];
   let errors = 0;
   let next = 0;
   let peakRss = 0;
@@ -174,7 +186,7 @@ export async function load(
         const [name, text] = mix();
         const result = await target.command(name, text);
         if (!result.ok) errors += 1;
-        samples.push(result);
+        samples.push({ ...result, name });
       }
     }),
   );
@@ -190,6 +202,10 @@ export async function load(
       max: round(Math.max(...acks)),
     },
     reply: { p50: round(percentile(replies, 0.5)), p99: round(percentile(replies, 0.99)) },
+    replyP50By: {
+      '/balance': replyP50(samples, '/balance'),
+      '/invoice': replyP50(samples, '/invoice'),
+    },
     commandsPerSecond: round(n / seconds, 0),
     upstreamPerCommand: round((await sandbox.requestCount()) / n, 3),
     rssMb: peakRss,
@@ -201,7 +217,7 @@ export async function load(
 /** Alternates /balance (one answer for everyone) and /invoice over the sandbox's distinct invoices. */
 export function mixer(ids: readonly string[]) {
   let i = 0;
-  return (): ['/balance' | '/invoice', string] => {
+  return (): [CommandName, string] => {
     i += 1;
     return i % 2 === 0 ? ['/balance', ''] : ['/invoice', ids[i % ids.length] ?? ''];
   };

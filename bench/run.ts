@@ -105,6 +105,8 @@ function table(bot: Measured, base: Measured): string {
     add(`C=${c} ack max (ms)`, o.ack.max, b.ack.max, '≤ 3000');
     add(`C=${c} reply p50 (ms)`, o.reply.p50, b.reply.p50, c === 10 ? `≤ ${SERVICE_LATENCY_MS + 10}` : '');
     add(`C=${c} reply p99 (ms)`, o.reply.p99, b.reply.p99);
+    for (const name of ['/balance', '/invoice'] as const)
+      add(`C=${c} reply p50 of ${name} alone (ms)`, o.replyP50By[name], b.replyP50By[name]);
     add(`C=${c} commands/s`, o.commandsPerSecond, b.commandsPerSecond, '≥ baseline');
     add(`C=${c} upstream calls/command`, o.upstreamPerCommand, b.upstreamPerCommand);
     add(`C=${c} RSS under load (MB)`, o.rssMb, b.rssMb, `≤ ${RSS_RATIO}× baseline`);
