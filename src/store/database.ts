@@ -6,6 +6,7 @@ import { type DatabaseLocation, DEFAULT_POOL_SIZE } from './location.js';
 import { type FileLock, holdFile, LockHeldError } from './lock.js';
 import { migrationProvider } from './migrations.js';
 import type { Dialect, Tables } from './schema.js';
+import { keptStatements } from './statements.js';
 
 /**
  * The store: one set of queries (Kysely) over SQLite or PostgreSQL. Everything the bot must
@@ -80,7 +81,7 @@ async function sqlite(path: string, log: Logger): Promise<Kysely<Tables>> {
   // WAL lets readers run beside the writer; FULL makes every commit survive a crash of the
   // process or the machine; the busy timeout waits out another writer instead of failing.
   database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
-  return new Kysely<Tables>({ dialect: new SqliteDialect({ database }), log });
+  return new Kysely<Tables>({ dialect: new SqliteDialect({ database: keptStatements(database) }), log });
 }
 
 /** int8 (bigint) columns hold epoch milliseconds and counters: read them as numbers, not strings. */
