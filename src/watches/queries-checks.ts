@@ -224,21 +224,21 @@ export function checkClaims(store: Store) {
   };
 }
 
-/** A check's record, in its installation's transaction. */
-export function checkQueries(installation: InstallationId) {
-  return {
-    /**
-     * Records a check and releases the lease, only while `owner` still holds it: an instance
-     * whose lease ran out (it stalled, another took over) cannot write a stale decision.
-     */
-    async complete(
-      trx: Kysely<Tables>,
-      owner: string,
-      invoiceId: string,
-      values: Pick<WatchedInvoiceRow, 'next_poll_at' | 'failures'> &
-        Partial<Pick<WatchedInvoiceRow, 'snapshot' | 'failing_since'>>,
-    ): Promise<boolean> {
-      return writeHeld(trx, CHECKS, { installation_id: installation, invoice_id: invoiceId }, owner, values);
-    },
-  };
+/**
+ * Records a check of `installation`'s invoice and releases the lease, only while `owner` still
+ * holds it: an instance whose lease ran out (it stalled, another took over) cannot write a stale
+ * decision.
+ */
+export function completeCheck(
+  trx: Kysely<Tables>,
+  installation: InstallationId,
+  owner: string,
+  invoiceId: string,
+  values: CheckValues,
+): Promise<boolean> {
+  return writeHeld(trx, CHECKS, { installation_id: installation, invoice_id: invoiceId }, owner, values);
 }
+
+/** What a check writes of its invoice's row. */
+export type CheckValues = Pick<WatchedInvoiceRow, 'next_poll_at' | 'failures'> &
+  Partial<Pick<WatchedInvoiceRow, 'snapshot' | 'failing_since'>>;

@@ -21,10 +21,11 @@ import { outboxOf } from './jobs.js';
  */
 /** The one workspace's watch queries and the checks across installations, side by side. */
 /** An installation's watch queries and the claims across all, by the installation's raw id (the one workspace's unless told). */
-const watchesOf = (store: Store, installation = '') => ({
-  ...watchQueries(store, installationId(installation)),
-  ...checkClaims(store),
-});
+const watchesOf = (store: Store, installation = '') => {
+  // The queries are methods: an object whose prototype they are on keeps them, with the claims beside.
+  const queries = watchQueries(store, installationId(installation));
+  return Object.assign(Object.create(queries) as typeof queries, checkClaims(store));
+};
 
 export function storeContract(name: string, open: () => Promise<Store>): void {
   describe(`the store on ${name}`, () => {
