@@ -296,22 +296,33 @@ export function withHeld(message: Message, held: readonly HeldSum[], what: strin
 export const HELD_SINCE_LAST_POST = 'Held below this channel’s minimums since the last post';
 export const HELD_IN_PERIOD = 'Held below this channel’s minimums in this period';
 
+/** Characters of a condensed post's line kept for its lead and the "and N more" after it. */
+const CONDENSED_WORDS = 60;
+
 /**
  * A condensed feed post: every movement on one line ("+0.5 BTC, −2 ETH"), grouped for reading
- * in the block and exact in the text.
+ * in the block and exact in the text. A line longer than Slack allows ends between two movements,
+ * never inside an amount, with "and N more", and its note says how many are not shown; the text
+ * has every amount the block shows, digit for digit.
  */
 export function condensedFeedMessage(changes: readonly BalanceChange[], readAt: Date, since?: Date): Message {
-  const line = (figures: (a: Amount) => string) =>
-    join(
-      changes.map((c) => md`${signed(c.delta, figures)} ${esc(c.currency, 40)}`),
-      ', ',
-    );
+  const line = (figures: (a: Amount) => string) => {
+    const parts = changes.map((c) => md`${signed(c.delta, figures)} ${esc(c.currency, 40)}`);
+    const { shown, omitted } = partsWithin(parts, ', ', LIMITS.sectionText - CONDENSED_WORDS);
+    return { omitted, words: omitted === 0 ? shown : md`${shown} and ${omitted} more` };
+  };
+  const block = line(grouped);
   const when =
     since === undefined
       ? md`read ${slackDate(readAt)}`
       : md`net change between ${slackDate(since)} and ${slackDate(readAt)}, the balance could not be read in between`;
+  const notes = [md`Payments feed · ${when}`];
+  if (block.omitted > 0)
+    notes.push(
+      md`${block.omitted} more ${block.omitted === 1 ? 'movement' : 'movements'} not shown: \`/balance\` shows every balance`,
+    );
   return {
-    text: fallbackText(md`Payments feed: ${line((a) => a.toString())}`),
-    blocks: [section(md`:moneybag: ${line(grouped)}`), context(md`Payments feed · ${when}`)],
+    text: fallbackText(md`Payments feed: ${line((a) => a.toString()).words}`),
+    blocks: [section(md`:moneybag: ${block.words}`), context(...notes)],
   };
 }
