@@ -45,7 +45,7 @@ export interface Message {
 const nonEmpty = (text: string) => (text.trim() === '' ? '—' : text);
 
 /** A conservative count of a message's block text: its JSON, never less than Slack's count. */
-export const blocksChars = (blocks: Message['blocks']): number => JSON.stringify(blocks).length;
+const blocksChars = (blocks: Message['blocks']): number => JSON.stringify(blocks).length;
 
 /** Top-level text: escaped and cut. */
 export function fallbackText(text: Mrkdwn): string {
@@ -165,7 +165,7 @@ function textsFit(block: AnyBlock): boolean {
  * Whether `blocks` are within Slack's limits for a message's: how many (charts among them), each
  * block's texts, and their characters in all.
  */
-export function blocksWithinLimits(blocks: Message['blocks']): boolean {
+function blocksWithinLimits(blocks: Message['blocks']): boolean {
   return (
     blocks.length <= LIMITS.blocks &&
     blocks.filter((b) => b.type === 'data_visualization').length <= CHART_LIMITS.perMessage &&

@@ -129,7 +129,7 @@ const CONTROLS = /[\p{Cc}\u2028\u2029]/gu;
  * entities: `A&B` reads `A&B`), control characters made spaces, cut to `max` on a grapheme with
  * "…", never empty.
  */
-export function plainLabel(raw: string, max: number): string {
+function plainLabel(raw: string, max: number): string {
   const text = raw.replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
   if (text === '') return '—';
   return text.length <= max ? text : `${cut(text, max - 1).trimEnd()}…`;
