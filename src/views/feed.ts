@@ -2,7 +2,16 @@ import type { KnownBlock } from '@slack/types';
 import type { BalanceChange, StoredBalance } from '../domain/balance.js';
 import { type FeedSettings, WEEKDAYS } from '../domain/feed-settings.js';
 import { Amount } from '../payments/index.js';
-import { context, fallbackText, fieldSections, header, LIMITS, type Message, section } from './blocks.js';
+import {
+  context,
+  fallbackText,
+  fieldSections,
+  header,
+  LIMITS,
+  type Message,
+  partsWithin,
+  section,
+} from './blocks.js';
 import type { CoinTrend } from './charts.js';
 import { digestTable, trendCharts } from './digest-charts.js';
 import { feedLineWithSettings } from './feed-settings.js';
@@ -76,12 +85,13 @@ function lineSections(lines: readonly Mrkdwn[]): KnownBlock[] {
 export function feedMessage(changes: readonly BalanceChange[], readAt: Date, since?: Date): Message {
   const { shown, omitted } = fitting(changes, changeLine);
   const rises = changes.filter((c) => c.delta.sign() > 0);
+  // At most twenty rises, each whole: a long list ends between two, never inside an amount.
+  const named = rises.slice(0, 20).map((c) => md`${signed(c.delta)} ${esc(c.currency, MAX_ID)}`);
+  const received = partsWithin(named, ', ', LIMITS.topLevelText - 40);
+  const left = rises.length - named.length + received.omitted;
   const summary =
     rises.length === changes.length
-      ? md`Received: ${join(
-          rises.slice(0, 20).map((c) => md`${signed(c.delta)} ${esc(c.currency, MAX_ID)}`),
-          ', ',
-        )}`
+      ? md`Received: ${received.shown}${left === 0 ? md`` : md` and ${left} more`}`
       : md`Balance changed in ${changes.length} ${changes.length === 1 ? 'currency' : 'currencies'}`;
   const notes = [
     since === undefined
