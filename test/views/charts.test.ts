@@ -42,6 +42,7 @@ describe('a coin’s chart', () => {
     const [trend] = week((k) => ({ 'A&B\u0000\n\u2028C': `${k}` }));
     if (!trend) throw new Error('no trend');
     const chart = trendChart(trend, 7);
+    expect(blockKitProblems({ text: 'digest', blocks: [chart] })).toEqual([]);
     expect(chart.title).toBe('A&B C balance, last 7 days');
     expect(chart.chart.series[0]?.name).toBe('A&B C');
     expect(chart.chart.axis_config.y_label).toBe('A&B C');
