@@ -13,7 +13,7 @@ import { postTuned } from './tuned-post.js';
  * Balance readings and feed changes older than this are deleted (the digest looks back 24 h),
  * all but the newest reading: the next one is compared with it, however old.
  */
-const KEEP_HISTORY_MS = 8 * 24 * 3_600_000;
+export const KEEP_HISTORY_MS = 8 * 24 * 3_600_000;
 /**
  * A reading more than this many poll intervals after the last successful one compares across a
  * gap (the bot was not running, the payment service did not answer, the key was rejected): its

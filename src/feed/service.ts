@@ -6,6 +6,7 @@ import type { BackgroundDeps } from '../scheduler.js';
 import { SlackPostError } from '../slack/calls.js';
 import type { InstallationId } from '../store/keys.js';
 import {
+  type DigestCadenceOf,
   digestMovedMessage,
   feedStoppedNotice,
   type SubscriptionListItem,
@@ -50,8 +51,8 @@ export interface SubscribeRequest {
 type SubscribeResult =
   | { kind: 'subscribed'; digest: string }
   | { kind: 'already'; digest: string; since: Date }
-  /** The channel's feed goes on, its digest moved from `was` to `digest`. */
-  | { kind: 'moved'; digest: string; was: string }
+  /** The channel's feed goes on, its digest moved from `was` to `digest`, sent as its Settings say (`cadence`). */
+  | { kind: 'moved'; digest: string; was: string; cadence: DigestCadenceOf }
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'not_in_channel' };
 
@@ -104,17 +105,23 @@ export function createFeed(deps: FeedDeps) {
     const digest = formatDigestTime(req.digest);
     if (digest === was) return already(sub);
     const now = clock();
-    const moved = await store.transaction(async (trx) => {
+    const cadence = await store.transaction(async (trx) => {
       const { settings } = (await queries.settingsOf(trx, [sub.id])).get(sub.id) ?? DEFAULT_SAVED;
       if (!(await queries.moveDigest(trx, sub.id, req.digest, nextDigestOf(req.digest, settings, now))))
-        return false;
-      const notice = digestMovedMessage({ userId: req.userId, digest, was });
+        return undefined;
+      const { digest: every, weekday } = settings;
+      const notice = digestMovedMessage({
+        userId: req.userId,
+        digest,
+        was,
+        cadence: { digest: every, weekday },
+      });
       await queries.tell(trx, [{ channel: sub.channel_id, message: notice }], now);
-      return true;
+      return { digest: every, weekday };
     });
-    if (!moved) return undefined;
+    if (!cadence) return undefined;
     deps.wakeOutbox?.();
-    return { kind: 'moved', digest, was };
+    return { kind: 'moved', digest, was, cadence };
   }
 
   return {

@@ -1,6 +1,7 @@
 import type { StoredBalance } from '../domain/balance.js';
 import { Amount } from '../payments/index.js';
-import { esc, escapeText, join, type Mrkdwn, md, truncate } from './mrkdwn.js';
+import { cut } from '../text.js';
+import { esc, join, type Mrkdwn, md } from './mrkdwn.js';
 
 /**
  * Charts of the feed's kept readings (Slack's `data_visualization` block, docs/slack.md#charts-and-tables).
@@ -120,21 +121,34 @@ export function mostMoved(trends: readonly CoinTrend[], count: number): CoinTren
     .map(({ t }) => t);
 }
 
+/** Control characters and line or paragraph separators: a one-line label shows none. */
+const CONTROLS = /[\p{Cc}\u2028\u2029]/gu;
+
+/**
+ * A chart's title or label as Slack draws it, plain text: what came from outside as it is (no
+ * entities: `A&B` reads `A&B`), control characters made spaces, cut to `max` on a grapheme with
+ * "…", never empty.
+ */
+function plainLabel(raw: string, max: number): string {
+  const text = raw.replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
+  if (text === '') return '—';
+  return text.length <= max ? text : `${cut(text, max - 1).trimEnd()}…`;
+}
+
 /** A coin's line chart: one series, its unit on the y axis, a label a point. */
 export function trendChart(trend: CoinTrend, days: number): ChartBlock {
   const points = trend.points.slice(-CHART_LIMITS.points);
-  // Escaped, and cut where an entity stays whole (`truncate`).
-  const name = truncate(escapeText(trend.id), CHART_LIMITS.label);
+  const name = plainLabel(trend.id, CHART_LIMITS.label);
   return {
     type: 'data_visualization',
-    title: truncate(`${escapeText(trend.id)} balance, last ${days} days`, CHART_LIMITS.title),
+    title: plainLabel(`${trend.id} balance, last ${days} days`, CHART_LIMITS.title),
     chart: {
       type: 'line',
       series: [{ name, data: points.map((p) => ({ label: p.label, value: Number(p.balance.toString()) })) }],
       axis_config: {
         categories: points.map((p) => p.label),
         x_label: 'Day (UTC)',
-        y_label: truncate(escapeText(trend.id), CHART_LIMITS.axisLabel),
+        y_label: plainLabel(trend.id, CHART_LIMITS.axisLabel),
       },
     },
   };

@@ -1,4 +1,5 @@
 import type { Amount } from '../payments/index.js';
+import { appendWithin, type Message } from './blocks.js';
 import {
   CHART_LIMITS,
   type ChartBlock,
@@ -16,21 +17,25 @@ export const TREND_DAYS = 7;
 /**
  * The digest's charts: the coins that moved most over the week, one a chart, at most two. A
  * chart is drawn only when its figures fit in the `maxChars` of the message's text left for
- * them, so every point a reader sees in a chart is also in the text, digit for digit.
+ * them (`appendWithin`, which also keeps to Slack's charts a message), so every point a reader
+ * sees in a chart is also in the text, digit for digit.
  */
 export function trendCharts(
   trends: readonly CoinTrend[],
   maxChars: number,
 ): { blocks: ChartBlock[]; figures: Mrkdwn } {
+  let drawn: Message = { text: '', blocks: [] };
   const blocks: ChartBlock[] = [];
   const figures: Mrkdwn[] = [];
-  let chars = 0;
   for (const trend of mostMoved(trends, CHART_LIMITS.perMessage)) {
     const figure = chartFigures(trend, TREND_DAYS);
-    if (chars + figure.text.length + 2 > maxChars) break;
-    blocks.push(trendChart(trend, TREND_DAYS));
+    // Each figure with the ". " that follows it in the text.
+    const chart = trendChart(trend, TREND_DAYS);
+    const next = appendWithin(drawn, [{ blocks: [chart], text: `${figure.text}. ` }], maxChars);
+    if (next === drawn) break;
+    drawn = next;
+    blocks.push(chart);
     figures.push(figure);
-    chars += figure.text.length + 2;
   }
   return { blocks, figures: join(figures, '. ') };
 }

@@ -3,9 +3,19 @@ import { ACTION_FEED_SETTINGS, VIEW_FEED_SETTINGS } from '../domain/actions.js';
 import type { BalanceChange } from '../domain/balance.js';
 import { type FeedSettings, type SettingChange, WEEKDAYS } from '../domain/feed-settings.js';
 import { Amount } from '../payments/index.js';
-import { actionButton, blocksChars, context, fallbackText, LIMITS, type Message, section } from './blocks.js';
+import {
+  actionButton,
+  appendWithin,
+  context,
+  fallbackText,
+  LIMITS,
+  type Message,
+  partsWithin,
+  section,
+  wholeContext,
+} from './blocks.js';
 import { grouped, signed } from './figures.js';
-import { esc, join, type Mrkdwn, md, mention, slackDate, truncate } from './mrkdwn.js';
+import { esc, join, type Mrkdwn, md, mention, slackDate } from './mrkdwn.js';
 
 /**
  * The feed's Settings modal, the button that opens it, and what the feed says of its settings:
@@ -260,42 +270,59 @@ const heldLine = (h: HeldSum) =>
 
 /**
  * `message` with the movements held below this channel's minimums said under it, each coin's
- * exact sum, in its blocks and in its text. `what` says which: since the last post, or in the
- * digest's period.
+ * exact sum (as many coins as one note holds, "and N more coins" after them), in its blocks and
+ * in its text, each whole or not at all (`appendWithin`): a message
+ * already near Slack's size keeps the note in its text only, a text already full has it in the
+ * blocks only, and where neither fits their count is said instead, never a sum cut short. `what`
+ * says which: since the last post, or in the digest's period.
  */
 export function withHeld(message: Message, held: readonly HeldSum[], what: string): Message {
   if (held.length === 0) return message;
-  const line = md`${what}: ${join(held.map(heldLine), ', ')}`;
-  const note = context(line);
-  const blocks = [...message.blocks, note];
-  // Both texts are already safe; the message's own text is kept whole ahead of the note. A message
-  // already near Slack's size keeps the note in its text only: a refused post would lose it.
-  return {
-    text: truncate(`${message.text} ${line.text}`, LIMITS.topLevelText),
-    blocks: blocksChars(blocks) <= LIMITS.messageChars ? blocks : message.blocks,
-  };
+  const { shown, omitted } = partsWithin(held.map(heldLine), ', ', LIMITS.contextText - what.length - 40);
+  const rest = omitted === 0 ? md`` : md` and ${omitted} more ${omitted === 1 ? 'coin' : 'coins'}`;
+  const line = md`${what}: ${shown}${rest}`;
+  const movements = held.reduce((n, h) => n + h.count, 0);
+  const count = md`${what}: ${movements} ${movements === 1 ? 'movement' : 'movements'} of ${held.length} ${held.length === 1 ? 'coin' : 'coins'}, not listed: this message has no room left`;
+  return appendWithin(message, [
+    { blocks: [wholeContext(line)], text: ` ${line.text}` },
+    { text: ` ${line.text}` },
+    { blocks: [wholeContext(line)] },
+    { blocks: [wholeContext(count)], text: ` ${count.text}` },
+    { blocks: [wholeContext(count)] },
+  ]);
 }
 
 /** The text of a held note, for the feed post (since the last post) and the digest (its period). */
 export const HELD_SINCE_LAST_POST = 'Held below this channel’s minimums since the last post';
 export const HELD_IN_PERIOD = 'Held below this channel’s minimums in this period';
 
+/** Characters of a condensed post's line kept for its lead and the "and N more" after it. */
+const CONDENSED_WORDS = 60;
+
 /**
  * A condensed feed post: every movement on one line ("+0.5 BTC, −2 ETH"), grouped for reading
- * in the block and exact in the text.
+ * in the block and exact in the text. A line longer than Slack allows ends between two movements,
+ * never inside an amount, with "and N more", and its note says how many are not shown; the text
+ * has every amount the block shows, digit for digit.
  */
 export function condensedFeedMessage(changes: readonly BalanceChange[], readAt: Date, since?: Date): Message {
-  const line = (figures: (a: Amount) => string) =>
-    join(
-      changes.map((c) => md`${signed(c.delta, figures)} ${esc(c.currency, 40)}`),
-      ', ',
-    );
+  const line = (figures: (a: Amount) => string) => {
+    const parts = changes.map((c) => md`${signed(c.delta, figures)} ${esc(c.currency, 40)}`);
+    const { shown, omitted } = partsWithin(parts, ', ', LIMITS.sectionText - CONDENSED_WORDS);
+    return { omitted, words: omitted === 0 ? shown : md`${shown} and ${omitted} more` };
+  };
+  const block = line(grouped);
   const when =
     since === undefined
       ? md`read ${slackDate(readAt)}`
       : md`net change between ${slackDate(since)} and ${slackDate(readAt)}, the balance could not be read in between`;
+  const notes = [md`Payments feed · ${when}`];
+  if (block.omitted > 0)
+    notes.push(
+      md`${block.omitted} more ${block.omitted === 1 ? 'movement' : 'movements'} not shown: \`/balance\` shows every balance`,
+    );
   return {
-    text: fallbackText(md`Payments feed: ${line((a) => a.toString())}`),
-    blocks: [section(md`:moneybag: ${line(grouped)}`), context(md`Payments feed · ${when}`)],
+    text: fallbackText(md`Payments feed: ${line((a) => a.toString()).words}`),
+    blocks: [section(md`:moneybag: ${block.words}`), context(...notes)],
   };
 }

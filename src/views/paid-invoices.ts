@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { Amount } from '../payments/index.js';
-import { blocksChars, context, LIMITS, type Message, section } from './blocks.js';
+import { type Addition, appendWithin, context, type Message, wholeSection } from './blocks.js';
 import { groupDigits } from './figures.js';
 import { esc, escapeText, httpUrl, join, link, type Mrkdwn, md, slackDate } from './mrkdwn.js';
 
@@ -41,8 +41,6 @@ const MAX_TITLE = 80;
 const MAX_ID = 40;
 /** Links longer than this are left out of the list (the invoice card still has its button). */
 const MAX_LINK = 500;
-/** What the section's heading and the context block cost beyond the lines. */
-const RESERVED = 400;
 
 function line(p: PaidInvoiceItem): Mrkdwn {
   const name =
@@ -55,54 +53,39 @@ function line(p: PaidInvoiceItem): Mrkdwn {
   return md`• ${name} — ${amount} ${esc(p.currency, MAX_ID)} · ${when}${page}`;
 }
 
-/** The lines that fit in `budget` characters and one section, at most MAX_PAID_LISTED. */
-function fittingLines(items: readonly PaidInvoiceItem[], budget: number): Mrkdwn[] {
-  const lines: Mrkdwn[] = [];
-  let chars = PAID_HEADING.length + 60;
-  for (const item of items.slice(0, MAX_PAID_LISTED)) {
-    const next = line(item);
-    chars += next.text.length + 1;
-    if (chars > Math.min(budget, LIMITS.sectionText)) break;
-    lines.push(next);
-  }
-  return lines;
+/** The text's words for them: their count, and the named ones' exact amounts when `named` is given. */
+function words(paid: PaidInvoices, named?: readonly PaidInvoiceItem[]): string {
+  const amounts = (named ?? []).map((p) => `${escapeText(p.amount)} ${escapeText(p.currency)}`).join(', ');
+  return ` · ${PAID_HEADING}: ${paid.total}${amounts === '' ? '' : ` (${amounts})`}`;
 }
 
-/** The message's notification text with the count and the named invoices' exact amounts, when they fit. */
-function withText(text: string, paid: PaidInvoices, named: readonly PaidInvoiceItem[]): string {
-  const amounts = named.map((p) => `${escapeText(p.amount)} ${escapeText(p.currency)}`).join(', ');
-  const full = `${text} · ${PAID_HEADING}: ${paid.total}${amounts === '' ? '' : ` (${amounts})`}`;
-  if (full.length <= LIMITS.topLevelText) return full;
-  const short = `${text} · ${PAID_HEADING}: ${paid.total}`;
-  return short.length <= LIMITS.topLevelText ? short : text;
+/** The section naming the first `lines.length` of them, and its note counting the rest. */
+function paidBlocks(lines: readonly Mrkdwn[], total: number): KnownBlock[] {
+  const heading = md`*${PAID_HEADING}*`;
+  const notes = [
+    md`Named because they were watched or looked up in this channel; not matched to any balance change.`,
+  ];
+  const more = total - lines.length;
+  if (lines.length === 0) notes.unshift(md`${total} in all, not named: this message has no room left`);
+  else if (more > 0) notes.unshift(md`and ${more} more: ${total} in all`);
+  return [wholeSection(lines.length === 0 ? heading : join([heading, ...lines], '\n')), context(...notes)];
 }
 
 /**
  * `message` with the paid invoices named after its movements: a section of at most
  * MAX_PAID_LISTED lines (title, exact amount grouped for reading, currency, when, the payment
- * page), "and N more" for the rest, all within what the message has left of Slack's limits.
- * Unchanged when there are none.
+ * page), "and N more" for the rest, as many as the message still has room for (`appendWithin`);
+ * its text counts them, with the named ones' exact amounts when they fit whole. With no room for
+ * a block, the text alone counts them. Unchanged when there are none.
  */
 export function withPaidInvoices(message: Message, paid: PaidInvoices): Message {
   if (paid.total === 0) return message;
-  const room = LIMITS.blocks - message.blocks.length;
-  const budget = LIMITS.messageChars - blocksChars(message.blocks) - RESERVED;
-  // No block left, or no room even for the heading and its note: the text alone says how many.
-  if (room < 2 || budget < 0) return { ...message, text: withText(message.text, paid, []) };
-  const lines = fittingLines(paid.shown, budget);
-  const more = paid.total - lines.length;
-  const heading = md`*${PAID_HEADING}*`;
-  const notes = [
-    md`Named because they were watched or looked up in this channel; not matched to any balance change.`,
-  ];
-  if (lines.length === 0) notes.unshift(md`${paid.total} in all, not named: this message has no room left`);
-  else if (more > 0) notes.unshift(md`and ${more} more: ${paid.total} in all`);
-  const blocks: KnownBlock[] = [
-    section(lines.length === 0 ? heading : join([heading, ...lines], '\n')),
-    context(...notes),
-  ];
-  return {
-    text: withText(message.text, paid, paid.shown.slice(0, lines.length)),
-    blocks: [...message.blocks, ...blocks],
-  };
+  const named = paid.shown.slice(0, MAX_PAID_LISTED);
+  const lines = named.map(line);
+  const tries: Addition[] = [];
+  for (let n = lines.length; n >= 0; n -= 1) {
+    const blocks = paidBlocks(lines.slice(0, n), paid.total);
+    tries.push({ blocks, text: words(paid, named.slice(0, n)) }, { blocks, text: words(paid) }, { blocks });
+  }
+  return appendWithin(message, [...tries, { text: words(paid) }]);
 }

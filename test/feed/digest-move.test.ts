@@ -42,6 +42,7 @@ describe('moving a channel’s digest', () => {
       kind: 'moved',
       digest: '08:30 Europe/Kyiv',
       was: '09:00 UTC',
+      cadence: { digest: 'daily', weekday: 1 },
     });
     await tick();
     expect(poster.repliesIn(FINANCE).map((m) => visibleText(m))).toContain(

@@ -9,6 +9,7 @@ import { captureLogs, commandArgs, type DepsOptions, HOME_TEAM } from '../suppor
 import { emptyWork } from '../support/empty-store.js';
 import { NOW } from '../support/factories.js';
 import { outboxOf, runDue } from '../support/jobs.js';
+import { settingsListeners } from '../support/settings-modal.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /**
@@ -96,6 +97,41 @@ describe('/balance subscribe on a channel that has the feed', () => {
       );
     }
     expect(await channelReads()).toEqual([]);
+  });
+});
+
+describe('/balance subscribe HH:MM on a feed whose Settings changed its digest', () => {
+  /** The feed on, its Settings saved with `edits` through the modal, then its digest moved to 08:30 in Kyiv. */
+  async function movedAfter(edits: Record<string, string>) {
+    await balance('subscribe');
+    const { click, save } = settingsListeners(env.deps());
+    const { opened } = await click(FINANCE);
+    expect(opened && (await save(opened, edits)).outcome).toBe('ok');
+    const { text, outcome } = await balance('subscribe 08:30 Europe/Kyiv');
+    expect(outcome).toBe('ok');
+    return { text, told: (await channelReads()).at(-1) };
+  }
+
+  it('says the weekly digest moved, on its day, to the person and the channel', async () => {
+    const { text, told } = await movedAfter({ feed_digest: 'weekly', feed_weekday: '3' });
+    expect(text).toBe(
+      'Done: the payments feed goes on in this channel, with its weekly digest every Wednesday at 08:30 Europe/Kyiv from now on (it was at 09:00 UTC).',
+    );
+    expect(told).toBe(
+      '<@U0ASKER> moved the weekly balance digest of this channel to Wednesdays at 08:30 Europe/Kyiv (it was at 09:00 UTC).',
+    );
+  });
+
+  it('keeps the time of a digest that is off and says it stays off, never that a daily one moved', async () => {
+    const { text, told } = await movedAfter({ feed_digest: 'off' });
+    expect(text).toBe(
+      'Done: the digest time of this channel is 08:30 Europe/Kyiv from now on (it was 09:00 UTC), but the digest is off in this feed’s Settings: turn it on there to receive it.',
+    );
+    expect(told).toBe(
+      '<@U0ASKER> set the digest time of this channel to 08:30 Europe/Kyiv (it was 09:00 UTC); the digest is off in this feed’s Settings, so none goes out until it is turned on there.',
+    );
+    const [feed] = await subscriptions();
+    expect(feed).toMatchObject({ digest_hour: 8, digest_minute: 30, digest_zone: 'Europe/Kyiv' });
   });
 });
 

@@ -28,11 +28,14 @@ describe('the Block Kit checker, for charts and tables', () => {
     expect(blockKitProblems(message([chart(20), chart(8)], [table([['Coin', 'Balance']])]))).toEqual([]);
   });
 
-  it('refuses a third chart, 21 points, a title over 50 characters and a label outside the categories', () => {
+  it('refuses a third chart, 21 points, a title over 50 characters or on two lines, and a label outside the categories', () => {
     expect(blockKitProblems(message([chart(2), chart(2), chart(2)]))).toContain('blocks: 3 charts > 2');
     expect(blockKitProblems(message([chart(21)]))).toContain('blocks[0].chart.series[0]: 1..20 points');
     expect(blockKitProblems(message([chart(2, { title: 'x'.repeat(51) })]))).toContain(
       'blocks[0]: title 1..50 chars',
+    );
+    expect(blockKitProblems(message([chart(2, { title: 'BTC\nbalance' })]))).toContain(
+      'blocks[0]: a control character',
     );
     const stray = chart(2);
     stray.chart.axis_config.categories = ['Day 0', 'Other'];

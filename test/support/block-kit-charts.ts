@@ -49,9 +49,21 @@ function seriesProblems(chart: Json, where: string): string[] {
   return problems;
 }
 
+/** Every string in `value`, however deep. */
+const strings = (value: unknown): string[] =>
+  typeof value === 'string'
+    ? [value]
+    : Array.isArray(value)
+      ? value.flatMap(strings)
+      : isObject(value)
+        ? Object.values(value).flatMap(strings)
+        : [];
+
 export function chartProblems(value: Json, where: string): string[] {
   const problems: string[] = [];
   if (!isText(value.title, 50)) problems.push(`${where}: title 1..50 chars`);
+  // A chart's title and labels are plain text on one line.
+  if (strings(value).some((s) => /\p{Cc}/u.test(s))) problems.push(`${where}: a control character`);
   const chart = value.chart;
   if (!isObject(chart)) return [...problems, `${where}: no chart`];
   switch (chart.type) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { KEEP_HISTORY_MS } from '../../src/feed/poll.js';
 import type { Store } from '../../src/store/database.js';
 import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { KEPT_STATES, recordState, statesSeen } from '../../src/watches/states-seen.js';
@@ -23,6 +24,39 @@ export function statesSeenContract(name: string, fresh: () => Promise<Store>): v
         Array.from({ length: KEPT_STATES }, (_, i) => `step_${i + 5}`),
       );
       expect(seen[0]?.at).toEqual(new Date(at - 5));
+      await store.close();
+    });
+
+    it('forgets an unwatched invoice’s states older than the feed’s history, keeping a watched one’s and other installations’', async () => {
+      const store = await fresh();
+      const other = installationId('T0OTHER');
+      const at = NOW.getTime();
+      const state = (id: string, payStatus = 'none') => ({ id, status: 'open', payStatus });
+      await store.db
+        .insertInto('watched_invoices')
+        .values({
+          installation_id: ONE_WORKSPACE,
+          invoice_id: 'watched',
+          snapshot: '{}',
+          failures: 0,
+          watched_since: at,
+          next_poll_at: at,
+        })
+        .execute();
+      await store.transaction(async (trx) => {
+        for (const id of ['unwatched', 'recent', 'watched'])
+          await recordState(trx, ONE_WORKSPACE, state(id), at);
+        await recordState(trx, other, state('unwatched'), at);
+        await recordState(trx, ONE_WORKSPACE, state('recent', 'paid'), at + KEEP_HISTORY_MS);
+        await recordState(trx, ONE_WORKSPACE, state('later'), at + KEEP_HISTORY_MS + 1);
+      });
+      const statuses = async (installation: typeof other, id: string) =>
+        (await statesSeen(store.db, installation, id)).map((s) => s.payStatus);
+      expect(await statuses(ONE_WORKSPACE, 'unwatched')).toEqual([]);
+      // Each row by its own age: the newer state stays.
+      expect(await statuses(ONE_WORKSPACE, 'recent')).toEqual(['paid']);
+      expect(await statuses(ONE_WORKSPACE, 'watched')).toEqual(['none']);
+      expect(await statuses(other, 'unwatched')).toEqual(['none']);
       await store.close();
     });
 

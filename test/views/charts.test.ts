@@ -27,15 +27,26 @@ const week = (balances: (k: number) => Record<string, string>) =>
   );
 
 describe('a coin’s chart', () => {
-  it('keeps its title, name and labels within Slack’s limits and escaped, whatever the coin is called', () => {
+  it('keeps its title, name and labels plain text within Slack’s limits, as the coin is called, never as entities', () => {
     const id = `<!channel> & ${'x'.repeat(80)}`;
     const [trend] = week((k) => ({ [id]: `${k}` }));
     if (!trend) throw new Error('no trend');
     const chart = trendChart(trend, 7);
     expect(blockKitProblems({ text: 'digest', blocks: [chart] })).toEqual([]);
-    expect(chart.title).toBe(`&lt;!channel&gt; &amp; ${'x'.repeat(26)}…`);
-    // Cut before an entity, never inside one.
-    expect(chart.chart.series[0]?.name).toBe('&lt;!channel&gt;…');
+    expect(chart.title).toBe(`<!channel> & ${'x'.repeat(36)}…`);
+    expect(chart.chart.series[0]?.name).toBe(`<!channel> & xxxxxx…`);
+    expect(chart.chart.axis_config.y_label).toBe(`<!channel> & ${'x'.repeat(36)}…`);
+  });
+
+  it('shows `A&B` as `A&B`, with control characters made spaces, and the text’s figures still escaped', () => {
+    const [trend] = week((k) => ({ 'A&B\u0000\n\u2028C': `${k}` }));
+    if (!trend) throw new Error('no trend');
+    const chart = trendChart(trend, 7);
+    expect(blockKitProblems({ text: 'digest', blocks: [chart] })).toEqual([]);
+    expect(chart.title).toBe('A&B C balance, last 7 days');
+    expect(chart.chart.series[0]?.name).toBe('A&B C');
+    expect(chart.chart.axis_config.y_label).toBe('A&B C');
+    expect(chartFigures(trend, 7).text).toMatch(/^A&amp;B/);
   });
 
   it('ranks coins by how much they moved against their size, whatever their unit, and leaves out those that did not', () => {

@@ -83,6 +83,25 @@ describe('the feed message', () => {
     const text = feedMessage(balanceChanges(before, after), NOW).text;
     expect(text.startsWith('Received: +1 C0, +1 C1, +1 C2')).toBe(true);
     expect(text.split(', ')).toHaveLength(20);
+    expect(text.endsWith('+1 C19 and 5 more')).toBe(true);
+  });
+
+  it('ends its notification text between two rises, never inside an amount, when twenty are too long', () => {
+    const huge = (i: number) => `${100 + i}${'9'.repeat(190)}.5`;
+    const before = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [`C${i}`.padEnd(40, 'X'), { title: '', balance: '0' }]),
+    );
+    const after = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [`C${i}`.padEnd(40, 'X'), { title: '', balance: huge(i) }]),
+    );
+    const text = feedMessage(balanceChanges(before, after), NOW).text;
+    const listed = text
+      .slice('Received: '.length)
+      .replace(/ and \d+ more$/, '')
+      .split(', ');
+    expect(listed.length).toBeLessThan(20);
+    for (const [i, part] of listed.entries()) expect(part).toBe(`+${huge(i)} ${`C${i}`.padEnd(40, 'X')}`);
+    expect(text).toMatch(new RegExp(` and ${20 - listed.length} more$`));
   });
 
   it('names a currency by its id alone when its title is blank or the id itself', () => {

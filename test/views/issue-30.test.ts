@@ -22,6 +22,7 @@ import { INVOICE_ID, invoice, invoiceId, NOW } from '../support/factories.js';
 const actionIds = (message: unknown) =>
   [...JSON.stringify(message).matchAll(/"action_id":"([^"]+)"/g)].map((m) => m[1]);
 const HOSTILE = invoice({ title: '<!channel> & `ticks` *bold*' });
+const DAILY = { digest: 'daily', weekday: 1 } as const;
 
 describe('Watch, offered only where it can start a watch', () => {
   it('is on the card while the invoice awaits payment, and off when told it cannot start one', () => {
@@ -144,12 +145,17 @@ describe('a watch that ends on a final invoice, and a digest that moves', () => 
   });
 
   it('tells the channel and the person who moved the digest, from when to when', () => {
-    const notice = digestMovedMessage({ userId: 'U0FIN', digest: '08:30 Europe/Kyiv', was: '09:00 UTC' });
+    const notice = digestMovedMessage({
+      userId: 'U0FIN',
+      digest: '08:30 Europe/Kyiv',
+      was: '09:00 UTC',
+      cadence: DAILY,
+    });
     expectValidMessage(notice);
     expect(visibleText(notice)).toBe(
       '<@U0FIN> moved the daily balance digest of this channel to 08:30 Europe/Kyiv (it was at 09:00 UTC).',
     );
-    expectValidMessage(digestMovedReply('08:30 Europe/Kyiv', '09:00 UTC'));
+    expectValidMessage(digestMovedReply('08:30 Europe/Kyiv', '09:00 UTC', DAILY));
   });
 });
 

@@ -59,7 +59,7 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
       case 'already':
         return reply(feedReplies.already(result.digest, result.since), 'ephemeral', 'already_subscribed');
       case 'moved':
-        return reply(digestMovedReply(result.digest, result.was), 'ephemeral');
+        return reply(digestMovedReply(result.digest, result.was, result.cadence), 'ephemeral');
       case 'not_in_channel':
         return reply(feedReplies.inviteFirst(command.channel_id), 'ephemeral', 'not_in_channel');
       case 'refused':
