@@ -79,7 +79,7 @@ export function backgroundParts(
    */
   async function watchesNow(id: InstallationId, known?: InstallationSummary) {
     const part = await tenancy.partOf(id, known);
-    return part && !part.watches ? unconnected(id) : part?.watches;
+    return part && !part.checker ? unconnected(id) : part?.checker;
   }
 
   return {

@@ -21,7 +21,7 @@ import type { Store } from '../store/database.js';
 import { firstSight } from '../store/events.js';
 import { homeCoins } from '../store/home-coins.js';
 import { type InstallationId, ONE_WORKSPACE, seenKey } from '../store/keys.js';
-import { createWatches, type Watches } from '../watches/service.js';
+import { createWatches, type InstallationChecker, type Watches, watchChecker } from '../watches/service.js';
 
 /** Within Slack's 3 s: the reply rides in the ack if the service answers by then. */
 const FAST_PATH_MS = 1500;
@@ -128,6 +128,8 @@ export interface Tenant {
   handlers: Handlers;
   deps: ListenerDeps | undefined;
   watches: Watches | undefined;
+  /** Its watches' background check alone: made for each claim, so only what a check needs. */
+  checker: InstallationChecker | undefined;
   feed: Feed | undefined;
   /** Posts as the installation's bot, for its watches' and feeds' messages. */
   poster: SlackPoster;
@@ -211,6 +213,7 @@ export function buildTenant(common: Common, inst: Installation): Tenant {
     poster: () => poster,
     access: () => createAccess(inst.policy, inst.directory),
     watches: () => createWatches({ ...background, installation: id, settings: common.settings.watches }),
+    checker: () => watchChecker({ ...background, installation: id, settings: common.settings.watches }),
     feed: () =>
       createFeed({
         ...background,

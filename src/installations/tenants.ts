@@ -152,6 +152,7 @@ export function createTenants(deps: TenantsDeps) {
         handlers: () => withConnect(tenant.handlers),
         deps: () => tenant.deps,
         watches: () => tenant.watches,
+        checker: () => tenant.checker,
         feed: () => tenant.feed,
         poster: () => tenant.poster,
       });
@@ -168,6 +169,7 @@ export function createTenants(deps: TenantsDeps) {
         ),
       deps: () => undefined,
       watches: () => undefined,
+      checker: () => undefined,
       feed: () => undefined,
       poster: () => common.slackOf(id, token).poster,
     });

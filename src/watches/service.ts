@@ -30,6 +30,16 @@ function listItem(w: ListedWatch): WatchListItem {
 }
 
 /**
+ * One installation's background check alone (`watchPollJob`), as the poll job uses it for each
+ * claim: what a check needs and no more. Settling a start that did not finish is rare, so what
+ * starts are made of is made only then.
+ */
+export function watchChecker(deps: WatchDeps) {
+  const ctx = watchContext(deps);
+  return watchChecks(ctx, (invoiceId) => watchStarts(ctx).settleStale(invoiceId));
+}
+
+/**
  * Watching invoices: starting (src/watches/start.ts) and stopping watches, and the background
  * check (src/watches/checks.ts) that notices a change, keeps each live card current and tells
  * each thread, exactly once across restarts and instances.
@@ -135,3 +145,6 @@ export function createWatches(deps: WatchDeps) {
 }
 
 export type Watches = ReturnType<typeof createWatches>;
+
+/** An installation's check, as the poll job's claims use it. */
+export type InstallationChecker = ReturnType<typeof watchChecker>;

@@ -38,7 +38,7 @@ describe('the watches of a claim’s installations', () => {
     const told: [string, unknown][] = [];
     const part = (id: string) =>
       ({
-        watches: {
+        checker: {
           check: async (_row: ClaimedCheck, known: unknown) => {
             told.push([id, known]);
             return { outcome: 'unchanged' };
@@ -97,7 +97,7 @@ describe('the watches of a claim’s installations', () => {
         partOf: async (id) => {
           if (id === 'T0BROKEN') throw new Error('the sealed token does not open');
           return {
-            watches: {
+            checker: {
               check: async () => {
                 checked.push(id);
                 return { outcome: 'unchanged' };

@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 
 /** An installation's part that background work could use, were it allowed to call the service. */
-const servable = { watches: {}, feed: {}, poster: {} } as unknown as Tenant;
+const servable = { watches: {}, checker: {}, feed: {}, poster: {} } as unknown as Tenant;
 
 function unanswered() {
   const logs = captureLogs();
@@ -93,7 +93,7 @@ describe('background work of an installation with no payment account', () => {
       })
       .execute();
     const logs = captureLogs();
-    const unconnected = { watches: undefined, feed: undefined, poster: {} } as unknown as Tenant;
+    const unconnected = { watches: undefined, checker: undefined, feed: undefined, poster: {} } as unknown as Tenant;
     const parts = backgroundParts(
       { partOf: async () => unconnected },
       { store, logger: logs.logger, clock: () => 1_000_000, settings: { watches: TEST_WATCH_SETTINGS } },
