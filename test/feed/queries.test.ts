@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { balanceChanges } from '../../src/feed/deltas.js';
-import { feedClaims, feedQueries, type SubscriptionRow } from '../../src/feed/queries.js';
+import { feedClaims, feedQueries, type NewSubscription } from '../../src/feed/queries.js';
 import { LeaseLost } from '../../src/runner/leases.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
@@ -25,7 +25,8 @@ beforeEach(async () => {
   await emptyWork(store);
 });
 
-type NewSubscription = Omit<SubscriptionRow, 'installation_id'>;
+/** The changes after the time `since`, however many were numbered. */
+const changesAfter = (since: number) => ({ since, upTo: Number.MAX_SAFE_INTEGER });
 const subscription = (overrides: Partial<NewSubscription> = {}): NewSubscription => ({
   id: `s-${Math.random()}`,
   team_id: 'T1',
@@ -72,12 +73,12 @@ describe('the feed’s queries', () => {
       await q.insertChanges(trx, 20, rise);
       await q.insertChanges(trx, 30, fall);
     });
-    expect(await q.changeCounts(store.db, 10)).toEqual({ rises: 1, falls: 1 });
+    expect(await q.changeCounts(store.db, changesAfter(10))).toEqual({ rises: 1, falls: 1 });
     // Each currency once, however often it moved, and only what moved after the time asked.
-    expect(await q.movedCurrencies(store.db, 10)).toEqual(new Set(rise.map((c) => c.currency)));
-    expect(await q.movedCurrencies(store.db, 30)).toEqual(new Set());
+    expect(await q.movedCurrencies(store.db, changesAfter(10))).toEqual(new Set(rise.map((c) => c.currency)));
+    expect(await q.movedCurrencies(store.db, changesAfter(30))).toEqual(new Set());
     await store.transaction((trx) => q.pruneHistory(trx, 20));
-    expect(await q.changeCounts(store.db, 0)).toEqual({ rises: 1, falls: 1 });
+    expect(await q.changeCounts(store.db, changesAfter(0))).toEqual({ rises: 1, falls: 1 });
     // However old, the newest reading is what the next one is compared with.
     expect((await q.oldestReading(store.db))?.taken_at).toBe(10);
     expect(JSON.parse((await q.latestReading(store.db))?.balances ?? '')).toEqual(balance('1'));
@@ -160,9 +161,9 @@ describe('the feed’s queries', () => {
     expect((await one.active(store.db)).map((s) => s.id)).toEqual([oneSub.id]);
     expect(JSON.parse((await two.latestReading(store.db))?.balances ?? '')).toEqual(balance('2'));
     expect(JSON.parse((await one.oldestReading(store.db))?.balances ?? '')).toEqual(balance('1'));
-    expect(await one.changeCounts(store.db, 0)).toEqual({ rises: 1, falls: 0 });
-    expect(await two.changeCounts(store.db, 0)).toEqual({ rises: 0, falls: 0 });
-    expect(await two.movedCurrencies(store.db, 0)).toEqual(new Set());
+    expect(await one.changeCounts(store.db, changesAfter(0))).toEqual({ rises: 1, falls: 0 });
+    expect(await two.changeCounts(store.db, changesAfter(0))).toEqual({ rises: 0, falls: 0 });
+    expect(await two.movedCurrencies(store.db, changesAfter(0))).toEqual(new Set());
     expect(await two.pollSucceededAt(store.db)).toBe(20);
     expect(await feedOf(store).latestReading(store.db)).toBeUndefined();
     // The one workspace's rows are the installation '' (what migration 007 gave the rows before it).
