@@ -12,6 +12,7 @@ import { digestMessage } from '../views/feed.js';
 import { HELD_IN_PERIOD, sumHeld, withHeld } from '../views/feed-settings.js';
 import { withPaidInvoices } from '../views/paid-invoices.js';
 import { digestOf, type FeedQueries, type SubscriptionRow } from './queries.js';
+import type { ChangeStart } from './queries-history.js';
 import { DEFAULT_SAVED } from './queries-settings.js';
 import { nextDigestAt } from './schedule.js';
 import { onlyChosen } from './tuned-post.js';
@@ -29,12 +30,12 @@ interface DigestDeps extends BackgroundDeps {
 
 /** Where a digest's changes start: the reading it compares with, the changes it counts, and what it says of them. */
 interface DigestStart {
-  before: SubscriptionReading | undefined;
-  changes: { afterId: number } | { since: number };
+  before: Reading | undefined;
+  changes: ChangeStart;
   since?: { at: Date; from: 'last digest' | 'oldest kept' };
 }
 
-type SubscriptionReading = NonNullable<Awaited<ReturnType<FeedQueries['oldestReading']>>>;
+type Reading = NonNullable<Awaited<ReturnType<FeedQueries['oldestReading']>>>;
 
 /**
  * Where the digest of `sub` starts: where the last digest sent stopped (the reading it showed,

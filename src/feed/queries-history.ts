@@ -5,11 +5,12 @@ import type { Tables } from '../store/schema.js';
 import type { KeptReading } from '../views/charts.js';
 
 /**
- * Which feed changes a digest counts: those the database numbered after `afterId` (the last one
- * the previous digest counted) or, for a feed's first digest, those after the time `since`; and
- * none numbered after `upTo`, the last one there was when the digest read the balance.
+ * Where the feed changes a digest counts start: after the one the database numbered `afterId`
+ * (the last one the previous digest counted) or, for a feed's first digest, after the time `since`.
  */
-export type ChangeWindow = ({ afterId: number } | { since: number }) & { upTo: number };
+export type ChangeStart = { afterId: number } | { since: number };
+/** The changes a digest counts: from its start to `upTo`, the last one numbered when it read the balance. */
+export type ChangeWindow = ChangeStart & { upTo: number };
 
 /** The installation's balance readings. */
 const readings = (trx: Kysely<Tables>, installation: InstallationId) =>

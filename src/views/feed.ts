@@ -126,7 +126,10 @@ interface DigestInput {
 /** A digest that follows the last one by a day (or a week) give or take this covers the usual period. */
 const USUAL_SPAN_SLACK_MS = 5 * 60_000;
 
-/** The note that says where the changes and counts start, when that is not the usual day or week before. */
+/**
+ * The note that says where the changes and counts start, when that is not the usual day or week
+ * before. Only whether it is said depends on the two "as of" times; what a digest names never does.
+ */
 function sinceNote(d: DigestInput, periodMs: number): Mrkdwn | undefined {
   if (d.since?.from === 'oldest kept')
     return md`changes since ${slackDate(d.since.at)}, the oldest reading kept`;
