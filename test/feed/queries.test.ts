@@ -84,6 +84,37 @@ describe('the feed’s queries', () => {
     expect(JSON.parse((await q.latestReading(store.db))?.balances ?? '')).toEqual(balance('1'));
   });
 
+  it('count the changes numbered after the last digest’s and up to the last one when the digest read the balance, whatever their times', async () => {
+    const q = feedOf(store);
+    const rise = balanceChanges(balance('1'), balance('2'));
+    const fall = balanceChanges(balance('2'), balance('1'));
+    expect(await store.transaction((trx) => q.digestPoint(trx))).toBeUndefined();
+    await store.transaction(async (trx) => {
+      await q.insertReading(trx, 50, balance('1'));
+      await q.insertChanges(trx, 50, rise);
+    });
+    const first = await store.transaction((trx) => q.digestPoint(trx));
+    // A clock stepped back: these two are stamped earlier, yet numbered after.
+    await store.transaction(async (trx) => {
+      await q.insertReading(trx, 10, balance('2'));
+      await q.insertChanges(trx, 10, fall);
+      await q.insertChanges(trx, 5, rise);
+    });
+    const second = await store.transaction((trx) => q.digestPoint(trx));
+    expect(JSON.parse(second?.balances ?? '')).toEqual(balance('2'));
+    const window = { afterId: first?.changes_up_to ?? 0, upTo: second?.changes_up_to ?? 0 };
+    expect(await q.changeCounts(store.db, window)).toEqual({ rises: 1, falls: 1 });
+    expect(await q.changeCounts(store.db, { afterId: 0, upTo: first?.changes_up_to ?? 0 })).toEqual({
+      rises: 1,
+      falls: 0,
+    });
+    expect(await q.changeCounts(store.db, { ...window, upTo: first?.changes_up_to ?? 0 })).toEqual({
+      rises: 0,
+      falls: 0,
+    });
+    expect((await q.readingById(store.db, first?.id ?? 0))?.taken_at).toBe(50);
+  });
+
   it('let only the instance holding the poll release it', async () => {
     const q = feedOf(store);
     await store.transaction((trx) => q.startPoll(trx, 100, 40));
