@@ -15,6 +15,24 @@ const itemOf = (r: PaidRow): PaidInvoiceItem => ({
   paidAt: new Date(Number(r.paid_at)),
 });
 
+/** Marks these rows listed in a post, or named in a digest. */
+async function mark(
+  trx: Kysely<Tables>,
+  rows: readonly PaidRow[],
+  as: { listed: 1 } | { digested: 1 },
+): Promise<void> {
+  if (rows.length === 0) return;
+  await trx
+    .updateTable('invoices_paid')
+    .set(as)
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .execute();
+}
+
 /**
  * The invoices an installation watched or looked up that were paid, as a feed channel lists
  * them (src/watches/invoices-seen.ts records them). A channel lists only those watched or looked
@@ -42,32 +60,25 @@ export function paidInvoiceQueries(installation: InstallationId) {
         .where('paid_at', '>', since)
         .orderBy('id')
         .execute();
-      if (rows.length > 0)
-        await trx
-          .updateTable('invoices_paid')
-          .set({ listed: 1 })
-          .where(
-            'id',
-            'in',
-            rows.map((r) => r.id),
-          )
-          .execute();
+      await mark(trx, rows, { listed: 1 });
       return { shown: rows.slice(0, MAX_PAID_LISTED).map(itemOf), total: rows.length };
     },
 
-    /** For the channel's digest: those recorded after `since`, the first MAX_PAID_LISTED and the count. */
+    /**
+     * For the channel's digest: those no digest there has named yet, recorded after its feed
+     * began (`since`), listed in a post or not; marked named in the same transaction as the digest
+     * is queued, so each is in one digest, and those a skipped or turned-off digest did not take
+     * wait for the next one sent (as long as they are kept).
+     */
     async forDigest(trx: Kysely<Tables>, channelId: string, since: number): Promise<PaidInvoices> {
-      const shown = await inChannel(trx, channelId)
+      const rows = await inChannel(trx, channelId)
         .selectAll()
+        .where('digested', '=', 0)
         .where('paid_at', '>', since)
         .orderBy('id')
-        .limit(MAX_PAID_LISTED)
         .execute();
-      const counted = await inChannel(trx, channelId)
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('paid_at', '>', since)
-        .executeTakeFirst();
-      return { shown: shown.map(itemOf), total: Number(counted?.n ?? 0) };
+      await mark(trx, rows, { digested: 1 });
+      return { shown: rows.slice(0, MAX_PAID_LISTED).map(itemOf), total: rows.length };
     },
 
     /** Forgets what was seen before `before`: the feed keeps its history as long (src/feed/poll.ts). */

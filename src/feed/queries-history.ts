@@ -4,9 +4,25 @@ import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
 import type { KeptReading } from '../views/charts.js';
 
+/**
+ * Where the feed changes a digest counts start: after the one the database numbered `afterId`
+ * (the last one the previous digest counted) or, for a feed's first digest, after the time `since`.
+ */
+export type ChangeStart = { afterId: number } | { since: number };
+/** The changes a digest counts: from its start to `upTo`, the last one numbered when it read the balance. */
+export type ChangeWindow = ChangeStart & { upTo: number };
+
 /** The installation's balance readings. */
 const readings = (trx: Kysely<Tables>, installation: InstallationId) =>
   trx.selectFrom('balance_history').selectAll().where('installation_id', '=', installation);
+
+/** The installation's feed changes in `window`. */
+const changesIn = (trx: Kysely<Tables>, installation: InstallationId, window: ChangeWindow) =>
+  trx
+    .selectFrom('feed_changes')
+    .where('installation_id', '=', installation)
+    .where('id', '<=', window.upTo)
+    .where((eb) => ('afterId' in window ? eb('id', '>', window.afterId) : eb('at', '>', window.since)));
 
 /**
  * The balance's history: the readings the poll stored (one each time the balance moved), and
@@ -57,6 +73,31 @@ export function historyQueries(installation: InstallationId) {
       return times.map((at) => kept.find((r) => r.takenAt <= at));
     },
 
+    /**
+     * What a digest shows and counts up to, read in one statement (one snapshot, while a poll may
+     * be storing the next reading): the last reading stored and the last change numbered (0 when
+     * there is none).
+     */
+    async digestPoint(trx: Kysely<Tables>) {
+      const row = await readings(trx, installation)
+        .selectAll()
+        .select((eb) =>
+          eb
+            .selectFrom('feed_changes')
+            .select((c) => c.fn.max('feed_changes.id').as('upTo'))
+            .where('feed_changes.installation_id', '=', installation)
+            .as('changes_up_to'),
+        )
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row && { ...row, changes_up_to: Number(row.changes_up_to ?? 0) };
+    },
+
+    /** The reading the database numbered `id`, unless it was pruned or forgotten since. */
+    readingById: (trx: Kysely<Tables>, id: number) =>
+      readings(trx, installation).where('id', '=', id).executeTakeFirst(),
+
     oldestReading: (trx: Kysely<Tables>) =>
       readings(trx, installation).orderBy('id').limit(1).executeTakeFirst(),
 
@@ -82,29 +123,20 @@ export function historyQueries(installation: InstallationId) {
         .execute();
     },
 
-    /** The currencies whose balance moved after `since`: the digest lists them even back at 0. */
-    async movedCurrencies(trx: Kysely<Tables>, since: number): Promise<ReadonlySet<string>> {
-      const rows = await trx
-        .selectFrom('feed_changes')
-        .select('currency')
-        .distinct()
-        .where('installation_id', '=', installation)
-        .where('at', '>', since)
-        .execute();
+    /** The currencies whose balance moved in `window`: the digest lists them even back at 0. */
+    async movedCurrencies(trx: Kysely<Tables>, window: ChangeWindow): Promise<ReadonlySet<string>> {
+      const rows = await changesIn(trx, installation, window).select('currency').distinct().execute();
       return new Set(rows.map((r) => r.currency));
     },
 
-    /** How many rises and falls were announced after `since`, of `coins` only when a channel chose some. */
+    /** How many rises and falls were announced in `window`, of `coins` only when a channel chose some. */
     async changeCounts(
       trx: Kysely<Tables>,
-      since: number,
+      window: ChangeWindow,
       coins: readonly string[] | null = null,
     ): Promise<{ rises: number; falls: number }> {
-      const counts = await trx
-        .selectFrom('feed_changes')
+      const counts = await changesIn(trx, installation, window)
         .select(['direction', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('installation_id', '=', installation)
-        .where('at', '>', since)
         .$if(coins !== null && coins.length > 0, (q) => q.where('currency', 'in', coins ?? []))
         .groupBy('direction')
         .execute();

@@ -137,15 +137,34 @@ export function settingsQueries(installation: InstallationId) {
         .execute();
     },
 
-    /** What a subscription held since `since` (epoch ms), posted or not, for its digest. */
-    heldSince: (trx: Kysely<Tables>, subscriptionId: string, since: number): Promise<HeldRow[]> =>
-      held(trx)
+    /**
+     * What a subscription held that no digest has shown yet, posted or not, in the order held,
+     * marked shown in the same transaction as its digest is queued: each held movement is in one
+     * digest, and what a skipped or turned-off digest did not take waits for the next one sent.
+     */
+    async takeHeld(trx: Kysely<Tables>, subscriptionId: string): Promise<HeldRow[]> {
+      const rows = await held(trx)
         .where('subscription_id', '=', subscriptionId)
-        .where('held_at', '>', since)
+        .where('digested', '=', 0)
         .orderBy('id')
-        .execute(),
+        .execute();
+      if (rows.length > 0)
+        await trx
+          .updateTable('feed_held')
+          .set({ digested: 1 })
+          .where(
+            'id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .execute();
+      return rows;
+    },
 
-    /** Deletes held movements older than any digest looks back, already shown in a post. */
+    /**
+     * Deletes held movements a post has shown that are older than the feed's readings are kept:
+     * one no digest took yet (the digest off, or skipped) waits for the next one that long.
+     */
     async pruneHeld(trx: Kysely<Tables>, before: number): Promise<void> {
       await trx
         .deleteFrom('feed_held')

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
 import { leaseRows, nextFreeAt, type Queue, releaseHeld, UNLEASED } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
@@ -14,6 +14,8 @@ export { POLLS } from './queries-poll.js';
 import type { DigestTime } from './schedule.js';
 
 export type SubscriptionRow = Selectable<Tables['feed_subscriptions']>;
+/** A subscription as it is started: what its digests reach is the store's to fill in. */
+export type NewSubscription = Omit<Insertable<Tables['feed_subscriptions']>, 'installation_id'>;
 
 /**
  * The daily digests as the runner leases them: one a subscription, due at `next_digest_at`; one
@@ -92,7 +94,7 @@ function subscriptionQueries(store: Store, installation: InstallationId) {
     listInTeam: (teamId: string) =>
       activeRows(db).where('team_id', '=', teamId).orderBy('created_at').execute(),
 
-    async insert(trx: Kysely<Tables>, sub: Omit<SubscriptionRow, 'installation_id'>): Promise<void> {
+    async insert(trx: Kysely<Tables>, sub: NewSubscription): Promise<void> {
       await trx
         .insertInto('feed_subscriptions')
         .values({ ...sub, installation_id: installation })
@@ -228,7 +230,7 @@ function messageQueries(store: Store, installation: InstallationId) {
   };
 }
 
-/** An installation's daily digests: moving one on once it is sent. */
+/** An installation's digests: moving one on once it is sent, and what it reached. */
 function digestQueries(installation: InstallationId) {
   return {
     /**
@@ -239,6 +241,27 @@ function digestQueries(installation: InstallationId) {
       releaseHeld(trx, DIGESTS, { installation_id: installation, id, state: 'active' }, owner, {
         next_digest_at: next,
       }),
+
+    /**
+     * Records what the digest being sent reached, after `rescheduleDigest` fenced it in the same
+     * transaction: the next digest counts and compares from here.
+     */
+    async markDigestSent(
+      trx: Kysely<Tables>,
+      id: string,
+      reached: { readingId: number; changeId: number; asOf: number },
+    ): Promise<void> {
+      await trx
+        .updateTable('feed_subscriptions')
+        .set({
+          last_digest_reading_id: reached.readingId,
+          last_digest_change_id: reached.changeId,
+          last_digest_as_of: reached.asOf,
+        })
+        .where('installation_id', '=', installation)
+        .where('id', '=', id)
+        .execute();
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import {
   type MigrationProvider,
   sql,
 } from 'kysely';
+import { digestWindowMigrations } from './migrations-digest-window.js';
 import { feedSettingsMigrations } from './migrations-feed-settings.js';
 import { homeMigrations } from './migrations-home.js';
 import { invoicesSeenMigrations } from './migrations-invoices-seen.js';
@@ -357,6 +358,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     ...invoicesSeenMigrations(dialect),
     ...workObjectsMigrations(dialect),
     ...feedSettingsMigrations(dialect),
+    ...digestWindowMigrations(),
   };
 }
 

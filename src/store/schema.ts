@@ -118,6 +118,12 @@ export interface Tables {
     lease_until: number | null;
     /** When the channel was told the payment service rejects the key; cleared once it works again. */
     key_notice_at: number | null;
+    /** The balance reading (`balance_history.id`) the last digest sent showed; null before the first. */
+    last_digest_reading_id: Generated<number | null>;
+    /** The last feed change (`feed_changes.id`) the last digest sent counted; 0 when there was none. */
+    last_digest_change_id: Generated<number | null>;
+    /** The "as of" time the last digest sent showed: said in the next one, never used to choose what it names. */
+    last_digest_as_of: Generated<number | null>;
   };
   /** Each reading of the balance that differed from the one before (`StoredBalance` as JSON). */
   balance_history: {
@@ -215,6 +221,8 @@ export interface Tables {
     paid_at: number;
     /** 1 once a feed post in the conversation listed it. */
     listed: Generated<number>;
+    /** 1 once a digest in the conversation named it: each is named in one digest. */
+    digested: Generated<number>;
   };
   /** The states a watched invoice was seen in (issue 41, its side panel): the latest few per invoice. */
   invoice_states_seen: {
@@ -258,5 +266,7 @@ export interface Tables {
     held_at: number;
     /** 1 once a feed post showed it. */
     posted: Generated<number>;
+    /** 1 once a digest showed it in its held sums: each is in one digest. */
+    digested: Generated<number>;
   };
 }

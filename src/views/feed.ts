@@ -110,7 +110,10 @@ interface DigestInput {
   balances: StoredBalance;
   /** When they were read. */
   asOf: Date;
-  /** The balances 24 hours earlier, or the oldest reading the feed has when it is younger. */
+  /**
+   * The balances the last digest showed; for a feed's first digest, those 24 hours (or 7 days)
+   * earlier, or the oldest reading the feed has when it is younger.
+   */
   before: StoredBalance | undefined;
   /** When `before` was read. */
   beforeAt: Date | undefined;
@@ -124,6 +127,30 @@ interface DigestInput {
   trends?: readonly CoinTrend[];
   /** What the digest covers, when the channel chose a weekly one (src/feed/settings.ts); a day by default. */
   period?: 'week';
+  /**
+   * Where its changes and counts start when an earlier digest was sent (src/feed/digest.ts): the
+   * "as of" that one showed, or the oldest reading kept when that one's reading is not kept.
+   */
+  since?: { at: Date; from: 'last digest' | 'oldest kept' } | undefined;
+}
+
+/** A digest that follows the last one by a day (or a week) give or take this covers the usual period. */
+const USUAL_SPAN_SLACK_MS = 5 * 60_000;
+
+/**
+ * The note that says where the changes and counts start, when that is not the usual day or week
+ * before. Only whether it is said depends on the two "as of" times; what a digest names never does.
+ */
+function sinceNote(d: DigestInput, periodMs: number): Mrkdwn | undefined {
+  if (d.since?.from === 'oldest kept')
+    return md`changes since ${slackDate(d.since.at)}, the oldest reading kept`;
+  if (d.since)
+    return Math.abs(d.asOf.getTime() - d.since.at.getTime() - periodMs) < USUAL_SPAN_SLACK_MS
+      ? undefined
+      : md`changes since ${slackDate(d.since.at)}, the last digest`;
+  if (d.beforeAt && d.asOf.getTime() - d.beforeAt.getTime() < periodMs - 3_600_000)
+    return md`changes since ${slackDate(d.beforeAt)}, when the feed began`;
+  return undefined;
 }
 
 /** Characters of the text kept for the charts' figures. */
@@ -181,10 +208,8 @@ export function digestMessage(d: DigestInput): Message {
   const title = d.lateByMs === undefined ? kind : `${kind} (late)`;
   const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} in the last ${weekly ? '7 days' : '24 hours'}.`;
   const notes = [md`Balances as of ${slackDate(d.asOf)}`];
-  const periodMs = (weekly ? 7 * 24 : 24) * 3_600_000;
-  if (d.beforeAt && d.asOf.getTime() - d.beforeAt.getTime() < periodMs - 3_600_000) {
-    notes.push(md`changes since ${slackDate(d.beforeAt)}, when the feed began`);
-  }
+  const since = sinceNote(d, (weekly ? 7 * 24 : 24) * 3_600_000);
+  if (since) notes.push(since);
   if (d.lateByMs !== undefined)
     notes.push(md`sent ${Math.round(d.lateByMs / 60_000)} min late: the bot was not running at digest time`);
   const omitted = table ? table.omitted : rows.omitted;

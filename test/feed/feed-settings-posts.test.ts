@@ -1,20 +1,8 @@
-import type { ModalView } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import { num } from '../../src/sandbox/data.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { HOME_TEAM } from '../support/bolt.js';
-import { settingsListeners } from '../support/settings-modal.js';
-import {
-  clock,
-  env,
-  FINANCE,
-  instance,
-  MINUTE,
-  poster,
-  request,
-  subscription,
-  useFeedService,
-} from './feed-service-setup.js';
+import { clock, subscription, useFeedService } from './feed-service-setup.js';
+import { tuned } from './tuned-feed.js';
 
 /**
  * What a channel's Settings, saved through the modal, do to its feed: movements held below a
@@ -23,31 +11,6 @@ import {
  */
 
 useFeedService();
-
-/** A feed on in the finance channel, tuned with `edits` as someone saves them in its modal. */
-async function tuned(edits: Record<string, string | readonly string[]>) {
-  const bot = instance('a', poster, clock);
-  await bot.feed.subscribe(request());
-  const { click, save } = settingsListeners({ ...env.deps({ clock: () => clock.now }), feed: bot.feed });
-  const { opened } = await click(FINANCE);
-  expect((await save(opened as ModalView, edits)).outcome).toBe('ok');
-  await bot.tick();
-  const seen = poster.repliesIn(FINANCE).length;
-  return {
-    bot,
-    /** The balances become these, a minute passes, and the bot ticks. */
-    async balances(btc: string, usdt = '1.5') {
-      env.sandbox.setBalances([
-        { id: 'BTC', title: 'Bitcoin', balance: num(btc) },
-        { id: 'USDT-TRC20', title: 'Tether <TRC-20>', balance: num(usdt) },
-      ]);
-      clock.now += MINUTE;
-      await bot.tick();
-    },
-    /** What the channel was told since the settings were saved. */
-    posts: () => poster.repliesIn(FINANCE).slice(seen),
-  };
-}
 
 const ON_DAY = (day: number) => Date.parse(`2026-11-${day}T09:00:00Z`);
 
@@ -169,12 +132,7 @@ describe('the digest’s schedule', () => {
     expect(feed.posts()).toEqual([]);
     expect((await feed.bot.feed.list(HOME_TEAM)).map((f) => f.digest)).toEqual(['off']);
     clock.now = Date.parse('2026-11-23T12:00:00Z');
-    const { click, save } = settingsListeners({
-      ...env.deps({ clock: () => clock.now }),
-      feed: feed.bot.feed,
-    });
-    const { opened } = await click(FINANCE);
-    await save(opened as ModalView, { feed_digest: 'daily', feed_digest_time: '13:30' });
+    await feed.save({ feed_digest: 'daily', feed_digest_time: '13:30' });
     expect((await subscription()).next_digest_at).toBe(Date.parse('2026-11-23T13:30:00Z'));
     clock.now = Date.parse('2026-11-23T13:30:00Z');
     await feed.bot.tick();

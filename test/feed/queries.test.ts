@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { balanceChanges } from '../../src/feed/deltas.js';
-import { feedClaims, feedQueries, type SubscriptionRow } from '../../src/feed/queries.js';
+import { feedClaims, feedQueries, type NewSubscription } from '../../src/feed/queries.js';
 import { LeaseLost } from '../../src/runner/leases.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
@@ -25,7 +25,8 @@ beforeEach(async () => {
   await emptyWork(store);
 });
 
-type NewSubscription = Omit<SubscriptionRow, 'installation_id'>;
+/** The changes after the time `since`, however many were numbered. */
+const changesAfter = (since: number) => ({ since, upTo: Number.MAX_SAFE_INTEGER });
 const subscription = (overrides: Partial<NewSubscription> = {}): NewSubscription => ({
   id: `s-${Math.random()}`,
   team_id: 'T1',
@@ -72,15 +73,46 @@ describe('the feed’s queries', () => {
       await q.insertChanges(trx, 20, rise);
       await q.insertChanges(trx, 30, fall);
     });
-    expect(await q.changeCounts(store.db, 10)).toEqual({ rises: 1, falls: 1 });
+    expect(await q.changeCounts(store.db, changesAfter(10))).toEqual({ rises: 1, falls: 1 });
     // Each currency once, however often it moved, and only what moved after the time asked.
-    expect(await q.movedCurrencies(store.db, 10)).toEqual(new Set(rise.map((c) => c.currency)));
-    expect(await q.movedCurrencies(store.db, 30)).toEqual(new Set());
+    expect(await q.movedCurrencies(store.db, changesAfter(10))).toEqual(new Set(rise.map((c) => c.currency)));
+    expect(await q.movedCurrencies(store.db, changesAfter(30))).toEqual(new Set());
     await store.transaction((trx) => q.pruneHistory(trx, 20));
-    expect(await q.changeCounts(store.db, 0)).toEqual({ rises: 1, falls: 1 });
+    expect(await q.changeCounts(store.db, changesAfter(0))).toEqual({ rises: 1, falls: 1 });
     // However old, the newest reading is what the next one is compared with.
     expect((await q.oldestReading(store.db))?.taken_at).toBe(10);
     expect(JSON.parse((await q.latestReading(store.db))?.balances ?? '')).toEqual(balance('1'));
+  });
+
+  it('count the changes numbered after the last digest’s and up to the last one when the digest read the balance, whatever their times', async () => {
+    const q = feedOf(store);
+    const rise = balanceChanges(balance('1'), balance('2'));
+    const fall = balanceChanges(balance('2'), balance('1'));
+    expect(await store.transaction((trx) => q.digestPoint(trx))).toBeUndefined();
+    await store.transaction(async (trx) => {
+      await q.insertReading(trx, 50, balance('1'));
+      await q.insertChanges(trx, 50, rise);
+    });
+    const first = await store.transaction((trx) => q.digestPoint(trx));
+    // A clock stepped back: these two are stamped earlier, yet numbered after.
+    await store.transaction(async (trx) => {
+      await q.insertReading(trx, 10, balance('2'));
+      await q.insertChanges(trx, 10, fall);
+      await q.insertChanges(trx, 5, rise);
+    });
+    const second = await store.transaction((trx) => q.digestPoint(trx));
+    expect(JSON.parse(second?.balances ?? '')).toEqual(balance('2'));
+    const window = { afterId: first?.changes_up_to ?? 0, upTo: second?.changes_up_to ?? 0 };
+    expect(await q.changeCounts(store.db, window)).toEqual({ rises: 1, falls: 1 });
+    expect(await q.changeCounts(store.db, { afterId: 0, upTo: first?.changes_up_to ?? 0 })).toEqual({
+      rises: 1,
+      falls: 0,
+    });
+    expect(await q.changeCounts(store.db, { ...window, upTo: first?.changes_up_to ?? 0 })).toEqual({
+      rises: 0,
+      falls: 0,
+    });
+    expect((await q.readingById(store.db, first?.id ?? 0))?.taken_at).toBe(50);
   });
 
   it('let only the instance holding the poll release it', async () => {
@@ -160,9 +192,9 @@ describe('the feed’s queries', () => {
     expect((await one.active(store.db)).map((s) => s.id)).toEqual([oneSub.id]);
     expect(JSON.parse((await two.latestReading(store.db))?.balances ?? '')).toEqual(balance('2'));
     expect(JSON.parse((await one.oldestReading(store.db))?.balances ?? '')).toEqual(balance('1'));
-    expect(await one.changeCounts(store.db, 0)).toEqual({ rises: 1, falls: 0 });
-    expect(await two.changeCounts(store.db, 0)).toEqual({ rises: 0, falls: 0 });
-    expect(await two.movedCurrencies(store.db, 0)).toEqual(new Set());
+    expect(await one.changeCounts(store.db, changesAfter(0))).toEqual({ rises: 1, falls: 0 });
+    expect(await two.changeCounts(store.db, changesAfter(0))).toEqual({ rises: 0, falls: 0 });
+    expect(await two.movedCurrencies(store.db, changesAfter(0))).toEqual(new Set());
     expect(await two.pollSucceededAt(store.db)).toBe(20);
     expect(await feedOf(store).latestReading(store.db)).toBeUndefined();
     // The one workspace's rows are the installation '' (what migration 007 gave the rows before it).

@@ -1,4 +1,4 @@
-import type { SubscriptionRow } from '../../src/feed/queries.js';
+import type { NewSubscription } from '../../src/feed/queries.js';
 import {
   Amount,
   type BalanceEntry,
@@ -47,7 +47,7 @@ export function invoiceId(text: string): InvoiceId {
   return id;
 }
 
-type StoredSubscription = Omit<SubscriptionRow, 'installation_id'>;
+type StoredSubscription = NewSubscription;
 
 /**
  * A payments feed as the store keeps it: active, its digest at 09:00 UTC due when it began, not

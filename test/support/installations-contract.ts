@@ -199,7 +199,10 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
       // A new key (perhaps another merchant's) is never compared with the account before it.
       await installations.connectPaymentKey(ONE, 'key-one', 'U1', NOW);
       expect(await one.latestReading(store.db)).toBeUndefined();
-      expect(await one.changeCounts(store.db, 0)).toEqual({ rises: 0, falls: 0 });
+      expect(await one.changeCounts(store.db, { since: 0, upTo: Number.MAX_SAFE_INTEGER })).toEqual({
+        rises: 0,
+        falls: 0,
+      });
       expect(await one.active(store.db)).toHaveLength(1);
       for (const table of ['feed_held', 'invoices_seen', 'invoices_paid', 'invoice_states_seen'] as const)
         expect(
