@@ -14,6 +14,8 @@ import { postTuned } from './tuned-post.js';
  * all but the newest reading: the next one is compared with it, however old.
  */
 export const KEEP_HISTORY_MS = 8 * 24 * 3_600_000;
+/** A held movement no post or digest has shown is kept this long, for the next post to fold in. */
+const KEEP_UNSHOWN_HELD_MS = 4 * KEEP_HISTORY_MS;
 /**
  * A reading more than this many poll intervals after the last successful one compares across a
  * gap (the bot was not running, the payment service did not answer, the key was rejected): its
@@ -71,7 +73,7 @@ export function balancePoll(deps: PollDeps): (row: PollRow) => Promise<Tracked> 
       if (!(await queries.readsAccount(trx, deps.account))) return undefined;
       await queries.clearKeyNotices(trx);
       await queries.pruneHistory(trx, now - KEEP_HISTORY_MS);
-      await queries.pruneHeld(trx, now - KEEP_HISTORY_MS);
+      await queries.pruneHeld(trx, { shown: now - KEEP_HISTORY_MS, any: now - KEEP_UNSHOWN_HELD_MS });
       await queries.paid.prune(trx, now - KEEP_HISTORY_MS);
       const latest = await queries.latestReading(trx);
       if (!latest) {

@@ -162,15 +162,20 @@ export function settingsQueries(installation: InstallationId) {
     },
 
     /**
-     * Deletes held movements a post has shown that are older than the feed's readings are kept:
-     * one no digest took yet (the digest off, or skipped) waits for the next one that long.
+     * Deletes held movements older than `shown` that a post or a digest has shown, and any older
+     * than `any`: one neither shows (every movement below its minimum, the digest off) waits for
+     * the next post that long, and the table stays bounded however long that is.
      */
-    async pruneHeld(trx: Kysely<Tables>, before: number): Promise<void> {
+    async pruneHeld(trx: Kysely<Tables>, before: { shown: number; any: number }): Promise<void> {
       await trx
         .deleteFrom('feed_held')
         .where('installation_id', '=', installation)
-        .where('held_at', '<', before)
-        .where('posted', '=', 1)
+        .where((eb) =>
+          eb.or([
+            eb('held_at', '<', before.any),
+            eb.and([eb('held_at', '<', before.shown), eb.or([eb('posted', '=', 1), eb('digested', '=', 1)])]),
+          ]),
+        )
         .execute();
     },
 

@@ -46,7 +46,7 @@ export function trendCharts(
  */
 export function digestTable(
   rows: readonly { id: string; is: Amount; was: Amount | undefined }[],
-  /** What the change column covers: '24 h', or '7 days' for a weekly digest. */
+  /** What the change column covers: 'in 24 h', 'in 7 days' for a weekly digest, or since when. */
   span: string,
 ) {
   if (rows.length <= FIELDS_AT_MOST) return undefined;

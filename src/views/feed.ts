@@ -138,18 +138,25 @@ interface DigestInput {
 const USUAL_SPAN_SLACK_MS = 5 * 60_000;
 
 /**
- * The note that says where the changes and counts start, when that is not the usual day or week
- * before. Only whether it is said depends on the two "as of" times; what a digest names never does.
+ * Where the changes and counts start, when that is not the usual day or week before: the note
+ * that says when, and the words the changes and counts are labelled with instead of "24 h". Only
+ * whether it is said depends on the two "as of" times; what a digest names never does.
  */
-function sinceNote(d: DigestInput, periodMs: number): Mrkdwn | undefined {
+function unusualStart(d: DigestInput, periodMs: number): { note: Mrkdwn; span: string } | undefined {
   if (d.since?.from === 'oldest kept')
-    return md`changes since ${slackDate(d.since.at)}, the oldest reading kept`;
+    return {
+      note: md`changes since ${slackDate(d.since.at)}, the oldest reading kept`,
+      span: 'since the oldest reading kept',
+    };
   if (d.since)
     return Math.abs(d.asOf.getTime() - d.since.at.getTime() - periodMs) < USUAL_SPAN_SLACK_MS
       ? undefined
-      : md`changes since ${slackDate(d.since.at)}, the last digest`;
+      : { note: md`changes since ${slackDate(d.since.at)}, the last digest`, span: 'since the last digest' };
   if (d.beforeAt && d.asOf.getTime() - d.beforeAt.getTime() < periodMs - 3_600_000)
-    return md`changes since ${slackDate(d.beforeAt)}, when the feed began`;
+    return {
+      note: md`changes since ${slackDate(d.beforeAt)}, when the feed began`,
+      span: 'since the feed began',
+    };
   return undefined;
 }
 
@@ -198,18 +205,19 @@ function digestRows(d: DigestInput): { listed: DigestRow[]; zeros: number } {
 export function digestMessage(d: DigestInput): Message {
   const { listed, zeros } = digestRows(d);
   const weekly = d.period === 'week';
-  const span = weekly ? '7 days' : '24 h';
+  const unusual = unusualStart(d, (weekly ? 7 * 24 : 24) * 3_600_000);
+  // The changes and counts say what they cover: the usual day or week, or since when.
+  const span = unusual?.span ?? (weekly ? 'in 7 days' : 'in 24 h');
   const table = digestTable(listed, span);
   const rows = fitting(table ? [] : listed, ({ id, title, is, was }) => {
-    const change = was === undefined ? md`` : md` · ${signed(is.minus(was), grouped)} in ${span}`;
+    const change = was === undefined ? md`` : md` · ${signed(is.minus(was), grouped)} ${span}`;
     return md`${currencyName(title, id)}\n${grouped(is)} ${esc(id, MAX_ID)}${change}`;
   });
   const kind = weekly ? 'Weekly balance digest' : 'Daily balance digest';
   const title = d.lateByMs === undefined ? kind : `${kind} (late)`;
-  const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} in the last ${weekly ? '7 days' : '24 hours'}.`;
+  const counts = md`The feed saw ${plural(d.rises, 'rise', 'rises')} and ${plural(d.falls, 'fall', 'falls')} ${unusual?.span ?? (weekly ? 'in the last 7 days' : 'in the last 24 hours')}.`;
   const notes = [md`Balances as of ${slackDate(d.asOf)}`];
-  const since = sinceNote(d, (weekly ? 7 * 24 : 24) * 3_600_000);
-  if (since) notes.push(since);
+  if (unusual) notes.push(unusual.note);
   if (d.lateByMs !== undefined)
     notes.push(md`sent ${Math.round(d.lateByMs / 60_000)} min late: the bot was not running at digest time`);
   const omitted = table ? table.omitted : rows.omitted;

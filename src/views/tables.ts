@@ -51,9 +51,9 @@ const cell = (text: string) => ({ type: 'raw_text' as const, text: text === '' ?
 export function coinTable(
   rows: readonly CoinRow[],
   /** What the change column covers. */
-  span = '24 h',
+  span = 'in 24 h',
 ): { attachment: MessageAttachment; omitted: number } {
-  const header = ['Coin', 'Balance', `Change, ${span}`];
+  const header = ['Coin', 'Balance', `Change ${span}`];
   const table: string[][] = [header];
   let chars = header.join('').length;
   for (const row of rows) {

@@ -46,8 +46,9 @@ describe('consecutive digests', () => {
     await feed.bot.tick();
     const [, late, next] = feed.digests();
     expect(late?.text).toMatch(/^Daily balance digest \(late\): The feed saw 1 rise and 0 falls/);
+    expect(late?.text).toContain('The feed saw 1 rise and 0 falls since the last digest.');
     expect(heldLine(late)).toBe(HELD_ONE);
-    expect(visibleText(late)).toContain('0.0022 BTC · +0.001 in 24 h');
+    expect(visibleText(late)).toContain('0.0022 BTC · +0.001 since the last digest');
     expect(visibleText(late)).toContain(sinceLast('2026-11-21T09:00:00Z'));
     expect(next?.text).toMatch(/^Daily balance digest: The feed saw 0 rises and 0 falls/);
     expect(next?.text).not.toContain('Held below');
@@ -67,7 +68,7 @@ describe('consecutive digests', () => {
     const [, next] = feed.digests();
     expect(next?.text).toMatch(/^Daily balance digest: The feed saw 1 rise and 0 falls/);
     expect(heldLine(next)).toBe(HELD_ONE);
-    expect(visibleText(next)).toContain('0.0022 BTC · +0.001 in 24 h');
+    expect(visibleText(next)).toContain('0.0022 BTC · +0.001 since the last digest');
     expect(visibleText(next)).toContain(sinceLast('2026-11-21T09:00:00Z'));
   });
 
@@ -98,7 +99,7 @@ describe('consecutive digests', () => {
     expect(heldLine(daily)).toBe(HELD_ONE);
     expect(weekly?.text).toMatch(/^Weekly balance digest: The feed saw 1 rise and 0 falls/);
     expect(heldLine(weekly)).toBe(HELD_ONE);
-    expect(visibleText(weekly)).toContain('0.0032 BTC · +0.001 in 7 days');
+    expect(visibleText(weekly)).toContain('0.0032 BTC · +0.001 since the last digest');
     expect(visibleText(weekly)).toContain(sinceLast('2026-11-21T09:00:00Z'));
   });
 
@@ -117,7 +118,7 @@ describe('consecutive digests', () => {
     const [, on, after] = feed.digests();
     expect(on?.text).toMatch(/^Daily balance digest: The feed saw 1 rise and 0 falls/);
     expect(heldLine(on)).toBe(HELD_ONE);
-    expect(visibleText(on)).toContain('0.0022 BTC · +0.001 in 24 h');
+    expect(visibleText(on)).toContain('0.0022 BTC · +0.001 since the last digest');
     expect(visibleText(on)).toContain(sinceLast('2026-11-21T09:00:00Z'));
     // The day after, on time: nothing again, and no note (it covers the usual day).
     expect(after?.text).toMatch(/^Daily balance digest: The feed saw 0 rises and 0 falls/);
@@ -138,7 +139,7 @@ describe('consecutive digests', () => {
     clock.now = at('2026-11-30T13:30:00Z');
     await feed.bot.tick();
     const [, on] = feed.digests();
-    expect(visibleText(on)).toContain('0.0032 BTC · +0.001 in 24 h');
+    expect(visibleText(on)).toContain('0.0032 BTC · +0.001 since the oldest reading kept');
     expect(visibleText(on)).toContain(
       `changes since ${slackDate(new Date(at('2026-11-22T14:01:00Z'))).text}, the oldest reading kept`,
     );

@@ -60,7 +60,7 @@ describe('the coins posted and condensed posts', () => {
     await feed.bot.tick();
     const digest = feed.posts().at(-1);
     expect(digest?.text).toBe(
-      'Daily balance digest: The feed saw 1 rise and 0 falls in the last 24 hours. Balances: 1234567.25 USDT-TRC20',
+      'Daily balance digest: The feed saw 1 rise and 0 falls since the feed began. Balances: 1234567.25 USDT-TRC20',
     );
     expect(post?.blocks[0]).toMatchObject({
       type: 'section',

@@ -38,10 +38,10 @@ describe('the digest', () => {
     const digests = poster.repliesIn(FINANCE).filter((p) => p.text.startsWith('Daily'));
     expect(digests).toHaveLength(1);
     expect(digests[0]?.text).toBe(
-      'Daily balance digest: The feed saw 1 rise and 1 fall in the last 24 hours. Balances: 0.0020 BTC, 1 USDT-TRC20',
+      'Daily balance digest: The feed saw 1 rise and 1 fall since the feed began. Balances: 0.0020 BTC, 1 USDT-TRC20',
     );
-    expect(visibleText(digests[0])).toContain('*Bitcoin*\n0.0020 BTC · +0.0008 in 24 h');
-    expect(visibleText(digests[0])).toContain('1 USDT-TRC20 · −0.5 in 24 h');
+    expect(visibleText(digests[0])).toContain('*Bitcoin*\n0.0020 BTC · +0.0008 since the feed began');
+    expect(visibleText(digests[0])).toContain('1 USDT-TRC20 · −0.5 since the feed began');
     expect(visibleText(digests[0])).toContain('changes since');
     clock.now += 60 * MINUTE;
     await tick();

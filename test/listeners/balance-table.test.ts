@@ -44,7 +44,7 @@ describe('/balance with sixty currencies', () => {
     const rows = tableRows(reply);
     expect(rows).toHaveLength(61);
     expect(rows.slice(0, 3)).toEqual([
-      ['Coin', 'Balance', 'Change, 24 h'],
+      ['Coin', 'Balance', 'Change in 24 h'],
       ['COIN7', '1,234,567.000000000000000001', '+1,234,566.000000000000000001'],
       ['COIN0', '1,000.25', '0'],
     ]);

@@ -77,7 +77,7 @@ describe('balanceMessage', () => {
     expectValidMessage(message);
     expect(fieldsOf(message)).toEqual([]);
     expect(tableRows(message)).toHaveLength(61);
-    expect(tableRows(message)[0]).toEqual(['Coin', 'Balance', 'Change, 24 h']);
+    expect(tableRows(message)[0]).toEqual(['Coin', 'Balance', 'Change in 24 h']);
     expect(tableRows(message)[60]).toEqual(['COIN59', '60,000.1234567', '—']);
     expect(visibleText(message)).not.toContain('not shown');
     expect(visibleText(message)).toContain('and 1 more at 0');
@@ -164,10 +164,10 @@ describe('balanceMessage', () => {
   });
 
   it('fills the table up to exactly 10,000 characters and counts the row past it', () => {
-    // Header "Coin", "Balance", "Change, 24 h": 23 characters; a row is its id (40), balance, "—".
+    // Header "Coin", "Balance", "Change in 24 h": 25 characters; a row is its id (40), balance, "—".
     const entry = (i: number, digits: number) =>
       balanceEntry(`${'C'.repeat(38)}${`${i}`.padStart(2, '0')}`, `0.${'1'.repeat(digits)}`);
-    const full = [...Array.from({ length: 97 }, (_, i) => entry(i, 59)), entry(97, 40)]; // 97 × 102 + 83 + 23
+    const full = [...Array.from({ length: 97 }, (_, i) => entry(i, 59)), entry(97, 38)]; // 97 × 102 + 81 + 25
     const message = balanceMessage([...full, entry(98, 1)], NOW);
     expectValidMessage(message);
     const rows = tableRows(message);

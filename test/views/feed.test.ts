@@ -146,7 +146,7 @@ describe('the digest', () => {
     expectValidMessage(message);
     expect(visibleText(message)).toContain('1901 more currencies not shown');
     expect(tableRows(message).slice(0, 3)).toEqual([
-      ['Coin', 'Balance', 'Change, 24 h'],
+      ['Coin', 'Balance', 'Change in 24 h'],
       ['C0', '0.5', '+0.5'],
       ['C1', '1.5', '+1.5'],
     ]);
