@@ -5,9 +5,8 @@ import { UNLEASED } from '../runner/leases.js';
 import type { BackgroundDeps } from '../scheduler.js';
 import { SlackPostError } from '../slack/calls.js';
 import type { InstallationId } from '../store/keys.js';
+import { type DigestCadenceOf, digestMovedMessage } from '../views/digest-time.js';
 import {
-  type DigestCadenceOf,
-  digestMovedMessage,
   feedStoppedNotice,
   type SubscriptionListItem,
   subscribedMessage,
@@ -50,7 +49,7 @@ export interface SubscribeRequest {
 
 type SubscribeResult =
   | { kind: 'subscribed'; digest: string }
-  | { kind: 'already'; digest: string; since: Date }
+  | { kind: 'already'; digest: string; cadence: DigestCadenceOf; since: Date }
   /** The channel's feed goes on, its digest moved from `was` to `digest`, sent as its Settings say (`cadence`). */
   | { kind: 'moved'; digest: string; was: string; cadence: DigestCadenceOf }
   | { kind: 'refused'; refusal: Refusal }
@@ -90,11 +89,17 @@ export function createFeed(deps: FeedDeps) {
     }
   }
 
-  const already = (sub: SubscriptionRow): SubscribeResult => ({
-    kind: 'already',
-    digest: formatDigestTime(digestOf(sub)),
-    since: new Date(sub.created_at),
-  });
+  /** The channel has a feed: since when, and its digest as its Settings send it (daily, weekly, off). */
+  async function already(sub: SubscriptionRow): Promise<SubscribeResult> {
+    const { settings } = (await queries.settingsOf(db, [sub.id])).get(sub.id) ?? DEFAULT_SAVED;
+    const { digest: every, weekday } = settings;
+    return {
+      kind: 'already',
+      digest: formatDigestTime(digestOf(sub)),
+      cadence: { digest: every, weekday },
+      since: new Date(sub.created_at),
+    };
+  }
 
   /**
    * The channel's feed goes on with its digest at another time, from the next one on; the channel
@@ -103,7 +108,7 @@ export function createFeed(deps: FeedDeps) {
   async function move(sub: SubscriptionRow, req: SubscribeRequest): Promise<SubscribeResult | undefined> {
     const was = formatDigestTime(digestOf(sub));
     const digest = formatDigestTime(req.digest);
-    if (digest === was) return already(sub);
+    if (digest === was) return await already(sub);
     const now = clock();
     const cadence = await store.transaction(async (trx) => {
       const { settings } = (await queries.settingsOf(trx, [sub.id])).get(sub.id) ?? DEFAULT_SAVED;
@@ -131,7 +136,7 @@ export function createFeed(deps: FeedDeps) {
      */
     async subscribe(req: SubscribeRequest): Promise<SubscribeResult> {
       const existing = await queries.activeInChannel(db, req.channelId);
-      if (existing && !req.move) return already(existing);
+      if (existing && !req.move) return await already(existing);
       const moved = existing && (await move(existing, req));
       if (moved) return moved;
       const problem = await channelProblem(poster, policy, req.channelId);
@@ -170,7 +175,7 @@ export function createFeed(deps: FeedDeps) {
         });
       } catch (error) {
         const first = await queries.activeInChannel(db, req.channelId);
-        if (first) return already(first);
+        if (first) return await already(first);
         throw error;
       }
       const confirmation = withSettingsButton(

@@ -1,7 +1,7 @@
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 /** Statements kept prepared: more than the bot's distinct queries, bounded for `IN` lists of every length. */
-export const KEPT_STATEMENTS = 500;
+const KEPT_STATEMENTS = 500;
 
 /**
  * The database with its statements prepared once and kept, the least recently used let go past

@@ -93,7 +93,12 @@ describe('background work of an installation with no payment account', () => {
       })
       .execute();
     const logs = captureLogs();
-    const unconnected = { watches: undefined, checker: undefined, feed: undefined, poster: {} } as unknown as Tenant;
+    const unconnected = {
+      watches: undefined,
+      checker: undefined,
+      feed: undefined,
+      poster: {},
+    } as unknown as Tenant;
     const parts = backgroundParts(
       { partOf: async () => unconnected },
       { store, logger: logs.logger, clock: () => 1_000_000, settings: { watches: TEST_WATCH_SETTINGS } },

@@ -93,7 +93,7 @@ describe('/balance subscribe on a channel that has the feed', () => {
       const again = await balance(text);
       expect(again.outcome).toBe('already_subscribed');
       expect(again.text).toContain(
-        'with a digest at 08:30 Europe/Kyiv. `/balance subscribe HH:MM [Area/City]` moves the digest.',
+        'with a digest every day at 08:30 Europe/Kyiv. `/balance subscribe HH:MM [Area/City]` moves the digest.',
       );
     }
     expect(await channelReads()).toEqual([]);
@@ -133,6 +133,25 @@ describe('/balance subscribe HH:MM on a feed whose Settings changed its digest',
     const [feed] = await subscriptions();
     expect(feed).toMatchObject({ digest_hour: 8, digest_minute: 30, digest_zone: 'Europe/Kyiv' });
   });
+
+  it.each([
+    [
+      { feed_digest: 'weekly', feed_weekday: '3' },
+      'with a weekly digest every Wednesday at 08:30 Europe/Kyiv.',
+    ],
+    [
+      { feed_digest: 'off' },
+      'with its digest off in this feed’s Settings (its time kept: 08:30 Europe/Kyiv).',
+    ],
+  ])(
+    'says the digest as its Settings send it when the channel already has the feed: %j',
+    async (edits, words) => {
+      await movedAfter(edits);
+      const again = await balance('subscribe');
+      expect(again.outcome).toBe('already_subscribed');
+      expect(again.text).toContain(words);
+    },
+  );
 });
 
 describe('a digest time without a zone', () => {

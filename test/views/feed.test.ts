@@ -214,7 +214,11 @@ describe('other feed messages', () => {
       feedReplies.subscribed('08:30 Europe/Berlin'),
       'with a digest every day at 08:30 Europe/Berlin',
     ],
-    ['already', feedReplies.already('09:00 UTC', NOW), 'already receives the payments feed'],
+    [
+      'already',
+      feedReplies.already('09:00 UTC', { digest: 'daily', weekday: 1 }, NOW),
+      'already receives the payments feed',
+    ],
     ['a bad time', feedReplies.badTime('25:00 <!here>'), '`25:00 &lt;!here&gt;` is not a time and time zone'],
     ['not subscribed', feedReplies.notSubscribed(), 'does not receive the payments feed'],
     ['unsubscribed', feedReplies.unsubscribed(), 'The payments feed is off in this channel.'],

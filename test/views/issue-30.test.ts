@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SlackPostError } from '../../src/slack/calls.js';
+import { digestMovedMessage, digestMovedReply } from '../../src/views/digest-time.js';
 import { errorMessage, linkElsewhereMessage, unknownWordMessage } from '../../src/views/errors.js';
-import { digestMovedMessage, digestMovedReply } from '../../src/views/feed.js';
 import { balanceHelp, invoiceHelp } from '../../src/views/help.js';
 import { invoiceMessage, invoiceUnfurl } from '../../src/views/invoice.js';
 import {

@@ -7,8 +7,9 @@ import { type Reply, reply } from '../../pipeline/reply.js';
 import { balanceMessage } from '../../views/balance.js';
 import type { Message } from '../../views/blocks.js';
 import type { KeptReading } from '../../views/charts.js';
+import { digestMovedReply } from '../../views/digest-time.js';
 import { unknownWordMessage } from '../../views/errors.js';
-import { digestMovedReply, feedReplies, subscriptionListMessage } from '../../views/feed.js';
+import { feedReplies, subscriptionListMessage } from '../../views/feed.js';
 import { balanceHelp } from '../../views/help.js';
 import { commandQuestion, type ListenerDeps } from '../deps.js';
 import { nearestWord } from './words.js';
@@ -57,7 +58,11 @@ export function createBalanceCommand(deps: ListenerDeps): CommandHandler {
       case 'subscribed':
         return reply(feedReplies.subscribed(result.digest), 'ephemeral');
       case 'already':
-        return reply(feedReplies.already(result.digest, result.since), 'ephemeral', 'already_subscribed');
+        return reply(
+          feedReplies.already(result.digest, result.cadence, result.since),
+          'ephemeral',
+          'already_subscribed',
+        );
       case 'moved':
         return reply(digestMovedReply(result.digest, result.was, result.cadence), 'ephemeral');
       case 'not_in_channel':
