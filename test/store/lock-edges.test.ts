@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openStore, StoreError } from '../../src/store/database.js';
 import { holdFile } from '../../src/store/lock.js';
 
@@ -98,14 +98,15 @@ describe('an in-memory store', () => {
     '%j holds no file and leaves none behind in the working directory',
     async (path) => {
       const here = mkdtempSync(join(dir, 'cwd-'));
-      const cwd = process.cwd();
-      process.chdir(here);
+      // What a relative path resolves against (path.resolve asks process.cwd()); not chdir, which
+      // a worker thread (the mutation runner's) cannot do.
+      const cwd = vi.spyOn(process, 'cwd').mockReturnValue(here);
       try {
         const store = await openStore({ kind: 'sqlite', path });
         const other = await openStore({ kind: 'sqlite', path });
         await Promise.all([store.close(), other.close()]);
       } finally {
-        process.chdir(cwd);
+        cwd.mockRestore();
       }
       expect(readdirSync(here)).toEqual([]);
     },
