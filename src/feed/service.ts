@@ -270,10 +270,21 @@ export function createFeed(deps: FeedDeps) {
     },
 
     /**
-     * The readings in force at `times` (./queries-history.ts), in one read: what the balance was a
-     * day ago for `/balance`, and over the week for the App Home's chart.
+     * The readings in force at `times` (./queries-history.ts): what the balance was a day ago for
+     * `/balance`, and over the week for the App Home's chart. A reading is kept only when the
+     * poll saw the balance move, so one is known to be in force at a time only when a poll read
+     * the balance after it (`trustedUpTo`): while no feed polls, none is.
      */
-    readingsAt: (times: readonly number[]) => queries.readingsAt(db, times),
+    async readingsAt(times: readonly number[]) {
+      const [inForce, succeededAt] = await Promise.all([
+        queries.readingsAt(db, times),
+        queries.pollSucceededAt(db),
+      ]);
+      const now = clock();
+      return inForce.map((reading, i) =>
+        trustedUpTo(succeededAt, times[i] ?? now, now, jobDeps.pollMs) ? reading : undefined,
+      );
+    },
 
     /** The installation's balance poll (./poll.ts), once `feedJobs` claimed it. */
     poll,
@@ -287,3 +298,14 @@ export function createFeed(deps: FeedDeps) {
 }
 
 export type Feed = ReturnType<typeof createFeed>;
+
+/** Polls that may fail in a row before the latest reading is no longer taken as the balance now. */
+const LIVE_POLLS = 3;
+
+/**
+ * Whether the reading in force at `at` is known to be the balance then: a poll succeeded at or
+ * after `at`, or (for a time about now) within the last few poll intervals.
+ */
+function trustedUpTo(succeededAt: number | null | undefined, at: number, now: number, pollMs: number) {
+  return succeededAt != null && succeededAt >= Math.min(at, now - LIVE_POLLS * pollMs);
+}

@@ -6,7 +6,7 @@ import { num } from '../../src/sandbox/data.js';
 import { expectValidMessage, visibleText } from '../support/block-kit.js';
 import { tableRows } from '../support/block-kit-charts.js';
 import { commandArgs } from '../support/bolt.js';
-import { NOW } from '../support/factories.js';
+import { NOW, polledAt } from '../support/factories.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /** `/balance` with more currencies than one section of fields holds: one table, the coins that moved most first. */
@@ -38,6 +38,7 @@ describe('/balance with sixty currencies', () => {
       .insertInto('balance_history')
       .values({ taken_at: NOW.getTime() - 25 * 3_600_000, balances: JSON.stringify(dayAgo) })
       .execute();
+    await polledAt(env.store, NOW.getTime() - 30_000);
     env.sandbox.setBalances(coins('1234567.000000000000000001'));
     const reply = await balance();
     expectValidMessage(reply);
@@ -50,6 +51,25 @@ describe('/balance with sixty currencies', () => {
     ]);
     expect(reply.text).toContain('1234567.000000000000000001 COIN7');
     expect(visibleText(reply)).not.toContain('*Coin 0*');
+  });
+
+  it('says no change where no poll read the balance since a day before (the feed stopped), though a reading is kept', async () => {
+    const dayAgo = Object.fromEntries(coins('1').map((c) => [c.id, { title: c.title, balance: '0' }]));
+    await env.store.db
+      .insertInto('balance_history')
+      .values({ taken_at: NOW.getTime() - 3 * 86_400_000, balances: JSON.stringify(dayAgo) })
+      .execute();
+    await polledAt(env.store, NOW.getTime() - 2 * 86_400_000);
+    env.sandbox.setBalances(coins('5'));
+    const rows = tableRows(await balance());
+    expect(rows[1]).toEqual(['COIN0', '1,000.25', '—']);
+    // A poll since the day before: the kept reading is the balance then.
+    await polledAt(env.store, NOW.getTime() - 60_000);
+    expect(tableRows(await balance()).find((r) => r[0] === 'COIN0')).toEqual([
+      'COIN0',
+      '1,000.25',
+      '+1,000.25',
+    ]);
   });
 
   it('says no change where the feed has no reading of a day before', async () => {

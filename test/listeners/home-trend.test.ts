@@ -8,7 +8,7 @@ import { homeTrendBlocks } from '../../src/views/home-trend.js';
 import { expectValidMessage, HOME_VIEW, visibleText } from '../support/block-kit.js';
 import { buttonArgs, type DepsOptions } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
-import { NOW } from '../support/factories.js';
+import { NOW, polledAt } from '../support/factories.js';
 import { useSandbox } from '../support/use-sandbox.js';
 
 /** The App Home's week of one coin, from the feed's kept readings, as text (no chart in a Home tab). */
@@ -57,6 +57,7 @@ async function keepReadings(days: number) {
       .values({ taken_at: NOW.getTime() - d * DAY + 60_000, balances: JSON.stringify(balances) })
       .execute();
   }
+  await polledAt(env.store, NOW.getTime() - 30_000);
 }
 
 type View = { blocks: { type: string; elements?: Record<string, unknown>[] }[] };
@@ -104,6 +105,23 @@ describe('the App Home’s week of one coin', () => {
       policy: { allowedChannels: ['C0FINANCE'] },
     });
     expect(await env.store.db.selectFrom('home_coin_choices').selectAll().execute()).toEqual([]);
+  });
+
+  it('shows a day only when a poll read the balance after it: a feed that stopped shows its week up to then', async () => {
+    await keepReadings(7);
+    await polledAt(env.store, NOW.getTime() - 2.5 * DAY);
+    const { text } = await home();
+    expect(text).toContain('Nov 18 · 0.6 BTC');
+    expect(text).not.toContain('0.8 BTC');
+    expect(text).not.toContain('0.9 BTC');
+  });
+
+  it('shows no week from readings no poll has read the balance after', async () => {
+    await keepReadings(7);
+    await env.store.db.deleteFrom('singletons').execute();
+    const { text } = await home();
+    expect(text).not.toContain('0.9 BTC');
+    expect(text).not.toContain('Nov 15 · 0.3 BTC');
   });
 
   it('says the feed keeps no readings yet when it has none', async () => {

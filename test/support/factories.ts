@@ -1,4 +1,4 @@
-import type { NewSubscription } from '../../src/feed/queries.js';
+import { feedQueries, type NewSubscription } from '../../src/feed/queries.js';
 import {
   Amount,
   type BalanceEntry,
@@ -6,6 +6,8 @@ import {
   type InvoiceId,
   parseInvoiceId,
 } from '../../src/payments/index.js';
+import type { Store } from '../../src/store/database.js';
+import { ONE_WORKSPACE } from '../../src/store/keys.js';
 
 export const NOW = new Date('2026-11-21T12:00:00.000Z');
 export const INVOICE_ID = '5b8e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -69,3 +71,12 @@ export const subscriptionRow = (
   key_notice_at: null,
   ...fields,
 });
+
+/**
+ * The one workspace's balance poll last read the balance at `at`: a kept reading is in force
+ * only up to a successful poll (src/feed/service.ts `readingsAt`).
+ */
+export async function polledAt(store: Store, at: number): Promise<void> {
+  await store.db.deleteFrom('singletons').where('name', '=', 'balance_poll').execute();
+  await store.transaction((trx) => feedQueries(store, ONE_WORKSPACE).startPoll(trx, at, at));
+}
