@@ -44,6 +44,16 @@ export function settingsQueries(installation: InstallationId) {
       .selectFrom('feed_held')
       .select(['id', 'subscription_id', 'currency', 'amount'])
       .where('installation_id', '=', installation);
+  /** Marks these held movements of the installation shown, in a post or in a digest. */
+  async function markHeld(trx: Kysely<Tables>, ids: readonly number[], as: { posted: 1 } | { digested: 1 }) {
+    if (ids.length === 0) return;
+    await trx
+      .updateTable('feed_held')
+      .set(as)
+      .where('installation_id', '=', installation)
+      .where('id', 'in', ids)
+      .execute();
+  }
 
   return {
     /** The settings of each of these subscriptions, the defaults for one never saved. */
@@ -127,15 +137,8 @@ export function settingsQueries(installation: InstallationId) {
         : held(trx).where('subscription_id', 'in', ids).where('posted', '=', 0).orderBy('id').execute(),
 
     /** Marks held movements as shown in a post. */
-    async markPosted(trx: Kysely<Tables>, ids: readonly number[]): Promise<void> {
-      if (ids.length === 0) return;
-      await trx
-        .updateTable('feed_held')
-        .set({ posted: 1 })
-        .where('installation_id', '=', installation)
-        .where('id', 'in', ids)
-        .execute();
-    },
+    markPosted: (trx: Kysely<Tables>, ids: readonly number[]): Promise<void> =>
+      markHeld(trx, ids, { posted: 1 }),
 
     /**
      * What a subscription held that no digest has shown yet, posted or not, in the order held,
@@ -148,16 +151,11 @@ export function settingsQueries(installation: InstallationId) {
         .where('digested', '=', 0)
         .orderBy('id')
         .execute();
-      if (rows.length > 0)
-        await trx
-          .updateTable('feed_held')
-          .set({ digested: 1 })
-          .where(
-            'id',
-            'in',
-            rows.map((r) => r.id),
-          )
-          .execute();
+      await markHeld(
+        trx,
+        rows.map((r) => r.id),
+        { digested: 1 },
+      );
       return rows;
     },
 
