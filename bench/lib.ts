@@ -224,7 +224,7 @@ export function mixer(ids: readonly string[]) {
 }
 
 /** BENCH_NODE_ARGS: options for the bot's `node` (never the baseline's), to weigh V8 settings. */
-const botNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+export const botNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 export async function startTarget(
   name: string,
