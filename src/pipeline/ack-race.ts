@@ -48,6 +48,7 @@ export function ackRace(deps: AckRaceDeps, handle: CommandHandler) {
       final = await answer;
       delivery = await respond(final);
     }
+    await final.afterwards?.();
     return { outcome: final.outcome, invoiceId: final.invoiceId, delivery };
   };
 }

@@ -14,6 +14,11 @@ export interface Reply {
   invoiceId?: InvoiceId | undefined;
   /** Work Objects the message carries (`metadata.entities`, src/views/invoice-entity.ts). */
   entities?: EntityMetadata[] | undefined;
+  /**
+   * Work that follows the reply once it is out, which nobody waits for (a lookup's sighting, for
+   * the feed): the reply is not held by a write and its commit. It logs its own failures.
+   */
+  afterwards?: (() => Promise<void>) | undefined;
 }
 
 export const reply = (

@@ -338,6 +338,32 @@ describe('/invoice', () => {
   });
 });
 
+describe('/invoice seen by the channel', () => {
+  /** Runs `/invoice` and says what Slack had received when the lookup's sighting was recorded. */
+  async function sightedAfter(fastPathMs: number) {
+    const deps = env.deps({ fastPathMs });
+    const { args, rec } = commandArgs({ command: '/invoice', text: DEMO_INVOICE_IDS.paid });
+    const seen: { channel: string | undefined; acks: number; responses: number }[] = [];
+    const watches = {
+      ...deps.watches,
+      lookedUp: async (channel: string | undefined) => {
+        seen.push({ channel, acks: rec.acks.length, responses: rec.responses.length });
+      },
+    };
+    await commandListener(deps, '/invoice', createInvoiceCommand({ ...deps, watches }))(args);
+    return seen;
+  }
+
+  it('records its sighting (for the feed) once the card is in the ack, not before', async () => {
+    expect(await sightedAfter(5000)).toEqual([{ channel: 'C0SUPPORT', acks: 1, responses: 0 }]);
+  });
+
+  it('records it once the card is sent through the response_url, when the service was slow', async () => {
+    env.sandbox.setLatency(200);
+    expect(await sightedAfter(50)).toEqual([{ channel: 'C0SUPPORT', acks: 1, responses: 1 }]);
+  });
+});
+
 describe('/balance asked by many at once', () => {
   it('builds one message for requests that share one answer, and reads again for a later one', async () => {
     env.sandbox.setLatency(50);

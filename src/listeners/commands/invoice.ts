@@ -31,11 +31,6 @@ export function createInvoiceCommand(deps: ListenerDeps): CommandHandler {
     switch (verb) {
       case 'show': {
         const invoice = await deps.payments.getInvoice(id);
-        // Named in the channel's feed only when the channel sees the card too.
-        await deps.watches.lookedUp(
-          deps.invoiceReply === 'in_channel' ? command.channel_id : undefined,
-          invoice,
-        );
         const watchable = deps.watches.watchable(invoice);
         const card = reply(
           invoiceMessage(invoice, { now: deps.clock(), watchable }),
@@ -45,7 +40,12 @@ export function createInvoiceCommand(deps: ListenerDeps): CommandHandler {
         );
         // A card the channel sees is a Work Object too; one only the asker sees stays a message.
         if (deps.invoiceReply !== 'in_channel') return card;
-        return { ...card, entities: [invoiceCardEntity(invoice, { installation: deps.installation })] };
+        return {
+          ...card,
+          entities: [invoiceCardEntity(invoice, { installation: deps.installation })],
+          // Named in the channel's feed (only when the channel sees the card too), once the card is out.
+          afterwards: () => deps.watches.lookedUp(command.channel_id, invoice),
+        };
       }
       case 'watch':
         return startWatch(deps, {
