@@ -25,10 +25,22 @@ export interface Store {
    * Runs `work` in one transaction. On SQLite it takes the write lock at once (`BEGIN
    * IMMEDIATE`), so a read-then-write transaction never fails halfway for a lock.
    */
-  transaction<T>(work: (trx: Kysely<Tables>) => Promise<T>): Promise<T>;
+  transaction<T>(work: (trx: Kysely<Tables>) => Promise<T>, commit?: Commit): Promise<T>;
   /** Statements sent to the database since the store opened (each one round trip), `begin` and `commit` included. */
   statements(): number;
   close(): Promise<void>;
+}
+
+/** How a transaction is committed. */
+export interface Commit {
+  /**
+   * false: the commit returns before the disk has it (PostgreSQL's `synchronous_commit = off`;
+   * SQLite's `synchronous = NORMAL`, in WAL mode): a crash of this process loses nothing, a
+   * crash of the machine (or of the PostgreSQL server) may lose the last such commits, never
+   * another, and the store stays whole. For a write nobody waits on, cheap to lose on a power
+   * cut: nothing the bot announces or must not repeat. Default true: the disk has it first.
+   */
+  synchronous?: boolean;
 }
 
 /** Why the store could not be opened, naming DATABASE_URL and never its password. */
@@ -79,7 +91,8 @@ async function sqlite(path: string, log: Logger): Promise<Kysely<Tables>> {
   const { default: Database } = await import('libsql');
   const database = new Database(path);
   // WAL lets readers run beside the writer; FULL makes every commit survive a crash of the
-  // process or the machine; the busy timeout waits out another writer instead of failing.
+  // process or the machine (all but a transaction's asked otherwise: `Commit`); the busy timeout
+  // waits out another writer instead of failing.
   database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
   return new Kysely<Tables>({ dialect: new SqliteDialect({ database: keptStatements(database) }), log });
 }
@@ -198,17 +211,27 @@ export async function openStore(location: DatabaseLocation, options: StoreOption
     dialect,
     now: clock ? clock.now : Date.now,
     statements: count.sent,
-    transaction(work) {
-      if (dialect === 'postgres') return db.transaction().execute(work);
+    transaction(work, { synchronous = true } = {}) {
+      if (dialect === 'postgres')
+        return db.transaction().execute(async (trx) => {
+          if (!synchronous) await sql`set local synchronous_commit to off`.execute(trx);
+          return work(trx);
+        });
       return db.connection().execute(async (connection) => {
-        await sql`begin immediate`.execute(connection);
+        // Set for this transaction alone: the one connection's next commit syncs again.
+        if (!synchronous) await sql`pragma synchronous = normal`.execute(connection);
         try {
-          const result = await work(connection);
-          await sql`commit`.execute(connection);
-          return result;
-        } catch (error) {
-          await sql`rollback`.execute(connection);
-          throw error;
+          await sql`begin immediate`.execute(connection);
+          try {
+            const result = await work(connection);
+            await sql`commit`.execute(connection);
+            return result;
+          } catch (error) {
+            await sql`rollback`.execute(connection);
+            throw error;
+          }
+        } finally {
+          if (!synchronous) await sql`pragma synchronous = full`.execute(connection);
         }
       });
     },

@@ -95,10 +95,15 @@ export function invoiceSightings(installation: InstallationId) {
       // paid), and a paid sighting kept past a day is seen again so the feed's retention keeps it.
       const news = paid ? before?.paid !== true : before?.paid === true;
       if (!news && !(paid && before !== undefined && at - before.at > SEEN_AGAIN_MS)) return;
-      await store.transaction(async (trx) => {
-        await remember(trx, invoice, at);
-        if (news && paid) await paidIn(trx, [channelId], invoice, 'seen', at);
-      });
+      // Its commit does not wait for the disk, nor holds SQLite's one thread for it: a power cut
+      // in that moment loses a line of a feed post, never a watch or a message.
+      await store.transaction(
+        async (trx) => {
+          await remember(trx, invoice, at);
+          if (news && paid) await paidIn(trx, [channelId], invoice, 'seen', at);
+        },
+        { synchronous: false },
+      );
     },
 
     /**

@@ -1,7 +1,9 @@
+import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { paidInvoiceQueries } from '../../src/feed/paid-invoices.js';
-import type { Store } from '../../src/store/database.js';
+import type { Commit, Store } from '../../src/store/database.js';
 import { installationId } from '../../src/store/keys.js';
+import type { Tables } from '../../src/store/schema.js';
 import { invoiceSightings } from '../../src/watches/invoices-seen.js';
 import { invoice, invoiceId } from './factories.js';
 
@@ -108,6 +110,36 @@ export function paidInvoicesContract(name: string, fresh: () => Promise<Store>):
       expect((await store.transaction((trx) => paidInvoiceQueries(HOME).forPost(trx, 'G0A', 0))).total).toBe(
         1,
       );
+      await store.close();
+    });
+
+    it('commits a lookup’s sighting without waiting for the disk, and only that transaction', async () => {
+      const store = await fresh();
+      // Whether the transaction's commit waits for the disk, as its database says.
+      const syncs = (trx: Kysely<Tables>) =>
+        store.dialect === 'postgres'
+          ? sql<{ synchronous_commit: string }>`show synchronous_commit`
+              .execute(trx)
+              .then((r) => r.rows[0]?.synchronous_commit !== 'off')
+          : sql<{ synchronous: number }>`pragma synchronous`
+              .execute(trx)
+              .then((r) => r.rows[0]?.synchronous === 2);
+      const seen: boolean[] = [];
+      const watching = {
+        db: store.db,
+        transaction: <T>(work: (trx: Kysely<Tables>) => Promise<T>, commit?: Commit) =>
+          store.transaction(async (trx) => {
+            seen.push(await syncs(trx));
+            return work(trx);
+          }, commit),
+      };
+      await invoiceSightings(HOME).lookedUp(watching, paid, 'G0A', T);
+      expect(seen).toEqual([false]);
+      expect((await store.transaction((trx) => paidInvoiceQueries(HOME).forPost(trx, 'G0A', 0))).total).toBe(
+        1,
+      );
+      // Every other transaction of the connection waits for the disk again.
+      expect(await store.transaction(syncs)).toBe(true);
       await store.close();
     });
   });
