@@ -177,6 +177,8 @@ export const ATTEMPT_WINDOW_MS = 10 * 60_000;
 const CANNOT_LOOK: ReadonlySet<PostFailure> = new Set(['not_in_channel', 'refused']);
 /** Delivered messages are kept this long, then deleted. */
 export const KEEP_DONE_MS = 24 * 3_600_000;
+/** How often an instance deletes them: at a claim, once a minute at most (claims come several a second). */
+export const PRUNE_DONE_EVERY_MS = 60_000;
 
 export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
   const { store, logger, clock } = deps;
@@ -317,6 +319,7 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     if (await finish(row, 'dropped: its workspace could not be served')) deps.onDropped?.('gave_up');
   }
 
+  let prunedAt = Number.NEGATIVE_INFINITY;
   return {
     name: 'outbox',
     concurrency: 4,
@@ -326,10 +329,14 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     installationOf: (row) => row.installation_id,
 
     async claim(now, limit, lease, busy) {
-      await db
-        .deleteFrom('outbox')
-        .where('done_at', '<', now - KEEP_DONE_MS)
-        .execute();
+      // At once too after the clock went back.
+      if (now < prunedAt || now - prunedAt >= PRUNE_DONE_EVERY_MS) {
+        prunedAt = now;
+        await db
+          .deleteFrom('outbox')
+          .where('done_at', '<', now - KEEP_DONE_MS)
+          .execute();
+      }
       await steppedBack(now);
       return claimOutbox(store, { owner: lease.owner, now, limit, leaseMs: lease.ms, busy });
     },

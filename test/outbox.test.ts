@@ -7,6 +7,7 @@ import {
   MAX_BACKOFF_MS,
   type OutboxRow,
   outboxBacklog,
+  PRUNE_DONE_EVERY_MS,
   RETRY_FOR_MS,
 } from '../src/outbox.js';
 import { SlackPostError } from '../src/slack/calls.js';
@@ -314,15 +315,29 @@ describe('the outbox', () => {
     expect(world.poster.calls).toEqual(['post C1', 'find C1', 'post C1']);
   });
 
-  it('forgets delivered messages a day later', async () => {
+  it('forgets delivered messages a day later, looking for them once a minute', async () => {
     const { outbox } = job();
     await put([{ channel: 'C1', message }]);
     await runOnce(outbox);
     world.clock.now += KEEP_DONE_MS;
     await outbox.claim(world.clock.now, 1);
     expect(await rows()).toHaveLength(1);
+    world.clock.now += PRUNE_DONE_EVERY_MS - 1;
+    await outbox.claim(world.clock.now, 1);
+    expect(await rows()).toHaveLength(1);
     world.clock.now += 1;
     await outbox.claim(world.clock.now, 1);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('looks for delivered messages to forget at once after the clock went back', async () => {
+    const { outbox } = job();
+    const deliveredAt = world.clock.now;
+    // A claim with the clock 10 minutes ahead, before anything was delivered.
+    await outbox.claim(deliveredAt + KEEP_DONE_MS + 10 * 60_000, 1);
+    await put([{ channel: 'C1', message }]);
+    await runOnce(outbox);
+    await outbox.claim(deliveredAt + KEEP_DONE_MS + 1, 1);
     expect(await rows()).toEqual([]);
   });
 
