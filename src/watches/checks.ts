@@ -62,9 +62,11 @@ interface Recorded {
  * read) and when the next check falls due: the cadence's time, or when the first of its watches
  * is due to end if that comes first (the last check happens then, not a cadence step later).
  */
-function recordOf(reading: Reading, now: number, earliestEnd: number): CheckRecord {
+function recordOf(row: WatchedInvoiceRow, reading: Reading, now: number, earliestEnd: number): CheckRecord {
+  const { snapshot } = reading;
   return {
-    ...(reading.snapshot === undefined ? {} : { snapshot: reading.snapshot }),
+    // The stored snapshot stays when the reading is the same text: no copy of it written back.
+    ...(snapshot === undefined || snapshot === row.snapshot ? {} : { snapshot }),
     next_poll_at: Math.max(now + 1000, Math.min(reading.nextAt, earliestEnd)),
     failures: reading.failures,
     failing_since: reading.failingSince,
@@ -138,7 +140,7 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
     if (decisions.length > 0 && quiet && row.account_replaced !== 1) {
       // Nothing to tell and no watch ends: the record alone, which the runner writes with others'.
       const going = decisions.map((d) => d.watch);
-      return { diff: 0, ended: 0, completion: recordOf(reading, now, earliestEnd(reading, going)) };
+      return { diff: 0, ended: 0, completion: recordOf(row, reading, now, earliestEnd(reading, going)) };
     }
     const result = await store.transaction(async (trx) => {
       const held = await queries.holdActive(
@@ -163,7 +165,7 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
         trx,
         leaseOf(row),
         row.invoice_id,
-        recordOf(reading, now, earliestEnd(reading, going)),
+        recordOf(row, reading, now, earliestEnd(reading, going)),
       );
       if (!completed) throw new LeaseLost();
       if (reading.snapshot !== undefined)
@@ -296,7 +298,9 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
     if (known.keyRejected !== false) await state.markKeyAccepted();
 
     const after = toSnapshot(invoice);
-    const diff = changes(snapshotOf(row), after);
+    const snapshot = JSON.stringify(after);
+    // Read as stored, to the character: nothing changed, and the stored snapshot is not parsed.
+    const diff = snapshot === row.snapshot ? [] : changes(snapshotOf(row), after);
     const cadence = nextPollAt({
       now,
       due: row.next_poll_at,
@@ -305,7 +309,7 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
       pollSeconds: settings.pollSeconds,
       failures: 0,
     });
-    const reading = { invoice, diff, snapshot: JSON.stringify(after), nextAt: cadence, failures: 0 };
+    const reading = { invoice, diff, snapshot, nextAt: cadence, failures: 0 };
     const result = await record(row, now, { ...reading, failingSince: null }, active);
     const { completion } = result;
     return {

@@ -142,6 +142,29 @@ describe('a check that cannot be recorded', () => {
   });
 });
 
+describe('what a check writes of its reading', () => {
+  it('nothing of an invoice read as stored; a new title, unannounced, is kept for the next check', async () => {
+    const a = world.instance();
+    await a.watches.start(request);
+    const started = await polled();
+    clock.now += 31_000;
+    const [same] = await a.poll.claim(clock.now, 10);
+    if (!same) throw new Error('nothing claimed');
+    // The check as the poll job runs it, its record left to the runner.
+    const ran = await a.watches.check(same);
+    expect(ran).toMatchObject({ outcome: 'unchanged', completion: { failures: 0, failing_since: null } });
+    expect(ran.completion).not.toHaveProperty('snapshot');
+    await a.poll.run(same);
+    env.sandbox.updateInvoice(OPEN, { title: 'Order #1042, corrected' });
+    clock.now += 31_000;
+    expect(await outcomes(a.tick)).toEqual(['unchanged']);
+    expect(JSON.parse((await polled()).snapshot)).toEqual({
+      ...JSON.parse(started.snapshot),
+      title: 'Order #1042, corrected',
+    });
+  });
+});
+
 describe('while the service is down for everyone (its circuit breaker open)', () => {
   it('pauses the check without a call: no failure counted, checked again a cadence step later', async () => {
     const a = world.instance();
