@@ -45,7 +45,8 @@ export function homeTrendBlocks(home: HomeTrend): KnownBlock[] {
     return [
       title,
       section(
-        md`The payments feed keeps no readings yet: \`/balance subscribe\` in a private channel starts it.`,
+        // No feed, or none polling now (stopped, its account disconnected): true of both.
+        md`No reading of the balance to show: the payments feed reads it while it runs (\`/balance subscribe\` in a private channel starts one).`,
       ),
     ];
   const select: StaticSelect = {

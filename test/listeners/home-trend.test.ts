@@ -119,14 +119,18 @@ describe('the App Home’s week of one coin', () => {
   it('shows no week from readings no poll has read the balance after', async () => {
     await keepReadings(7);
     await env.store.db.deleteFrom('singletons').execute();
-    const { text } = await home();
+    const { text, select } = await home();
     expect(text).not.toContain('0.9 BTC');
     expect(text).not.toContain('Nov 15 · 0.3 BTC');
+    // Not "no readings yet": it keeps some, and no poll runs to confirm them.
+    expect(text).toContain('No reading of the balance to show: the payments feed reads it while it runs');
+    expect(select).toBeUndefined();
   });
 
-  it('says the feed keeps no readings yet when it has none', async () => {
+  it('says there is no reading to show, and what starts the feed, when it has none', async () => {
     const { text, select } = await home();
-    expect(text).toContain('The payments feed keeps no readings yet');
+    expect(text).toContain('No reading of the balance to show');
+    expect(text).toContain('`/balance subscribe` in a private channel starts one');
     expect(select).toBeUndefined();
   });
 
