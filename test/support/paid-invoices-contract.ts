@@ -68,13 +68,18 @@ export function paidInvoicesContract(name: string, fresh: () => Promise<Store>):
       expect(store.statements() - before).toBe(1);
       expect(await seen()).toEqual([]);
       await home.lookedUp(store, paid, 'G0A', T + 1);
-      before = store.statements();
-      await home.lookedUp(store, paid, 'G0A', T + 2);
-      expect(store.statements() - before).toBe(1);
-      await home.lookedUp(store, paid, 'G0A', T + 1 + 25 * 3_600_000);
-      expect((await seen()).map((r) => [r.paid, Number(r.seen_at)])).toEqual([[1, T + 1 + 25 * 3_600_000]]);
-      await home.lookedUp(store, open, 'G0A', T + 26 * 3_600_000);
+      for (const at of [T + 2, T + 1 + 24 * HOUR]) {
+        before = store.statements();
+        await home.lookedUp(store, paid, 'G0A', at);
+        expect(store.statements() - before).toBe(1);
+      }
+      // Seen again past a day, and then seen no longer paid, elsewhere: neither is news of a payment there.
+      await home.lookedUp(store, paid, 'G0C', T + 1 + 25 * HOUR);
+      expect((await seen()).map((r) => [r.paid, Number(r.seen_at)])).toEqual([[1, T + 1 + 25 * HOUR]]);
+      await home.lookedUp(store, open, 'G0D', T + 26 * HOUR);
       expect((await seen()).map((r) => r.paid)).toEqual([0]);
+      const listedIn = await store.db.selectFrom('invoices_paid').select('channel_id').execute();
+      expect(listedIn.map((r) => r.channel_id)).toEqual(['G0A']);
       await store.close();
     });
 
