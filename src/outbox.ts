@@ -8,6 +8,7 @@ import { type PostFailure, SlackPostError } from './slack/calls.js';
 import type { SlackPoster } from './slack/poster.js';
 import type { Store } from './store/database.js';
 import { type InstallationId, ONE_WORKSPACE } from './store/keys.js';
+import { periodic } from './store/periodic.js';
 import { stepBackGuard } from './store/schedules.js';
 import type { Tables } from './store/schema.js';
 import type { Message } from './views/blocks.js';
@@ -319,7 +320,7 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     if (await finish(row, 'dropped: its workspace could not be served')) deps.onDropped?.('gave_up');
   }
 
-  let prunedAt = Number.NEGATIVE_INFINITY;
+  const prune = periodic(PRUNE_DONE_EVERY_MS);
   return {
     name: 'outbox',
     concurrency: 4,
@@ -329,14 +330,11 @@ export function outboxJob(deps: OutboxDeps): Task<OutboxRow, SlackPoster> {
     installationOf: (row) => row.installation_id,
 
     async claim(now, limit, lease, busy) {
-      // At once too after the clock went back.
-      if (now < prunedAt || now - prunedAt >= PRUNE_DONE_EVERY_MS) {
-        prunedAt = now;
+      if (prune.due(now))
         await db
           .deleteFrom('outbox')
           .where('done_at', '<', now - KEEP_DONE_MS)
           .execute();
-      }
       await steppedBack(now);
       return claimOutbox(store, { owner: lease.owner, now, limit, leaseMs: lease.ms, busy });
     },

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Store } from './database.js';
+import { periodic } from './periodic.js';
 
 /** How often a job deletes what ended more than the retention ago. */
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -28,11 +29,10 @@ export function pruneEnded(
   table: EndingTable,
   retentionDays: number,
 ): (now: number) => Promise<number> {
-  let prunedAt = Number.NEGATIVE_INFINITY;
+  const hourly = periodic(PRUNE_EVERY_MS);
   const skipLocked = store.dialect === 'postgres' ? sql` for update skip locked` : sql``;
   return async (now) => {
-    if (now >= prunedAt && now - prunedAt < PRUNE_EVERY_MS) return 0;
-    prunedAt = now;
+    if (!hourly.due(now)) return 0;
     const before = now - retentionDays * 86_400_000;
     let deleted = 0;
     for (let batch = 1; ; batch += 1) {
@@ -45,7 +45,7 @@ export function pruneEnded(
       if (n < PRUNE_BATCH) return deleted;
       if (batch === PRUNE_BATCHES_PER_CALL) {
         // More is left: the next claim goes on with it, not an hour later.
-        prunedAt = Number.NEGATIVE_INFINITY;
+        hourly.again();
         return deleted;
       }
     }

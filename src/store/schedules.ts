@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Store } from './database.js';
+import { periodic } from './periodic.js';
 
 /** How often a job looks for times its own schedule could not have written. */
 const LOOK_EVERY_MS = 60_000;
@@ -19,11 +20,10 @@ interface Schedule {
  * past the last look; resolves with how many were pulled back.
  */
 export function stepBackGuard(store: Store, schedule: Schedule): (now: number) => Promise<number> {
-  let lookedAt = Number.NEGATIVE_INFINITY;
+  const look = periodic(LOOK_EVERY_MS);
   const { table, column, maxAheadMs } = schedule;
   return async (now) => {
-    if (now >= lookedAt && now - lookedAt < LOOK_EVERY_MS) return 0;
-    lookedAt = now;
+    if (!look.due(now)) return 0;
     const result =
       await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${now} where ${sql.ref(column)} > ${now + maxAheadMs}`.execute(
         store.db,
