@@ -143,7 +143,8 @@ export function serviceState(
 
 /**
  * Of these installations, those whose key the service is known to reject, in one read: the
- * rest's background work calls without asking again (`mayProbe` is asked for these alone).
+ * rest's background work calls without asking again (`mayProbe` is asked for these alone). Many
+ * workspaces read it with the installations' summaries (`InstallationSummary.keyRejected`).
  */
 export async function rejectedAmong(
   store: Store,

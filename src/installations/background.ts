@@ -85,13 +85,14 @@ export function backgroundParts(
   return {
     /**
      * The watches of a claim's installations, for the poll job, one left out while it cannot be
-     * served: one read says whose keys are rejected, and only those ask for their probe.
+     * served: one read says whose keys are rejected (many workspaces: the read of their
+     * summaries), and only those ask for their probe.
      */
     async checkersOf(ids: readonly InstallationId[]): Promise<ReadonlyMap<InstallationId, WatchChecker>> {
-      const [rejected, known] = await Promise.all([
-        rejectedAmong(deps.store, ids),
-        tenancy.summariesOf?.(ids),
-      ]);
+      const known = await tenancy.summariesOf?.(ids);
+      const rejected = known
+        ? new Set(ids.filter((id) => known.get(id)?.keyRejected))
+        : await rejectedAmong(deps.store, ids);
       const checkers = new Map<InstallationId, WatchChecker>();
       await Promise.all(
         ids.map(async (id) => {

@@ -1,7 +1,14 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Store } from './database.js';
-import { type InstallationId, installationId, keyRejectedKey, ownEventKeys, ownStateKeys } from './keys.js';
+import {
+  type InstallationId,
+  installationId,
+  KEY_REJECTED_OF,
+  keyRejectedKey,
+  ownEventKeys,
+  ownStateKeys,
+} from './keys.js';
 import type { Tables } from './schema.js';
 import { type Sealer, sealingOf } from './sealing.js';
 
@@ -58,6 +65,8 @@ export interface InstallationSummary {
    * rotated or re-sealed one, or none (revoked) says so here, without opening the token.
    */
   tokenSealing: string | undefined;
+  /** Whether the payment service was known to reject its key (`keyRejectedKey`), read with the rest. */
+  keyRejected: boolean;
 }
 
 type Row = Tables['installations'];
@@ -202,6 +211,15 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
         'payment_key_connected_at',
         'bot_token_expires_at',
         'bot_token',
+        (eb) =>
+          eb
+            .exists(
+              eb
+                .selectFrom('service_state')
+                .select('key')
+                .where('key', '=', sql<string>`${KEY_REJECTED_OF} || ${eb.ref('installations.id')}`),
+            )
+            .as('key_rejected'),
       ])
       .where('id', 'in', ids)
       .execute();
@@ -222,6 +240,8 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
             : undefined,
           tokenExpiresAt: row.bot_token_expires_at === null ? undefined : Number(row.bot_token_expires_at),
           tokenSealing: row.bot_token === null ? undefined : sealingOf(row.bot_token),
+          // PostgreSQL says true or false, SQLite 1 or 0.
+          keyRejected: Boolean(row.key_rejected),
         };
         return [row.id, summary];
       }),

@@ -25,9 +25,12 @@ export function installationId(raw: string): InstallationId {
 /** The one workspace's installation id: it is set up from the environment, not stored. */
 export const ONE_WORKSPACE: InstallationId = installationId('');
 
+/** What a stored installation's `keyRejectedKey` starts with, before its id. */
+export const KEY_REJECTED_OF = 'payment_key_rejected:';
+
 /** "The payment service rejects this installation's key", since the row's `updated_at`. */
 export const keyRejectedKey = (installation: InstallationId): string =>
-  installation === ONE_WORKSPACE ? 'payment_key_rejected' : `payment_key_rejected:${installation}`;
+  installation === ONE_WORKSPACE ? 'payment_key_rejected' : `${KEY_REJECTED_OF}${installation}`;
 
 /** When this installation's rejected key was last tried (`updated_at`): one probe a minute, all instances together. */
 export const keyProbeKey = (installation: InstallationId): string => `payment_key_probe:${installation}`;

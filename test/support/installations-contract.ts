@@ -3,9 +3,11 @@ import type { Installation } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { balanceChanges } from '../../src/feed/deltas.js';
 import { feedQueries } from '../../src/feed/queries.js';
+import { createLogger } from '../../src/logger.js';
+import { serviceState } from '../../src/service-state.js';
 import type { Store } from '../../src/store/database.js';
 import { createInstallations, NoInstallationError } from '../../src/store/installations.js';
-import { type InstallationId, installationId } from '../../src/store/keys.js';
+import { type InstallationId, installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { prepareSealing, SealingKeyError } from '../../src/store/rotation.js';
 import { createSealer } from '../../src/store/sealing.js';
 import { subscriptionRow } from './factories.js';
@@ -18,6 +20,7 @@ import { subscriptionRow } from './factories.js';
 export const KEY = randomBytes(32);
 const OTHER_KEY = randomBytes(32);
 export const NOW = 1_795_262_400_000;
+const silent = createLogger({ level: 'silent', secrets: [] });
 
 export const install = (teamId: string, token: string, extra: Partial<Installation> = {}): Installation => ({
   team: { id: teamId },
@@ -119,6 +122,24 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
       await installations.deleteInstallation(query);
       await installations.deleteInstallation(query);
       expect(await store.db.selectFrom('installations').selectAll().execute()).toEqual([]);
+      await store.close();
+    });
+
+    it('says with each summary whether the service rejects its key: its own mark only, and no more once cleared', async () => {
+      const store = await fresh();
+      const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+      await installed(store, 'T0ONE', 'T0TWO', 'T0ONEX');
+      const state = (id: string) => serviceState(store, silent, { installation: installationId(id) });
+      await state('T0ONE').markKeyRejected(NOW);
+      // The one workspace's mark is no installation's.
+      await serviceState(store, silent, { installation: ONE_WORKSPACE }).markKeyRejected(NOW);
+      const rejected = async () =>
+        [...(await installations.summariesOf(['T0ONE', 'T0TWO', 'T0ONEX'].map(installationId))).values()]
+          .filter((s) => s.keyRejected)
+          .map((s) => s.id);
+      expect(await rejected()).toEqual(['T0ONE']);
+      await state('T0ONE').markKeyAccepted();
+      expect(await rejected()).toEqual([]);
       await store.close();
     });
 

@@ -21,6 +21,7 @@ export const connectedInstallation = (id: InstallationId, connectedAt = 1): Inst
   account: { connectedBy: `U0${id}`, connectedAt },
   tokenExpiresAt: undefined,
   tokenSealing: 'seal-1',
+  keyRejected: false,
 });
 
 /**

@@ -46,6 +46,7 @@ export const installation = (id: string, connectedAt?: number): InstallationSumm
   account: connectedAt === undefined ? undefined : { connectedBy: `U0${id}ADMIN`, connectedAt },
   tokenExpiresAt: undefined,
   tokenSealing: 'seal-1',
+  keyRejected: false,
 });
 
 export interface TenantsOptions {
