@@ -6,6 +6,7 @@ import { openStore, type Store } from '../../src/store/database.js';
 import { installationId } from '../../src/store/keys.js';
 import {
   PACE_HORIZON_MS,
+  PACE_MARGIN_MS,
   PACE_SLACK_MS,
   PACE_STEPPED_BACK_MS,
   paceInterval,
@@ -27,16 +28,17 @@ afterAll(async () => {
 });
 
 describe('a key’s background budget kept in the store', () => {
-  it('puts its calls far enough apart that rps + 1 of them never fit in a second, each up to the slack late', () => {
+  it('puts its calls far enough apart that rps + 1 of them never arrive in a second, each up to the slack late and the margin slower', () => {
     expect(PACE_SLACK_MS).toBe(100);
-    expect(paceInterval(5)).toBe(220);
-    expect(paceInterval(3)).toBe(367);
-    expect(paceInterval(100)).toBe(11);
+    expect(PACE_MARGIN_MS).toBe(50);
+    expect(paceInterval(5)).toBe(230);
+    expect(paceInterval(3)).toBe(384);
+    expect(paceInterval(100)).toBe(12);
     for (const rps of [1, 3, 5, 7, 10, 100]) {
-      // The first call as late as allowed, the (rps + 1)th on time: still a second apart.
-      expect(rps * paceInterval(rps) - PACE_SLACK_MS).toBeGreaterThanOrEqual(1000);
+      // The first call as late as allowed and as slow on its way, the (rps + 1)th on time: still a second apart.
+      expect(rps * paceInterval(rps) - PACE_SLACK_MS - PACE_MARGIN_MS).toBeGreaterThanOrEqual(1000);
       // And not slower than it needs to be.
-      expect(rps * (paceInterval(rps) - 1) - PACE_SLACK_MS).toBeLessThan(1000);
+      expect(rps * (paceInterval(rps) - 1) - PACE_SLACK_MS - PACE_MARGIN_MS).toBeLessThan(1000);
     }
   });
 
@@ -87,11 +89,11 @@ describe('a key’s background budget kept in the store', () => {
     await pace();
     expect(waits).toEqual([]);
     await pace();
-    expect(waits).toEqual([275, 10]);
-    expect(now).toBe(50_275);
+    expect(waits).toEqual([288, 10]);
+    expect(now).toBe(50_288);
     now += 1000;
     await pace();
-    expect(waits).toEqual([275, 10]);
+    expect(waits).toEqual([288, 10]);
   });
 
   it('gives a slot up when it starts later than the slack, and goes on its third turn whatever', async () => {
@@ -111,13 +113,13 @@ describe('a key’s background budget kept in the store', () => {
       starts.push(now);
     };
     await call();
-    // Its slot at 80 220 comes 101 ms late: the next one (80 440) comes 100 ms late, within the slack.
+    // Its slot at 80 230 comes 101 ms late: the next one (80 460) comes 100 ms late, within the slack.
     await call();
-    expect(starts).toEqual([80_000, 80_540]);
-    // Slots 80 660, 80 880 and 81 100 each come 110 ms late: the third goes.
+    expect(starts).toEqual([80_000, 80_560]);
+    // Slots 80 690, 80 920 and 81 150 each come 110 ms late: the third goes.
     lateBy.push(110, 110, 110);
     await call();
-    expect(starts.at(-1)).toBe(81_210);
+    expect(starts.at(-1)).toBe(81_260);
   });
 
   it('gives calls of one key that ask together consecutive slots, reserved in one statement', async () => {
@@ -136,7 +138,7 @@ describe('a key’s background budget kept in the store', () => {
     const calls = await Promise.allSettled([pace(), pace(), pace()]);
     expect(store.statements() - before).toBe(1);
     expect(calls.map((c) => c.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
-    expect(waits.sort((a, b) => a - b)).toEqual([275, 550]);
+    expect(waits.sort((a, b) => a - b)).toEqual([288, 576]);
   });
 
   it('waits on the real clock by default', async () => {
