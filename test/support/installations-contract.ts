@@ -138,6 +138,10 @@ export function installationsContract(name: string, fresh: () => Promise<Store>)
           .filter((s) => s.keyRejected)
           .map((s) => s.id);
       expect(await rejected()).toEqual(['T0ONE']);
+      // A claim of no installation reads nothing.
+      const before = store.statements();
+      expect(await installations.summariesOf([])).toEqual(new Map());
+      expect(store.statements()).toBe(before);
       await state('T0ONE').markKeyAccepted();
       expect(await rejected()).toEqual([]);
       await store.close();
