@@ -3,7 +3,7 @@ import type { Dialect } from './schema.js';
 
 /**
  * Issue 41's tables (invoices as Work Objects): the states a watched invoice was seen in, for its
- * side panel. Numbered 015; listed in `migrations()` by one spread line.
+ * side panel. Numbered 015 and 017; listed in `migrations()` by one spread line.
  */
 export function workObjectsMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -28,6 +28,17 @@ export function workObjectsMigrations(dialect: Dialect): Record<string, Migratio
           .createIndex('invoice_states_seen_by_invoice')
           .on('invoice_states_seen')
           .columns(['installation_id', 'invoice_id', 'id'])
+          .execute();
+      },
+    },
+    '017_invoice_states_seen_by_age': {
+      async up(db: Kysely<unknown>) {
+        // Each state change forgets the installation's states seen long ago (KEEP_HISTORY_MS):
+        // found by their age, not by reading every state the installation keeps.
+        await db.schema
+          .createIndex('invoice_states_seen_by_age')
+          .on('invoice_states_seen')
+          .columns(['installation_id', 'seen_at'])
           .execute();
       },
     },

@@ -42,6 +42,7 @@ const SCHEMA: Record<string, string> = {
   invoices_seen_by_age: `CREATE INDEX "invoices_seen_by_age" on "invoices_seen" ("installation_id", "seen_at")`,
   invoice_states_seen: `CREATE TABLE "invoice_states_seen" ("id" integer primary key autoincrement, "installation_id" text default '' not null, "invoice_id" text not null, "status" text not null, "pay_status" text not null, "seen_at" bigint not null)`,
   invoice_states_seen_by_invoice: `CREATE INDEX "invoice_states_seen_by_invoice" on "invoice_states_seen" ("installation_id", "invoice_id", "id")`,
+  invoice_states_seen_by_age: `CREATE INDEX "invoice_states_seen_by_age" on "invoice_states_seen" ("installation_id", "seen_at")`,
   outbox: `CREATE TABLE "outbox" ("id" integer primary key autoincrement, "lane" text not null, "method" text not null, "channel" text not null, "thread_ts" text, "ts" text, "message" text not null, "watch_id" text, "created_at" bigint not null, "next_attempt_at" bigint not null, "attempts" integer default 0 not null, "attempted_at" bigint, "lease_owner" text, "lease_until" bigint, "done_at" bigint, "result" text, "subscription_id" text, "installation_id" text default '' not null)`,
   outbox_pending: `CREATE INDEX "outbox_pending" on "outbox" ("done_at", "lane", "id")`,
   seen_events: `CREATE TABLE "seen_events" ("id" text primary key, "seen_at" bigint not null)`,

@@ -1,14 +1,18 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CompiledQuery, type KyselyPlugin } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { feedJobs } from '../../src/feed/jobs.js';
 import { feedQueries } from '../../src/feed/queries.js';
 import { serviceState } from '../../src/service-state.js';
-import type { Store } from '../../src/store/database.js';
+import { openStore, type Store } from '../../src/store/database.js';
 import { installationId, ONE_WORKSPACE } from '../../src/store/keys.js';
 import { PRUNE_BATCH, PRUNE_BATCHES_PER_CALL, pruneEnded } from '../../src/store/retention.js';
 import { watchQueries } from '../../src/watches/queries.js';
 import { checkClaims } from '../../src/watches/queries-checks.js';
 import { watchPollJob } from '../../src/watches/service.js';
+import { recordState } from '../../src/watches/states-seen.js';
 import { captureLogs } from '../support/bolt.js';
 import { emptyWork } from '../support/empty-store.js';
 import { endingRows, idsIn } from '../support/ending-rows.js';
@@ -77,20 +81,20 @@ describe.each([
 
 describe('what /metrics and the App Home read', () => {
   /** How SQLite runs each statement `read` makes: the plan of each, joined. */
-  async function plansOf(read: (store: Store) => Promise<unknown>): Promise<string> {
+  async function plansOf(read: (store: Store) => Promise<unknown>, on: Store = env.store): Promise<string> {
     const made: CompiledQuery[] = [];
     const recorder: KyselyPlugin = {
       transformQuery: ({ node, queryId }) => {
-        made.push(env.store.db.getExecutor().compileQuery(node, queryId));
+        made.push(on.db.getExecutor().compileQuery(node, queryId));
         return node;
       },
       transformResult: async ({ result }) => result,
     };
-    await read({ ...env.store, db: env.store.db.withPlugin(recorder) });
+    await read({ ...on, db: on.db.withPlugin(recorder) });
     const plans = [];
     for (const q of made)
       plans.push(
-        await env.store.db.executeQuery(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters])),
+        await on.db.executeQuery(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters])),
       );
     return plans.flatMap((p) => p.rows.map((r) => (r as { detail: string }).detail)).join('\n');
   }
@@ -111,10 +115,22 @@ describe('what /metrics and the App Home read', () => {
       (store: Store) => feedQueries(store, installationId('T0A')).listInTeam('T0A'),
       'feed_subscriptions_by_state',
     ],
-  ])('%s: by the state’s index, not by reading every row', async (_what, read, index) => {
+  ])('%s: by an index, not by reading every row', async (_what, read, index) => {
     const plan = await plansOf(read);
     expect(plan).toContain(index);
     expect(plan).not.toMatch(/^SCAN (watches|feed_subscriptions)$/m);
+  });
+
+  it('a check that saw a new state forgets the states seen long ago by their age’s index, not by reading every state kept', async () => {
+    // A store of its own: SQLite's plan of a DELETE, once asked for, leaves its kept statement open.
+    const store = await openStore({
+      kind: 'sqlite',
+      path: join(mkdtempSync(join(tmpdir(), 'states-')), 'bot.sqlite'),
+    });
+    const state = { id: 'I-1', status: 'paid', payStatus: 'paid' };
+    const plan = await plansOf((s) => recordState(s.db, installationId('T0A'), state, NOW.getTime()), store);
+    expect(plan).toContain('invoice_states_seen_by_age (installation_id=? AND seen_at<?)');
+    await store.close();
   });
 });
 
