@@ -26,6 +26,8 @@ export interface StandInState {
   base: string;
   readonly calls: ApiCall[];
   readonly posts: ResponsePost[];
+  /** Who waits for a post to a response_url, by the url: told the moment it arrives. */
+  readonly postWaiters: Map<string, ((post: ResponsePost) => void)[]>;
   readonly problems: string[];
   readonly responseFaults: Map<string, { status: number; failures: number }>;
   readonly messages: StandInMessage[];
@@ -56,6 +58,7 @@ export function standInState(options: StandInOptions): StandInState {
     base: '',
     calls: [],
     posts: [],
+    postWaiters: new Map(),
     problems,
     responseFaults: new Map(),
     messages: [],
@@ -98,5 +101,30 @@ export function waiter<T>(
       setTimeout(poll, 10);
     };
     poll();
+  });
+}
+
+/**
+ * Resolves with the post to `url` the moment it arrives (or at once if it has), not at the next
+ * look: a benchmark worker waiting for a reply starts its next command as soon as it is in, as it
+ * does when the reply rides in the ack.
+ */
+export function postTo(state: StandInState, url: string, timeoutMs: number): Promise<ResponsePost> {
+  const arrived = state.posts.find((p) => p.url === url);
+  if (arrived) return Promise.resolve(arrived);
+  return new Promise((resolve, reject) => {
+    const waiters = state.postWaiters.get(url) ?? [];
+    const timer = setTimeout(() => {
+      state.postWaiters.set(
+        url,
+        waiters.filter((w) => w !== told),
+      );
+      reject(new Error(`timed out waiting for a post to ${url}`));
+    }, timeoutMs);
+    const told = (post: ResponsePost) => {
+      clearTimeout(timer);
+      resolve(post);
+    };
+    state.postWaiters.set(url, [...waiters, told]);
   });
 }

@@ -6,6 +6,7 @@ import { blockKitProblems } from './block-kit.js';
 import { socketModeServer } from './slack-stand-in-socket.js';
 import {
   type ApiCall,
+  postTo,
   type ResponsePost,
   type StandInState,
   standInState,
@@ -201,7 +202,10 @@ function serveResponseUrl(state: StandInState, res: ServerResponse, raw: string,
     return;
   }
   const body = JSON.parse(raw) as Record<string, unknown>;
-  state.posts.push({ url, body, raw, at: Date.now() });
+  const post = { url, body, raw, at: Date.now() };
+  state.posts.push(post);
+  for (const told of state.postWaiters.get(url) ?? []) told(post);
+  state.postWaiters.delete(url);
   state.problems.push(...blockKitProblems(body).map((p) => `response_url: ${p}`));
   res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
 }
@@ -259,8 +263,7 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
         responseFaults.set(url, { status: opts.status, failures: opts.failures ?? Number.POSITIVE_INFINITY });
       return url;
     },
-    waitForPost: (url, timeoutMs = 15_000) =>
-      waiter(posts, (p) => p.url === url, `a post to ${url}`, timeoutMs),
+    waitForPost: (url, timeoutMs = 15_000) => postTo(state, url, timeoutMs),
     waitForCall: (method, timeoutMs = 15_000) =>
       waiter(calls, (c) => c.method === method, `a ${method} call`, timeoutMs),
     socket: { connected: socket.connected, send: socket.send, sendAndClose: socket.sendAndClose },
