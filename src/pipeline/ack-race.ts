@@ -1,3 +1,4 @@
+import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { SlackCommandMiddlewareArgs, SlashCommand } from '@slack/bolt';
 import type { ResponseUrlClient } from '../slack/response-url.js';
 import { acknowledge, deliver } from './delivery.js';
@@ -48,6 +49,9 @@ export function ackRace(deps: AckRaceDeps, handle: CommandHandler) {
       final = await answer;
       delivery = await respond(final);
     }
+    // What follows the reply (its sighting, the log line) waits for the I/O already in: in a burst,
+    // the other people's answers from the service go out first.
+    await afterPendingIo();
     await final.afterwards?.();
     return { outcome: final.outcome, invoiceId: final.invoiceId, delivery };
   };

@@ -358,6 +358,22 @@ describe('/invoice seen by the channel', () => {
     expect(await sightedAfter(5000)).toEqual([{ channel: 'C0SUPPORT', acks: 1, responses: 0 }]);
   });
 
+  it('records it after what was already waiting when the card went out (another person’s answer)', async () => {
+    const deps = env.deps({ fastPathMs: 5000 });
+    const { args, rec } = commandArgs({ command: '/invoice', text: DEMO_INVOICE_IDS.paid });
+    const order: string[] = [];
+    const ack = args.ack;
+    args.ack = async (response) => {
+      // Stands for the next answer from the service, in by the time this card is sent.
+      setImmediate(() => order.push('waiting work'));
+      await ack(response);
+    };
+    const watches = { ...deps.watches, lookedUp: async () => void order.push('sighting') };
+    await commandListener(deps, '/invoice', createInvoiceCommand({ ...deps, watches }))(args);
+    expect(rec.acks).toHaveLength(1);
+    expect(order).toEqual(['waiting work', 'sighting']);
+  });
+
   it('records it once the card is sent through the response_url, when the service was slow', async () => {
     env.sandbox.setLatency(200);
     expect(await sightedAfter(50)).toEqual([{ channel: 'C0SUPPORT', acks: 1, responses: 1 }]);
