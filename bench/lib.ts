@@ -376,3 +376,13 @@ export async function measureReady(
   }
   return { bot: { emptyStore: spread(emptyStore), restart: spread(restart) }, baseline: spread(baseline) };
 }
+
+/** A table of figures, the bot beside the baseline, with their ratio and the target. */
+export function markdown(rows: [string, number, number, string][]): string {
+  const lines = ['| measure | bot | baseline | bot / baseline | target |', '|---|--:|--:|--:|---|'];
+  for (const [label, ours, theirs, target] of rows) {
+    const ratio = theirs === 0 ? (ours === 0 ? '1' : '—') : String(round(ours / theirs, 2));
+    lines.push(`| ${label} | ${ours} | ${theirs} | ${ratio} | ${target} |`);
+  }
+  return lines.join('\n');
+}
