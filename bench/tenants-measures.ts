@@ -23,6 +23,8 @@ export interface KeyRate {
   slidingOver: number;
   /** The shortest time from a call to the budget-th after it (1,000 or more: never over the budget). */
   shortestSpanMs: number;
+  /** The gaps between the calls of that shortest span, in order (ms): which call came early or late. */
+  shortestGapsMs: number[];
 }
 
 export async function overdue(store: Store, now: number) {
@@ -60,7 +62,16 @@ function rateOf(times: number[], seconds: number, budget: number): KeyRate {
     maxSliding = Math.max(maxSliding, j - i + 1);
     if (j - i + 1 > budget) slidingOver += 1;
   }
+  let from = 0;
+  for (let i = 0; i + budget < times.length; i += 1)
+    if (
+      (times[i + budget] as number) - (times[i] as number) <
+      (times[from + budget] as number) - (times[from] as number)
+    )
+      from = i;
+  const shortest = times.slice(from, from + budget + 1);
   return {
+    shortestGapsMs: shortest.slice(1).map((t, i) => t - (shortest[i] as number)),
     calls: times.length,
     average: round(times.length / seconds, 2),
     maxPerSecond: Math.max(0, ...buckets.values()),

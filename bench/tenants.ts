@@ -349,7 +349,11 @@ export function tenantTable(r: TenantScenarioResult): string {
     ['big key: most calls in a clock second', r.service.bigKey.maxPerSecond, `≤ ${budget}`],
     ['big key: most calls in any 1,000 ms', r.service.bigKey.maxSliding, ''],
     ['big key: 1,000 ms windows over the budget', r.service.bigKey.slidingOver, '0'],
-    [`big key: shortest time holding ${budget + 1} calls (ms)`, r.service.bigKey.shortestSpanMs, '≥ 1000'],
+    [
+      `big key: shortest time holding ${budget + 1} calls (ms; the gaps between them)`,
+      `${r.service.bigKey.shortestSpanMs} (${r.service.bigKey.shortestGapsMs.join(', ')})`,
+      '≥ 1000',
+    ],
     ['checks overdue > 5 s at the end, small / big', `${r.overdueAtEnd.small} / ${r.overdueAtEnd.big}`, ''],
     [
       '… the oldest, small / big (s)',
