@@ -362,11 +362,10 @@ describe('/invoice seen by the channel', () => {
     const deps = env.deps({ fastPathMs: 5000 });
     const { args, rec } = commandArgs({ command: '/invoice', text: DEMO_INVOICE_IDS.paid });
     const order: string[] = [];
-    const ack = args.ack;
-    args.ack = async (response) => {
-      // Stands for the next answer from the service, in by the time this card is sent.
-      setImmediate(() => order.push('waiting work'));
-      await ack(response);
+    const { ack } = args;
+    args.ack = (response) => {
+      setImmediate(() => order.push('waiting work')); // as the next answer from the service, in by now
+      return ack(response);
     };
     const watches = { ...deps.watches, lookedUp: async () => void order.push('sighting') };
     await commandListener(deps, '/invoice', createInvoiceCommand({ ...deps, watches }))(args);
