@@ -53,7 +53,8 @@ describe('a crowd', () => {
   }, 60_000);
 
   it('acks 50 /balance within 3 s when the balance is a 1 MB answer of 20,000 currencies', async () => {
-    const stack = await startStack({ sandbox: { balances } });
+    // The answer takes 300 ms, so the fifty, sent together, all ask while the first call is out.
+    const stack = await startStack({ sandbox: { balances, latencyMs: 300 } });
     try {
       const results = await burst(
         stack,

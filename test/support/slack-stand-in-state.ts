@@ -113,11 +113,12 @@ export function postTo(state: StandInState, url: string, timeoutMs: number): Pro
   const arrived = state.posts.find((p) => p.url === url);
   if (arrived) return Promise.resolve(arrived);
   return new Promise((resolve, reject) => {
-    const waiters = state.postWaiters.get(url) ?? [];
+    const waiting = () => state.postWaiters.get(url) ?? [];
     const timer = setTimeout(() => {
+      // The waiters of now, not of when this one began: another may have begun waiting since.
       state.postWaiters.set(
         url,
-        waiters.filter((w) => w !== told),
+        waiting().filter((w) => w !== told),
       );
       reject(new Error(`timed out waiting for a post to ${url}`));
     }, timeoutMs);
@@ -125,6 +126,6 @@ export function postTo(state: StandInState, url: string, timeoutMs: number): Pro
       clearTimeout(timer);
       resolve(post);
     };
-    state.postWaiters.set(url, [...waiters, told]);
+    state.postWaiters.set(url, [...waiting(), told]);
   });
 }
