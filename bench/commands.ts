@@ -73,11 +73,17 @@ async function underSlowService(target: Target, sandbox: Sandbox) {
 }
 
 export async function commandsScenario(sandbox: Sandbox, settings: Settings) {
-  const targets: Record<Name, Target> = {
-    bot: await startTarget('bot', sandbox),
-    baseline: await startTarget('baseline', sandbox, settings.baselineScript),
+  const started: Target[] = [];
+  const start = async (...args: Parameters<typeof startTarget>) => {
+    const target = await startTarget(...args);
+    started.push(target);
+    return target;
   };
   try {
+    const targets: Record<Name, Target> = {
+      bot: await start('bot', sandbox),
+      baseline: await start('baseline', sandbox, settings.baselineScript),
+    };
     await sleep(500);
     const idleRssMb = (name: Name) => rssMb(targets[name].bot.child.pid);
     const idle = { bot: idleRssMb('bot'), baseline: idleRssMb('baseline') };
@@ -127,7 +133,8 @@ export async function commandsScenario(sandbox: Sandbox, settings: Settings) {
     );
     return { rounds: ROUNDS, bot, baseline, replyRatios };
   } finally {
-    for (const target of Object.values(targets)) {
+    // Whatever started, even when the other did not.
+    for (const target of started) {
       await target.pool.close();
       await target.bot.stop();
       await target.slack.close();

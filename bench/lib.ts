@@ -233,21 +233,22 @@ export async function startTarget(
   env: Record<string, string> = {},
 ): Promise<Target> {
   const slack = await startSlackStandIn({ teamId: HOME_TEAM, botToken: SECRETS.botToken });
-  const bot = await startBot(
-    { ...botEnv(sandbox, slack.apiUrl), LOG_LEVEL: 'info', ...env },
-    {
-      ...(script ? { script } : {}),
-      nodeArgs: script
-        ? []
-        : [
-            ...botNodeArgs,
-            ...(process.env.BENCH_CPU_PROF
-              ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-              : []),
-          ],
-    },
-  );
-  return new Target(name, bot, slack);
+  const nodeArgs = script
+    ? []
+    : [
+        ...botNodeArgs,
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ];
+  try {
+    const bot = await startBot(
+      { ...botEnv(sandbox, slack.apiUrl), LOG_LEVEL: 'info', ...env },
+      { ...(script ? { script } : {}), nodeArgs },
+    );
+    return new Target(name, bot, slack);
+  } catch (error) {
+    await slack.close(); // the stand-in of a bot that did not start
+    throw error;
+  }
 }
 
 /** The bot's own view: its request-log `ms` (listener start to ack) for the last `n` commands. */

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { blockKitProblems } from './block-kit.js';
 import type { SlackStandIn } from './slack-stand-in.js';
-import { waiter } from './slack-stand-in-state.js';
+import { arrive, waiter } from './slack-stand-in-state.js';
 
 /**
  * The Slack stand-in's Socket Mode server (slack-stand-in.ts), on `server` at /socket-mode: it
@@ -16,12 +16,14 @@ export function socketModeServer(
 ): SlackStandIn['socket'] & { close(): void } {
   const wss = new WebSocketServer({ server, path: '/socket-mode' });
   let socket: WebSocket | undefined;
+  const connections: WebSocket[] = [];
   const acks: { envelope_id: string; payload?: unknown; at: number }[] = [];
   wss.on('connection', (ws) => {
     socket = ws;
+    arrive(connections, ws);
     ws.on('message', (data) => {
       const message = JSON.parse(String(data)) as { envelope_id: string; payload?: unknown };
-      acks.push({ ...message, at: Date.now() });
+      arrive(acks, { ...message, at: Date.now() });
       // An empty ack carries `payload: {}`; anything more is a message and must be valid.
       if (message.payload && Object.keys(message.payload).length > 0) {
         problems.push(...blockKitProblems(message.payload).map((p) => `socket ack: ${p}`));
@@ -55,7 +57,7 @@ export function socketModeServer(
 
   return {
     async connected(timeoutMs = 15_000) {
-      await waiter([0], () => socket !== undefined, 'a Socket Mode connection', timeoutMs);
+      await waiter(connections, (ws) => ws === socket, 'a Socket Mode connection', timeoutMs);
     },
     async send(type, payload, timeoutMs = 10_000) {
       const sentAt = Date.now();

@@ -26,8 +26,6 @@ export interface StandInState {
   base: string;
   readonly calls: ApiCall[];
   readonly posts: ResponsePost[];
-  /** Who waits for a post to a response_url, by the url: told the moment it arrives. */
-  readonly postWaiters: Map<string, ((post: ResponsePost) => void)[]>;
   readonly problems: string[];
   readonly responseFaults: Map<string, { status: number; failures: number }>;
   readonly messages: StandInMessage[];
@@ -58,7 +56,6 @@ export function standInState(options: StandInOptions): StandInState {
     base: '',
     calls: [],
     posts: [],
-    postWaiters: new Map(),
     problems,
     responseFaults: new Map(),
     messages: [],
@@ -85,47 +82,44 @@ export function standInState(options: StandInOptions): StandInState {
   };
 }
 
-/** Resolves with the first item of `list` that matches, looking every 10 ms until `timeoutMs`. */
+/** Who waits for an item of a list the stand-in keeps, by the list. */
+const waiting = new WeakMap<readonly unknown[], Set<(item: unknown) => void>>();
+
+/** Adds `item` to `list` and tells whoever waits for one like it, the moment it arrives. */
+export function arrive<T>(list: T[], item: T): void {
+  list.push(item);
+  for (const look of [...(waiting.get(list) ?? [])]) look(item);
+}
+
+/**
+ * Resolves with the first item of `list` that matches: one already there, or the first to
+ * `arrive` until `timeoutMs`. A benchmark worker waiting for a reply starts its next command as
+ * soon as the reply is in, as it does when the reply rides in the ack.
+ */
 export function waiter<T>(
   list: T[],
   match: (item: T) => boolean,
   what: string,
   timeoutMs: number,
 ): Promise<T> {
-  const started = Date.now();
+  const there = list.find(match);
+  if (there !== undefined) return Promise.resolve(there);
+  const looks = waiting.get(list) ?? new Set();
+  waiting.set(list, looks);
   return new Promise((resolve, reject) => {
-    const poll = () => {
-      const index = list.findIndex(match);
-      if (index !== -1) return resolve(list[index] as T);
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(poll, 10);
-    };
-    poll();
-  });
-}
-
-/**
- * Resolves with the post to `url` the moment it arrives (or at once if it has), not at the next
- * look: a benchmark worker waiting for a reply starts its next command as soon as it is in, as it
- * does when the reply rides in the ack.
- */
-export function postTo(state: StandInState, url: string, timeoutMs: number): Promise<ResponsePost> {
-  const arrived = state.posts.find((p) => p.url === url);
-  if (arrived) return Promise.resolve(arrived);
-  return new Promise((resolve, reject) => {
-    const waiting = () => state.postWaiters.get(url) ?? [];
-    const timer = setTimeout(() => {
-      // The waiters of now, not of when this one began: another may have begun waiting since.
-      state.postWaiters.set(
-        url,
-        waiting().filter((w) => w !== told),
-      );
-      reject(new Error(`timed out waiting for a post to ${url}`));
-    }, timeoutMs);
-    const told = (post: ResponsePost) => {
+    const done = () => {
       clearTimeout(timer);
-      resolve(post);
+      looks.delete(look);
     };
-    state.postWaiters.set(url, [...waiting(), told]);
+    const look = (item: unknown) => {
+      if (!match(item as T)) return;
+      done();
+      resolve(item as T);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, timeoutMs);
+    looks.add(look);
   });
 }

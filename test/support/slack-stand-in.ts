@@ -6,7 +6,7 @@ import { blockKitProblems } from './block-kit.js';
 import { socketModeServer } from './slack-stand-in-socket.js';
 import {
   type ApiCall,
-  postTo,
+  arrive,
   type ResponsePost,
   type StandInState,
   standInState,
@@ -163,7 +163,7 @@ async function serveWebApi(
   const method = path.slice('/api/'.length);
   const args = parseArgs(raw, req.headers['content-type']);
   const bearer = req.headers.authorization?.replace(/^Bearer /, '');
-  state.calls.push({ method, args, raw, token: bearer, at: Date.now() });
+  arrive(state.calls, { method, args, raw, token: bearer, at: Date.now() });
   const lateMs = state.lateAnswers.get(method) ?? 0;
   state.lateAnswers.delete(method);
   const json = (status: number, body: unknown) => {
@@ -203,9 +203,7 @@ function serveResponseUrl(state: StandInState, res: ServerResponse, raw: string,
   }
   const body = JSON.parse(raw) as Record<string, unknown>;
   const post = { url, body, raw, at: Date.now() };
-  state.posts.push(post);
-  for (const told of state.postWaiters.get(url) ?? []) told(post);
-  state.postWaiters.delete(url);
+  arrive(state.posts, post);
   state.problems.push(...blockKitProblems(body).map((p) => `response_url: ${p}`));
   res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
 }
@@ -263,7 +261,8 @@ export async function startSlackStandIn(options: StandInOptions): Promise<SlackS
         responseFaults.set(url, { status: opts.status, failures: opts.failures ?? Number.POSITIVE_INFINITY });
       return url;
     },
-    waitForPost: (url, timeoutMs = 15_000) => postTo(state, url, timeoutMs),
+    waitForPost: (url, timeoutMs = 15_000) =>
+      waiter(posts, (p) => p.url === url, `a post to ${url}`, timeoutMs),
     waitForCall: (method, timeoutMs = 15_000) =>
       waiter(calls, (c) => c.method === method, `a ${method} call`, timeoutMs),
     socket: { connected: socket.connected, send: socket.send, sendAndClose: socket.sendAndClose },
