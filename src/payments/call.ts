@@ -26,7 +26,8 @@ export interface Lane {
   background: boolean;
   turns: KeySlots;
   dispatcher: Dispatcher;
-  pace?: () => Promise<void>;
+  /** Waits for the key's next turn in its budget; resolves early, with no turn, once `deadline` ends. */
+  pace?: (deadline: AbortSignal) => Promise<void>;
 }
 
 /** Attempts made by one call, counted as they happen. */
@@ -153,7 +154,7 @@ async function attempts(
     tried.count = attempt + 1;
     let failure: PaymentError;
     // Its turn in the budget. A pace kept in the store fails as the store does: no call is made.
-    await lane.pace?.();
+    await lane.pace?.(deadline);
     try {
       tried.sent ||= !deadline.aborted;
       const answer = await fetchOnce(caller, lane, path, deadline);

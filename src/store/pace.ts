@@ -25,9 +25,6 @@ export const PACE_SLACK_MS = 100;
  */
 export const PACE_STEPPED_BACK_MS = 60_000;
 
-/** A call late past the slack tries this many slots in all, then goes: a loop that busy is the bigger problem. */
-const PACE_TURNS = 3;
-
 /**
  * What a call's way to the service may add after it started, more to one call than to another: a
  * busy event loop before its request is written, a connection opened first, the network. The
@@ -105,13 +102,19 @@ const RESERVE_MAX = 500;
  * client: each call reserves its key's next slot in the store and waits for it, so the key's
  * calls start `paceInterval(perSecond)` ms apart, give or take PACE_SLACK_MS, whichever instance
  * makes them. Calls that ask at about the same time (a claim's checks) reserve in one statement.
+ *
+ * A call never goes later than the slack after its slot: one that would takes the next free slot,
+ * as many times as it takes, until its `deadline` ends (the call's own: it then resolves, and the
+ * call fails on its deadline with nothing sent). Going late would bring it closer to the key's
+ * next call than the budget allows.
  */
 export function sharedPaces(
   store: Store,
   perSecond: number,
   clock: () => number = Date.now,
-  wait: (ms: number) => Promise<unknown> = sleep,
-): (installation: InstallationId) => () => Promise<void> {
+  wait: (ms: number, deadline?: AbortSignal) => Promise<unknown> = (ms, deadline) =>
+    sleep(ms, undefined, deadline ? { signal: deadline } : {}),
+): (installation: InstallationId) => (deadline?: AbortSignal) => Promise<void> {
   const intervalMs = paceInterval(perSecond);
   const reserve = coalesce<InstallationId, number>({
     windowMs: RESERVE_WINDOW_MS,
@@ -129,13 +132,21 @@ export function sharedPaces(
       });
     },
   });
-  return (installation) => async () => {
-    for (let turn = 1; ; turn += 1) {
+  /** Waits `ms`, or until the deadline ends the wait. */
+  const waitFor = async (ms: number, deadline: AbortSignal | undefined) => {
+    try {
+      await wait(ms, deadline);
+    } catch (error) {
+      if (!deadline?.aborted) throw error;
+    }
+  };
+  return (installation) => async (deadline) => {
+    for (;;) {
       const slot = await reserve(installation);
       // A timer may fire a little early by the wall clock: wait again until the slot has come.
       let now = clock();
-      for (; now < slot; now = clock()) await wait(slot - now);
-      if (now - slot <= PACE_SLACK_MS || turn === PACE_TURNS) return;
+      for (; now < slot && !deadline?.aborted; now = clock()) await waitFor(slot - now, deadline);
+      if (now - slot <= PACE_SLACK_MS || deadline?.aborted) return;
     }
   };
 }

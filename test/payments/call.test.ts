@@ -192,6 +192,25 @@ describe('what onCall is told', () => {
     expect(service.sandbox.requests).toHaveLength(1);
   });
 
+  it('fails a call whose budget gave it no turn before its deadline as a timeout: nothing sent, the breaker told nothing', async () => {
+    const reports: CallReport[] = [];
+    const breaker = new CircuitBreaker({ threshold: 1, openMs: 60_000 });
+    const c = service.client({
+      timeoutMs: 50,
+      breaker,
+      onCall: (r) => reports.push(r),
+      background: {
+        dispatcher: service.pool,
+        // Every turn would be late: the pace hands the call back only when its deadline ends.
+        pace: (deadline) => new Promise((resolve) => deadline.addEventListener('abort', () => resolve())),
+      },
+    });
+    expect(await outcome(c.getInvoice(DEMO_INVOICE_IDS.open, { background: true }))).toBe('timeout');
+    expect(reports.map(({ result, attempts }) => `${result} ${attempts}`)).toEqual(['timeout 1']);
+    expect(service.sandbox.requests).toHaveLength(0);
+    expect(breaker.state()).toBe('closed');
+  });
+
   it('is told nothing of a call its budget could not start (the store unreachable)', async () => {
     const reports: CallReport[] = [];
     const c = service.client({

@@ -96,7 +96,7 @@ describe('a key’s background budget kept in the store', () => {
     expect(waits).toEqual([288, 10]);
   });
 
-  it('gives a slot up when it starts later than the slack, and goes on its third turn whatever', async () => {
+  it('gives a slot up when it starts later than the slack, as many times as it takes: a call never goes late', async () => {
     let now = 80_000;
     const starts: number[] = [];
     const lateBy = [101, 100];
@@ -116,10 +116,70 @@ describe('a key’s background budget kept in the store', () => {
     // Its slot at 80 230 comes 101 ms late: the next one (80 460) comes 100 ms late, within the slack.
     await call();
     expect(starts).toEqual([80_000, 80_560]);
-    // Slots 80 690, 80 920 and 81 150 each come 110 ms late: the third goes.
-    lateBy.push(110, 110, 110);
+    // Slots 80 690, 80 920 and 81 150 each come 110 ms late; 81 380 comes on time, and the call goes then.
+    lateBy.push(110, 110, 110, 0);
     await call();
-    expect(starts.at(-1)).toBe(81_260);
+    expect(starts.at(-1)).toBe(81_380);
+  });
+
+  it('stops taking turns once the call’s deadline ends, and resolves without one', async () => {
+    let now = 85_000;
+    const deadline = new AbortController();
+    const waits: number[] = [];
+    const pace = sharedPaces(
+      store,
+      5,
+      () => now,
+      async (ms, signal) => {
+        expect(signal).toBe(deadline.signal);
+        waits.push(ms);
+        // Every slot comes 150 ms late; the deadline ends during the third wait.
+        now += ms + 150;
+        if (waits.length === 3) deadline.abort();
+      },
+    )(installationId('T5'));
+    // Its key's next slot is ahead: each turn waits.
+    await reserveSlot(store, installationId('T5'), now, paceInterval(5));
+    await pace(deadline.signal);
+    expect(waits).toHaveLength(3);
+    // A call whose deadline has already ended takes no turn at all.
+    const before = store.statements();
+    await pace(deadline.signal);
+    expect(waits).toHaveLength(3);
+    expect(store.statements() - before).toBe(1);
+  });
+
+  it('resolves when the deadline ends a wait by rejecting it, and fails as the wait does otherwise', async () => {
+    const now = 87_000;
+    const deadline = new AbortController();
+    const pace = sharedPaces(
+      store,
+      5,
+      () => now,
+      async (_ms, signal) => {
+        if (signal === deadline.signal) {
+          deadline.abort();
+          throw new Error('aborted');
+        }
+        throw new Error('the wait failed');
+      },
+    )(installationId('T4'));
+    // Its key's next slot is ahead: the call waits, and the deadline ends the wait.
+    await reserveSlot(store, installationId('T4'), now, paceInterval(5));
+    await expect(pace(deadline.signal)).resolves.toBeUndefined();
+    await reserveSlot(store, installationId('T4'), now, paceInterval(5));
+    await expect(pace()).rejects.toThrow('the wait failed');
+  });
+
+  it('waits by the clock, cut short by the deadline', async () => {
+    const pace = sharedPaces(store, 1, Date.now)(installationId('T3'));
+    const deadline = new AbortController();
+    // Its key's next slot is a second and more away.
+    await reserveSlot(store, installationId('T3'), Date.now(), 1_500);
+    const started = Date.now();
+    setTimeout(() => deadline.abort(), 20);
+    await pace(deadline.signal);
+    expect(Date.now() - started).toBeLessThan(500);
   });
 
   it('gives calls of one key that ask together consecutive slots, reserved in one statement', async () => {
