@@ -31,7 +31,7 @@ export interface PostgresServer {
  * server here is stopped by its owner (the tests' global teardown, the benchmark's close); the
  * package keeps its hooks for signals, which exit non-zero.
  */
-async function embeddedPostgres() {
+export async function embeddedPostgres() {
   const emitter: NodeJS.EventEmitter = process;
   const events = ['beforeExit', 'exit'];
   const before = new Set(events.flatMap((event) => emitter.listeners(event)));
