@@ -133,12 +133,14 @@ export async function commandsScenario(sandbox: Sandbox, settings: Settings) {
     );
     return { rounds: ROUNDS, bot, baseline, replyRatios };
   } finally {
-    // Whatever started, even when the other did not.
-    for (const target of started) {
-      await target.pool.close();
-      await target.bot.stop();
-      await target.slack.close();
-    }
+    // Whatever started, even when the other did not, each whatever the other's stop came to.
+    await Promise.allSettled(
+      started.map(async (target) => {
+        await target.pool.close();
+        await target.bot.stop();
+        await target.slack.close();
+      }),
+    );
   }
 }
 

@@ -136,7 +136,7 @@ function paymentsClients(
   config: { payments: Pick<Config['payments'], 'apiUrl' | 'timeoutMs' | 'concurrency'> },
   breaker: CircuitBreaker,
   metrics: Metrics,
-  paceOf: (installation: InstallationId | undefined) => (deadline: AbortSignal) => Promise<void>,
+  paceOf: (installation: InstallationId | undefined) => (deadline: AbortSignal) => Promise<boolean>,
 ): PaymentsFor {
   return (apiKey, options) =>
     createPaymentsClient({

@@ -12,7 +12,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  */
 function exitCodeAfterLoading(load: boolean): number | null {
   const run = ['--import', 'tsx', 'test/support/failed-run.ts', ...(load ? ['load'] : [])];
-  const child = spawnSync(process.execPath, run, { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const child = spawnSync(process.execPath, run, { cwd: ROOT, encoding: 'utf8', timeout: 25_000 });
   if (child.error) throw child.error;
   return child.status;
 }

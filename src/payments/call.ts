@@ -4,6 +4,7 @@ import type { BreakerOutcome, CircuitBreaker } from './breaker.js';
 import {
   CircuitOpenError,
   isPaymentError,
+  PacedOutError,
   type PaymentError,
   PaymentTimeoutError,
   ServiceUnavailableError,
@@ -26,8 +27,8 @@ export interface Lane {
   background: boolean;
   turns: KeySlots;
   dispatcher: Dispatcher;
-  /** Waits for the key's next turn in its budget; resolves early, with no turn, once `deadline` ends. */
-  pace?: (deadline: AbortSignal) => Promise<void>;
+  /** Waits for the key's next turn in its budget: true when the call may go, false when it had none in time (not made). */
+  pace?: (deadline: AbortSignal) => Promise<boolean>;
 }
 
 /** Attempts made by one call, counted as they happen. */
@@ -150,11 +151,14 @@ async function attempts(
 ): Promise<Answer> {
   const { world, redact, timeoutMs } = caller;
   const startedAt = world.now();
+  /** The last attempt's failure: what a retry the budget had no turn for ends with. */
+  let last: PaymentError | undefined;
   for (let attempt = 0; ; attempt += 1) {
+    // Its turn in the budget. A pace kept in the store fails as the store does; one with no turn
+    // in time (PacedOutError) says so: either way no call is made.
+    if (lane.pace && !(await lane.pace(deadline))) throw last ?? new PacedOutError();
     tried.count = attempt + 1;
     let failure: PaymentError;
-    // Its turn in the budget. A pace kept in the store fails as the store does: no call is made.
-    await lane.pace?.(deadline);
     try {
       tried.sent ||= !deadline.aborted;
       const answer = await fetchOnce(caller, lane, path, deadline);
@@ -167,6 +171,7 @@ async function attempts(
       }
       failure = new ServiceUnavailableError(redact(describeNetworkError(error)), { cause: error });
     }
+    last = failure;
     const remainingMs = timeoutMs - (world.now() - startedAt);
     const delayMs = retryDelay(failure, attempt, caller.retry, world.random);
     if (delayMs === undefined || delayMs >= remainingMs) throw failure;

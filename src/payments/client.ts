@@ -62,12 +62,13 @@ interface PaymentsClientOptions {
   /**
    * Background work (watches, the feed) gets a lane of its own: its own connections, a few calls
    * at once, and its budget of calls per second, so a person never queues behind it. `pace`
-   * keeps the budget: it resolves when the next background call may start (every attempt takes
-   * its turn from it), or early once the call's deadline ends; e.g. a `Pacer`'s `take`.
+   * keeps the budget: it resolves true when the next background call may start (every attempt
+   * takes its turn from it), false when the call had no turn within its deadline and is not
+   * made (`PacedOutError`); e.g. a `Pacer`'s `take`.
    */
   background?: {
     dispatcher: Dispatcher;
-    pace: (deadline: AbortSignal) => Promise<void>;
+    pace: (deadline: AbortSignal) => Promise<boolean>;
     /** Calls of this key's background work in flight at once. */
     concurrency?: number;
     /** The slots of its `dispatcher`'s connections, shared fairly by every key; by default its own. */

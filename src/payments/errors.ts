@@ -151,6 +151,20 @@ export class BusyError extends PaymentError {
 }
 
 /**
+ * A background call its key's budget gave no turn in time (src/store/pace.ts): each turn it took
+ * came later than the pace allows, or the call's deadline ended first. No call was made; the
+ * instance, not the service, was too busy, and the breaker and the App Home's health are told
+ * nothing of the service.
+ */
+export class PacedOutError extends PaymentError {
+  override readonly name = 'PacedOutError';
+  readonly code = 'busy';
+  constructor() {
+    super('the key’s background budget had no turn for this call in time; no call was made');
+  }
+}
+
+/**
  * The circuit breaker is open: the service stopped answering (a run of timeouts, resets or 5xx),
  * so no call was made for this one; the bot keeps probing and closes it at the first answer.
  */

@@ -15,11 +15,16 @@ export class Pacer {
     this.#intervalMs = 1000 / perSecond;
   }
 
-  /** Resolves at the next free slot; bound, so it can be handed over as a payments client's `background.pace`. */
-  readonly take = async (): Promise<void> => {
+  /**
+   * Resolves at the next free slot: true, or false when `deadline` ended first (no slot is taken
+   * once it has ended). Bound, so it can be handed over as a payments client's `background.pace`.
+   */
+  readonly take = async (deadline?: AbortSignal): Promise<boolean> => {
+    if (deadline?.aborted) return false;
     const now = this.now();
     const slot = Math.max(now, this.#nextSlot);
     this.#nextSlot = slot + this.#intervalMs;
     if (slot > now) await this.wait(slot - now);
+    return !deadline?.aborted;
   };
 }

@@ -34,6 +34,12 @@ export const PACE_STEPPED_BACK_MS = 60_000;
 export const PACE_MARGIN_MS = 50;
 
 /**
+ * A call late past the slack tries this many slots in all; late on the last too, it is not made
+ * (a loop that busy, or a store that slow, is the bigger problem), never made late.
+ */
+const PACE_TURNS = 3;
+
+/**
  * Milliseconds between two background calls of one key: `perSecond` of them, each started up to
  * PACE_SLACK_MS late and on its way up to PACE_MARGIN_MS longer than another, never arrive within
  * one second (whatever second is counted).
@@ -103,10 +109,10 @@ const RESERVE_MAX = 500;
  * calls start `paceInterval(perSecond)` ms apart, give or take PACE_SLACK_MS, whichever instance
  * makes them. Calls that ask at about the same time (a claim's checks) reserve in one statement.
  *
- * A call never goes later than the slack after its slot: one that would takes the next free slot,
- * as many times as it takes, until its `deadline` ends (the call's own: it then resolves, and the
- * call fails on its deadline with nothing sent). Going late would bring it closer to the key's
- * next call than the budget allows.
+ * A call never starts later than the slack after its slot: one that would takes the next free
+ * slot, PACE_TURNS times at most, within its `deadline`. Going late would bring it closer to the
+ * key's next call than the budget allows. The pace resolves true when the call may go, false
+ * when it had no turn in time and is not to be made.
  */
 export function sharedPaces(
   store: Store,
@@ -114,7 +120,7 @@ export function sharedPaces(
   clock: () => number = Date.now,
   wait: (ms: number, deadline?: AbortSignal) => Promise<unknown> = (ms, deadline) =>
     sleep(ms, undefined, deadline ? { signal: deadline } : {}),
-): (installation: InstallationId) => (deadline?: AbortSignal) => Promise<void> {
+): (installation: InstallationId) => (deadline?: AbortSignal) => Promise<boolean> {
   const intervalMs = paceInterval(perSecond);
   const reserve = coalesce<InstallationId, number>({
     windowMs: RESERVE_WINDOW_MS,
@@ -141,12 +147,14 @@ export function sharedPaces(
     }
   };
   return (installation) => async (deadline) => {
-    for (;;) {
+    // No slot is taken for a call whose deadline has ended: it would hold the key's next call back for nothing.
+    for (let turn = 0; turn < PACE_TURNS && !deadline?.aborted; turn += 1) {
       const slot = await reserve(installation);
       // A timer may fire a little early by the wall clock: wait again until the slot has come.
       let now = clock();
       for (; now < slot && !deadline?.aborted; now = clock()) await waitFor(slot - now, deadline);
-      if (now - slot <= PACE_SLACK_MS || deadline?.aborted) return;
+      if (now - slot <= PACE_SLACK_MS && !deadline?.aborted) return true;
     }
+    return false;
   };
 }

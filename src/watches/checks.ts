@@ -8,6 +8,7 @@ import {
   type InvoiceId,
   InvoiceNotFoundError,
   isPaymentError,
+  PacedOutError,
 } from '../payments/index.js';
 import type { Outcome } from '../pipeline/outcome.js';
 import type { Tracked } from '../pipeline/tracked.js';
@@ -239,10 +240,12 @@ export function watchChecks(ctx: WatchContext, settleStale: (invoiceId: string) 
     // Unknown to the account of a key replaced since the last reading: that is why, not that it is gone.
     if (error instanceof InvoiceNotFoundError)
       return endAll(row, row.account_replaced === 1 ? 'account_replaced' : 'not_found');
-    if (error instanceof CircuitOpenError) {
-      // No call was made: the service is down for everyone, which says nothing of this invoice.
+    if (error instanceof CircuitOpenError || error instanceof PacedOutError) {
+      // No call was made: the service is down for everyone, or its key's budget had no turn for
+      // it in time (a busy instance); neither says anything of this invoice.
       const nextAt = now + settings.pollSeconds * 1000;
-      return unread(row, now, { nextAt, failures: row.failures, outcome: 'paused' });
+      const outcome = error instanceof PacedOutError ? error.code : 'paused';
+      return unread(row, now, { nextAt, failures: row.failures, outcome });
     }
     if (error instanceof InvalidApiKeyError) {
       await state.markKeyRejected(now);

@@ -80,8 +80,10 @@ export async function startBot(env: Record<string, string>, opts: StartOptions =
       const line = logs().find((l) => l.msg === 'bot started');
       if (line) port = Number(line.port);
       else if (child.exitCode !== null) throw new Error(`the bot exited at start:\n${output.join('\n')}`);
-      else if (Date.now() - started > 20_000) throw new Error(`the bot did not start:\n${output.join('\n')}`);
-      else await new Promise((r) => setTimeout(r, 20));
+      else if (Date.now() - started > 20_000) {
+        child.kill('SIGKILL'); // not left running for whoever started it to find
+        throw new Error(`the bot did not start:\n${output.join('\n')}`);
+      } else await new Promise((r) => setTimeout(r, 20));
     }
   }
   return {

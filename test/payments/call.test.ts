@@ -29,13 +29,13 @@ const outcome = (call: Promise<unknown>): Promise<string> =>
 /** A budget whose first turn comes only when the test says so; later turns come at once. */
 function heldBudget() {
   let letGo = () => {};
-  const first = new Promise<void>((resolve) => {
-    letGo = resolve;
+  const first = new Promise<boolean>((resolve) => {
+    letGo = () => resolve(true);
   });
   let turns = 0;
   const pace = () => {
     turns += 1;
-    return turns === 1 ? first : Promise.resolve();
+    return turns === 1 ? first : Promise.resolve(true);
   };
   return { pace, letGo: () => letGo() };
 }
@@ -176,6 +176,7 @@ describe('what onCall is told', () => {
         dispatcher: service.pool,
         pace: async () => {
           turns += 1;
+          return true;
         },
       },
       retryEnvironment: {
@@ -192,7 +193,7 @@ describe('what onCall is told', () => {
     expect(service.sandbox.requests).toHaveLength(1);
   });
 
-  it('fails a call whose budget gave it no turn before its deadline as a timeout: nothing sent, the breaker told nothing', async () => {
+  it('makes no call its budget had no turn for, and says so: busy, nothing sent, the breaker told nothing', async () => {
     const reports: CallReport[] = [];
     const breaker = new CircuitBreaker({ threshold: 1, openMs: 60_000 });
     const c = service.client({
@@ -201,14 +202,38 @@ describe('what onCall is told', () => {
       onCall: (r) => reports.push(r),
       background: {
         dispatcher: service.pool,
-        // Every turn would be late: the pace hands the call back only when its deadline ends.
-        pace: (deadline) => new Promise((resolve) => deadline.addEventListener('abort', () => resolve())),
+        // Every turn would be late: the pace gives up when the call's deadline ends.
+        pace: (deadline) =>
+          new Promise((resolve) => deadline.addEventListener('abort', () => resolve(false))),
       },
     });
-    expect(await outcome(c.getInvoice(DEMO_INVOICE_IDS.open, { background: true }))).toBe('timeout');
-    expect(reports.map(({ result, attempts }) => `${result} ${attempts}`)).toEqual(['timeout 1']);
+    expect(await outcome(c.getInvoice(DEMO_INVOICE_IDS.open, { background: true }))).toBe('busy');
+    expect(reports.map(({ result, attempts }) => `${result} ${attempts}`)).toEqual(['busy 0']);
     expect(service.sandbox.requests).toHaveLength(0);
     expect(breaker.state()).toBe('closed');
+  });
+
+  it('ends a retry its budget had no turn for with the failure it was retrying', async () => {
+    const reports: CallReport[] = [];
+    let turns = 0;
+    const c = service.client({
+      retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 1 },
+      onCall: (r) => reports.push(r),
+      background: {
+        dispatcher: service.pool,
+        pace: async () => {
+          turns += 1;
+          return turns === 1;
+        },
+      },
+    });
+    service.sandbox.failNext({ kind: 'status', status: 503 });
+    expect(await outcome(c.getInvoice(DEMO_INVOICE_IDS.open, { background: true }))).toBe(
+      'service_unavailable',
+    );
+    expect(reports.map(({ result, attempts }) => `${result} ${attempts}`)).toEqual(['service_unavailable 1']);
+    expect(turns).toBe(2);
+    expect(service.sandbox.requests).toHaveLength(1);
   });
 
   it('is told nothing of a call its budget could not start (the store unreachable)', async () => {

@@ -95,6 +95,7 @@ describe('the background budget', () => {
         dispatcher: service.pool,
         pace: async () => {
           turns.push(service.sandbox.requests.length);
+          return true;
         },
       },
     });

@@ -39,7 +39,7 @@ function clientOn(connections: Connections, apiKey = sandbox.apiKey, timeoutMs =
     baseUrl: sandbox.url,
     apiKey,
     ...connections.interactive,
-    background: { ...connections.background, pace: async () => undefined },
+    background: { ...connections.background, pace: async () => true },
     timeoutMs,
     retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
     userAgent: 'payments-slack-bot/test',

@@ -166,7 +166,7 @@ describe('background work of many workspaces', () => {
           baseUrl: sandbox.url,
           apiKey,
           ...connections.interactive,
-          background: { ...connections.background, pace: async () => undefined },
+          background: { ...connections.background, pace: async () => true },
           timeoutMs: TIMEOUT_MS,
           breaker,
           userAgent: 'payments-slack-bot/test',
@@ -207,7 +207,7 @@ describe('one workspace alone', () => {
 
 describe('what the breaker is told', () => {
   /** A client whose background budget is `pace`, its breaker opening after `threshold` unanswered calls. */
-  function paced(pace: () => Promise<void>, threshold: number) {
+  function paced(pace: () => Promise<boolean>, threshold: number) {
     const { connections } = process(false);
     const breaker = new CircuitBreaker({ threshold, openMs: 60_000 });
     const client = createPaymentsClient({
@@ -226,7 +226,8 @@ describe('what the breaker is told', () => {
   it('does not count a call that never reached the service: its turn in the budget came after its deadline', async () => {
     sandbox.reset();
     sandbox.setLatency(0);
-    const { connections, breaker, client } = paced(() => sleep(200), 1);
+    // A pace that does not heed the deadline: its turn comes, but after the deadline.
+    const { connections, breaker, client } = paced(() => sleep(200, true), 1);
     try {
       await expect(client.getBalance({ background: true })).rejects.toMatchObject({ code: 'timeout' });
       expect(sandbox.requests).toHaveLength(0);

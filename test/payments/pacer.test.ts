@@ -21,6 +21,27 @@ describe('the background pacer', () => {
     expect(waits).toEqual([250, 400]);
   });
 
+  it('says whether the call may go: not when its deadline ended first, and takes no slot once it has', async () => {
+    const now = 1000;
+    const deadline = new AbortController();
+    const waits: number[] = [];
+    const pacer = new Pacer(
+      4,
+      () => now,
+      async (ms) => {
+        waits.push(ms);
+        deadline.abort();
+      },
+    );
+    await expect(pacer.take(deadline.signal)).resolves.toBe(true);
+    // Its slot is 250 ms away; the deadline ends while it waits.
+    await expect(pacer.take(deadline.signal)).resolves.toBe(false);
+    // Ended already: no slot taken, so the next call's is still 500.
+    await expect(pacer.take(deadline.signal)).resolves.toBe(false);
+    await expect(pacer.take()).resolves.toBe(true);
+    expect(waits).toEqual([250, 500]);
+  });
+
   it('waits on the real clock by default', async () => {
     const pacer = new Pacer(20);
     const started = performance.now();

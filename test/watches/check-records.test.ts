@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PacedOutError } from '../../src/payments/index.js';
 import { DEMO_INVOICE_IDS } from '../../src/sandbox/data.js';
 import type { StartRequest } from '../../src/watches/service.js';
 import { visibleText } from '../support/block-kit.js';
@@ -181,6 +182,24 @@ describe('while the service is down for everyone (its circuit breaker open)', ()
     expect(await outcomes(a.tick)).toEqual(['paused']);
     expect(env.sandbox.requests).toHaveLength(calls);
     expect(await polled()).toMatchObject({ failures: before.failures, next_poll_at: clock.now + 30_000 });
+  });
+});
+
+describe('when its key’s budget had no turn for the call in time (a busy instance)', () => {
+  it('counts no failure against the invoice: the check is busy, checked again a cadence step later', async () => {
+    const a = world.instance();
+    await a.watches.start(request);
+    const before = await polled();
+    a.deps.payments.getInvoice = async () => {
+      throw new PacedOutError();
+    };
+    clock.now += 31_000;
+    expect(await outcomes(a.tick)).toEqual(['busy']);
+    expect(await polled()).toMatchObject({
+      failures: 0,
+      snapshot: before.snapshot,
+      next_poll_at: clock.now + 30_000,
+    });
   });
 });
 
