@@ -1,7 +1,8 @@
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import { claimFairly } from './runner/fair-claim.js';
-import { freeAt, leaseRows, type Queue } from './runner/leases.js';
+import { freeAt, leasing, type Queue } from './runner/leases.js';
 import type { Store } from './store/database.js';
+import { prepared } from './store/prepared.js';
 import type { Tables } from './store/schema.js';
 
 type OutboxRow = Selectable<Tables['outbox']>;
@@ -27,6 +28,44 @@ const headOfLane = ({ not, exists, selectFrom }: ExpressionBuilder<Tables & { o:
     ),
   );
 
+/** Leases the chosen messages still due and still heads of their lanes. */
+const leaseHeads = leasing(OUTBOX, 'o', (db, { ids, now }: { ids: number[]; now: number }) =>
+  db
+    .selectFrom('outbox as o')
+    .select('o.id')
+    .where('o.id', 'in', ids)
+    .where('o.done_at', 'is', null)
+    .where('o.next_attempt_at', '<=', now)
+    .where(headOfLane),
+);
+
+/** The lanes' heads due at `now`, each installation's numbered by turn, those within `room`. */
+const dueHeads = prepared((db, { now, room, limit }: Record<'now' | 'room' | 'limit', number>) =>
+  db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('outbox as o')
+        .select((eb) => [
+          'o.id',
+          'o.installation_id',
+          eb.fn
+            .agg<number>('row_number')
+            .over((ob) => ob.partitionBy('o.installation_id').orderBy('o.id'))
+            .as('turn'),
+        ])
+        .where('o.done_at', 'is', null)
+        .where('o.next_attempt_at', '<=', now)
+        .where(freeAt('o', now))
+        .where(headOfLane)
+        .as('d'),
+    )
+    .selectAll()
+    .where('turn', '<=', room)
+    .orderBy('turn')
+    .orderBy('id')
+    .limit(limit),
+);
+
 interface OutboxClaim {
   owner: string;
   now: number;
@@ -49,54 +88,15 @@ export async function claimOutbox(store: Store, claim: OutboxClaim): Promise<Out
   const { db } = store;
   const { owner, now, limit, leaseMs, busy } = claim;
   /** The lanes' heads due now, numbered by turn; enough for the walk, which skips installations at their share. */
-  const candidates = (room: number) =>
-    db
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('outbox as o')
-          .select((eb) => [
-            'o.id',
-            'o.installation_id',
-            eb.fn
-              .agg<number>('row_number')
-              .over((ob) => ob.partitionBy('o.installation_id').orderBy('o.id'))
-              .as('turn'),
-          ])
-          .where('o.done_at', 'is', null)
-          .where('o.next_attempt_at', '<=', now)
-          .where(freeAt('o', now))
-          .where(headOfLane)
-          .as('d'),
-      )
-      .selectAll()
-      .where('turn', '<=', room)
-      .orderBy('turn')
-      .orderBy('id')
-      .limit((room + busy.size) * (OUTBOX_SHARED_SLOTS + 1))
-      .execute();
-  /** The chosen messages still due and still heads of their lanes. */
-  const stillHeads = (ids: number[]) =>
-    db
-      .selectFrom('outbox as o')
-      .select('o.id')
-      .where('o.id', 'in', ids)
-      .where('o.done_at', 'is', null)
-      .where('o.next_attempt_at', '<=', now)
-      .where(headOfLane);
+  const candidates = async (room: number) =>
+    (await dueHeads(db, { now, room, limit: (room + busy.size) * (OUTBOX_SHARED_SLOTS + 1) })).rows;
   return claimFairly({
     limit,
     busy,
     candidates,
     room: (_, several) => (several ? OUTBOX_SHARED_SLOTS : Number.POSITIVE_INFINITY),
     lease: (chosen) =>
-      leaseRows(
-        store,
-        OUTBOX,
-        stillHeads(chosen.map((c) => c.id)),
-        'o',
-        { owner, until: now + leaseMs },
-        now,
-      ),
+      leaseHeads(db, { ids: chosen.map((c) => c.id), now }, { owner, until: now + leaseMs }, now),
     tag: (row) => String(row.id),
   });
 }

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
-import { leaseRows, nextFreeAt, type Queue, releaseHeld } from '../runner/leases.js';
+import { leasing, nextFreeAt, type Queue, releaseHeld } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
 import type { InstallationId } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
@@ -24,6 +24,18 @@ const withFeed = ({ exists, selectFrom }: ExpressionBuilder<Tables, 'singletons'
       .whereRef('f.installation_id', '=', 'singletons.installation_id')
       .where('f.state', '=', 'active'),
   );
+
+/** Leases the due polls of installations with a feed, the longest overdue first. */
+const leasePolls = leasing(POLLS, 'singletons', (db, { now, limit }: { now: number; limit: number }) =>
+  db
+    .selectFrom('singletons')
+    .select(['installation_id', 'name'])
+    .where('name', '=', BALANCE_POLL)
+    .where('next_run_at', '<=', now)
+    .where(withFeed)
+    .orderBy('next_run_at')
+    .limit(limit),
+);
 
 /** An installation's balance poll: starting it with the first feed, and recording each run. */
 export function pollQueries(installation: InstallationId) {
@@ -72,22 +84,8 @@ export function pollClaims(store: Store) {
      * instance at a time.
      */
     claimPolls: async (owner: string, now: number, limit: number, leaseMs: number): Promise<PollRow[]> =>
-      (
-        await leaseRows(
-          store,
-          POLLS,
-          db
-            .selectFrom('singletons')
-            .select(['installation_id', 'name'])
-            .where('name', '=', BALANCE_POLL)
-            .where('next_run_at', '<=', now)
-            .where(withFeed)
-            .orderBy('next_run_at')
-            .limit(limit),
-          'singletons',
-          { owner, until: now + leaseMs },
-          now,
-        )
-      ).sort((a, b) => a.next_run_at - b.next_run_at),
+      (await leasePolls(db, { now, limit }, { owner, until: now + leaseMs }, now)).sort(
+        (a, b) => a.next_run_at - b.next_run_at,
+      ),
   };
 }

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { enqueue, type OutgoingEntry } from '../outbox.js';
-import { leaseRows, nextFreeAt, type Queue, releaseHeld, UNLEASED } from '../runner/leases.js';
+import { leasing, nextFreeAt, type Queue, releaseHeld, UNLEASED } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
 import { type InstallationId, ONE_WORKSPACE } from '../store/keys.js';
 import type { Tables } from '../store/schema.js';
@@ -28,6 +28,17 @@ export const DIGESTS: Queue<'feed_subscriptions'> = {
   holds: true,
 };
 export type { PollRow } from './queries-poll.js';
+
+/** Leases the subscriptions whose digest is due, the earliest first. */
+const leaseDigests = leasing(DIGESTS, 's', (db, { now, limit }: { now: number; limit: number }) =>
+  db
+    .selectFrom('feed_subscriptions as s')
+    .select('s.id')
+    .where('s.state', '=', 'active')
+    .where('s.next_digest_at', '<=', now)
+    .orderBy('s.next_digest_at')
+    .limit(limit),
+);
 
 /** A subscription's digest time. */
 export const digestOf = (s: SubscriptionRow): DigestTime => ({
@@ -287,21 +298,8 @@ function digestClaims(store: Store) {
       limit: number,
       leaseMs: number,
     ): Promise<SubscriptionRow[]> =>
-      (
-        await leaseRows(
-          store,
-          DIGESTS,
-          db
-            .selectFrom('feed_subscriptions as s')
-            .select('s.id')
-            .where('s.state', '=', 'active')
-            .where('s.next_digest_at', '<=', now)
-            .orderBy('s.next_digest_at')
-            .limit(limit),
-          's',
-          { owner, until: now + leaseMs },
-          now,
-        )
-      ).sort((a, b) => a.next_digest_at - b.next_digest_at),
+      (await leaseDigests(db, { now, limit }, { owner, until: now + leaseMs }, now)).sort(
+        (a, b) => a.next_digest_at - b.next_digest_at,
+      ),
   };
 }

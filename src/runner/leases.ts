@@ -8,6 +8,7 @@ import {
   sql,
 } from 'kysely';
 import type { Store } from '../store/database.js';
+import { onPostgres, prepared } from '../store/prepared.js';
 import type { Tables } from '../store/schema.js';
 
 /**
@@ -72,27 +73,29 @@ export function leaseOf(row: { lease_owner: string | null }): string {
 const keyOf = <TB extends LeasedTable>(queue: Queue<TB>) => sql.join(queue.key.map((k) => sql.ref(k)));
 
 /**
- * Leases to a claim (`owner`, until `until`) the rows `chosen` selects (the queue's key columns,
- * from its table named `alias`), of those free at `now`. On PostgreSQL a row another claim is
- * leasing at that moment is skipped, not waited for. Resolves with the rows leased, as written
- * (RETURNING has no order of its own).
+ * The lease of a job's rows: leases to a claim (`owner`, until `until`) the rows `chosen` selects
+ * (the queue's key columns, from its table named `alias`), of those free at `now`. On PostgreSQL a
+ * row another claim is leasing at that moment is skipped, not waited for. Resolves with the rows
+ * leased, as written (RETURNING has no order of its own). One statement, compiled once per shape
+ * (src/store/prepared.ts): `chosen` uses its arguments only as the statement's values.
  */
-export async function leaseRows<TB extends LeasedTable, DB, From extends keyof DB & string, O>(
-  store: Store,
+export function leasing<TB extends LeasedTable, A, DB, From extends keyof DB & string, O>(
   queue: Queue<TB>,
-  chosen: SelectQueryBuilder<DB, From, O>,
   alias: string,
-  lease: { owner: string; until: number },
-  now: number,
-): Promise<Row<TB>[]> {
-  const free = chosen
-    .where(freeAt(alias, now))
-    .$if(store.dialect === 'postgres', (q) => q.forUpdate().skipLocked());
-  const { rows } = await sql<Row<TB>>`update ${sql.table(queue.table)}
-    set lease_owner = ${lease.owner}, lease_until = ${lease.until}
-    where (${keyOf(queue)}) in ${free}
-    returning *`.execute(store.db);
-  return rows;
+  chosen: (db: Kysely<Tables>, args: A) => SelectQueryBuilder<DB, From, O>,
+): (db: Kysely<Tables>, args: A, lease: { owner: string; until: number }, now: number) => Promise<Row<TB>[]> {
+  const statement = prepared(
+    (db, { args, owner, until, now }: { args: A; owner: string; until: number; now: number }) => {
+      const free = chosen(db, args)
+        .where(freeAt(alias, now))
+        .$if(onPostgres(db), (q) => q.forUpdate().skipLocked());
+      return sql<Row<TB>>`update ${sql.table(queue.table)}
+        set lease_owner = ${owner}, lease_until = ${until}
+        where (${keyOf(queue)}) in ${free}
+        returning *`;
+    },
+  );
+  return async (db, args, { owner, until }, now) => (await statement(db, { args, owner, until, now })).rows;
 }
 
 /** `column = value` for each entry, joined by `separator`: a SET list, or the equalities naming rows. */
@@ -179,20 +182,50 @@ export async function releaseMany<TB extends LeasedTable>(
   // A value whose column is not typed would be left out of the statement, silently.
   if (untyped.length > 0) throw new Error(`releaseMany: no type for ${[...new Set(untyped)].join(', ')}`);
   const written = columns.filter((c) => !queue.key.includes(c));
+  const batch = done.map(({ row, owner, values }) => ({
+    key: queue.key.map((k) => row[k]),
+    owner,
+    values: written.map((c) => values[c] ?? null),
+  }));
+  const { rows: recorded } = await releasing(queue, types, keep)(db, batch);
+  const tag = (r: Record<string, unknown>) => queue.key.map((k) => String(r[k])).join('\n');
+  const kept = new Set(recorded.map(tag));
+  return done.map(({ row }) => kept.has(tag(row)));
+}
+
+/** `releaseMany`'s statements, one per queue and its columns: few, each compiled once per batch size. */
+const releases = new Map<string, ReturnType<typeof releaseStatement>>();
+
+function releasing<TB extends LeasedTable>(
+  queue: Queue<TB>,
+  types: Readonly<Partial<Record<Column<TB>, Typed>>>,
+  keep: readonly Column<TB>[],
+) {
+  const name = JSON.stringify([queue.table, types, keep]);
+  let statement = releases.get(name);
+  if (!statement) {
+    statement = releaseStatement(queue, types, keep);
+    releases.set(name, statement);
+  }
+  return statement;
+}
+
+/** A batch of rows' key, claim token and written values, in `releaseMany`'s column order. */
+type Release = { key: unknown[]; owner: string; values: unknown[] };
+
+function releaseStatement<TB extends LeasedTable>(
+  queue: Queue<TB>,
+  types: Readonly<Partial<Record<Column<TB>, Typed>>>,
+  keep: readonly Column<TB>[],
+) {
+  const columns = Object.keys(types) as Column<TB>[];
+  const written = columns.filter((c) => !queue.key.includes(c));
   // The first row's casts type each column of the VALUES list (PostgreSQL resolves a VALUES
   // column as it resolves a UNION: the other rows' parameters take the first row's type), so the
   // other rows carry their values alone: a batch of 24 compiles 7 casts, not 168.
   const typedAs = (value: unknown, type: Typed | undefined) =>
-    sql`cast(${value ?? null} as ${sql.raw(type ?? 'text')})`;
-  const plain = (value: unknown) => sql`${value ?? null}`;
-  const rows = done.map(({ row, owner, values }, i) => {
-    const cast = i === 0 ? typedAs : plain;
-    return sql`(${sql.join([
-      ...queue.key.map((k) => cast(row[k], types[k])),
-      cast(owner, 'text'),
-      ...written.map((c) => cast(values[c], types[c])),
-    ])})`;
-  });
+    sql`cast(${value} as ${sql.raw(type ?? 'text')})`;
+  const plain = (value: unknown) => sql`${value}`;
   const table = sql.table(queue.table);
   const ref = (c: string) => sql.ref(`${queue.table}.${c}`);
   const set = written.map((c) =>
@@ -200,19 +233,26 @@ export async function releaseMany<TB extends LeasedTable>(
       ? sql`${sql.ref(c)} = coalesce(v.${sql.ref(c)}, ${ref(c)})`
       : sql`${sql.ref(c)} = v.${sql.ref(c)}`,
   );
-  const { rows: recorded } = await sql<Record<string, unknown>>`
-    with v (${keyOf(queue)}, lease_token, ${sql.join(written.map((c) => sql.ref(c)))}) as (values ${sql.join(rows)})
-    update ${table}
-    set ${sql.join(set)}, lease_owner = null, lease_until = null
-    from v
-    where ${sql.join(
-      queue.key.map((k) => sql`${ref(k)} = v.${sql.ref(k)}`),
-      sql` and `,
-    )} and ${ref('lease_owner')} = v.lease_token
-    returning ${sql.join(queue.key.map((k) => ref(k)))}`.execute(db);
-  const tag = (r: Record<string, unknown>) => queue.key.map((k) => String(r[k])).join('\n');
-  const kept = new Set(recorded.map(tag));
-  return done.map(({ row }) => kept.has(tag(row)));
+  return prepared((_db, batch: Release[]) => {
+    const rows = batch.map(({ key, owner, values }, i) => {
+      const cast = i === 0 ? typedAs : plain;
+      return sql`(${sql.join([
+        ...queue.key.map((k, j) => cast(key[j], types[k])),
+        cast(owner, 'text'),
+        ...written.map((c, j) => cast(values[j], types[c])),
+      ])})`;
+    });
+    return sql<Record<string, unknown>>`
+      with v (${keyOf(queue)}, lease_token, ${sql.join(written.map((c) => sql.ref(c)))}) as (values ${sql.join(rows)})
+      update ${table}
+      set ${sql.join(set)}, lease_owner = null, lease_until = null
+      from v
+      where ${sql.join(
+        queue.key.map((k) => sql`${ref(k)} = v.${sql.ref(k)}`),
+        sql` and `,
+      )} and ${ref('lease_owner')} = v.lease_token
+      returning ${sql.join(queue.key.map((k) => ref(k)))}`;
+  });
 }
 
 /**

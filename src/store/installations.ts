@@ -9,6 +9,7 @@ import {
   ownEventKeys,
   ownStateKeys,
 } from './keys.js';
+import { prepared } from './prepared.js';
 import type { Tables } from './schema.js';
 import { type Sealer, sealingOf } from './sealing.js';
 
@@ -123,6 +124,34 @@ export const installationIdOf = (installation: Installation): InstallationId | u
     isEnterpriseInstall: installation.isEnterpriseInstall,
   });
 
+/** Many installations' rows for their summaries, with whether each key is marked rejected: one statement. */
+const summaryRows = prepared((db, ids: InstallationId[]) =>
+  db
+    .selectFrom('installations')
+    .select([
+      'id',
+      'team_id',
+      'enterprise_id',
+      'is_enterprise_install',
+      'installer_user_id',
+      'payment_api_key',
+      'payment_key_connected_by',
+      'payment_key_connected_at',
+      'bot_token_expires_at',
+      'bot_token',
+      (eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('service_state')
+              .select('key')
+              .where('key', '=', sql<string>`${KEY_REJECTED_OF} || ${eb.ref('installations.id')}`),
+          )
+          .as('key_rejected'),
+    ])
+    .where('id', 'in', ids),
+);
+
 /** No installation for a request's workspace (never installed, uninstalled, or its token revoked). */
 export class NoInstallationError extends Error {
   override readonly name = 'NoInstallationError';
@@ -198,31 +227,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     ids: readonly InstallationId[],
   ): Promise<Map<InstallationId, InstallationSummary>> {
     if (ids.length === 0) return new Map();
-    const rows = await db
-      .selectFrom('installations')
-      .select([
-        'id',
-        'team_id',
-        'enterprise_id',
-        'is_enterprise_install',
-        'installer_user_id',
-        'payment_api_key',
-        'payment_key_connected_by',
-        'payment_key_connected_at',
-        'bot_token_expires_at',
-        'bot_token',
-        (eb) =>
-          eb
-            .exists(
-              eb
-                .selectFrom('service_state')
-                .select('key')
-                .where('key', '=', sql<string>`${KEY_REJECTED_OF} || ${eb.ref('installations.id')}`),
-            )
-            .as('key_rejected'),
-      ])
-      .where('id', 'in', ids)
-      .execute();
+    const { rows } = await summaryRows(db, [...ids]);
     return new Map(
       rows.map((row) => {
         const connected = row.payment_api_key !== null && row.payment_key_connected_by !== null;

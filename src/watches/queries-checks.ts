@@ -1,9 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
 import { claimFairly } from '../runner/fair-claim.js';
-import { freeAt, leaseRows, nextFreeAt, type Queue, releaseMany, writeHeld } from '../runner/leases.js';
+import { freeAt, leasing, nextFreeAt, type Queue, releaseMany, writeHeld } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
 import type { InstallationId } from '../store/keys.js';
 import { PACE_HORIZON_MS } from '../store/pace.js';
+import { prepared } from '../store/prepared.js';
 import type { Tables } from '../store/schema.js';
 
 export type WatchedInvoiceRow = Selectable<Tables['watched_invoices']>;
@@ -45,45 +46,47 @@ interface CheckClaim {
  * walk (`claimFairly`), which skips rows of installations already at their room. A key whose next
  * free call is past the horizon has none of its checks numbered.
  */
-const candidates = ({ db }: Store, { now, horizon, busy }: CheckClaim, room: number) =>
-  db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('watched_invoices as w')
-        .leftJoin('background_pace as p', 'p.installation_id', 'w.installation_id')
-        .select((eb) => [
-          'w.installation_id',
-          'w.invoice_id',
-          'w.next_poll_at',
-          'p.next_slot_at',
-          eb.fn
-            .agg<number>('row_number')
-            .over((ob) => ob.partitionBy('w.installation_id').orderBy('w.next_poll_at'))
-            .as('turn'),
-        ])
-        .where('w.next_poll_at', '<=', now)
-        .where(freeAt('w', now))
-        .where((w) => w.or([w('p.next_slot_at', 'is', null), w('p.next_slot_at', '<', horizon)]))
-        .as('d'),
-    )
-    .selectAll()
-    .where('turn', '<=', room)
-    .orderBy('turn')
-    .orderBy('next_poll_at')
-    .orderBy('installation_id')
-    .limit((room + busy.size) * (SHARED_SLOTS + 1))
-    .execute();
+const candidates = (store: Store, { now, horizon, busy }: CheckClaim, room: number) =>
+  dueCandidates(store.db, { now, horizon, room, limit: (room + busy.size) * (SHARED_SLOTS + 1) }).then(
+    (r) => r.rows,
+  );
+
+const dueCandidates = prepared(
+  (db, { now, horizon, room, limit }: Record<'now' | 'horizon' | 'room' | 'limit', number>) =>
+    db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('watched_invoices as w')
+          .leftJoin('background_pace as p', 'p.installation_id', 'w.installation_id')
+          .select((eb) => [
+            'w.installation_id',
+            'w.invoice_id',
+            'w.next_poll_at',
+            'p.next_slot_at',
+            eb.fn
+              .agg<number>('row_number')
+              .over((ob) => ob.partitionBy('w.installation_id').orderBy('w.next_poll_at'))
+              .as('turn'),
+          ])
+          .where('w.next_poll_at', '<=', now)
+          .where(freeAt('w', now))
+          .where((w) => w.or([w('p.next_slot_at', 'is', null), w('p.next_slot_at', '<', horizon)]))
+          .as('d'),
+      )
+      .selectAll()
+      .where('turn', '<=', room)
+      .orderBy('turn')
+      .orderBy('next_poll_at')
+      .orderBy('installation_id')
+      .limit(limit),
+);
 
 /** Leases the chosen checks still due and free: another instance may have been quicker. */
-const lease = (
-  store: Store,
-  { owner, now, leaseMs }: CheckClaim,
-  chosen: { installation_id: InstallationId; invoice_id: string }[],
-) =>
-  leaseRows(
-    store,
-    CHECKS,
-    store.db
+const leaseChecks = leasing(
+  CHECKS,
+  'watched_invoices',
+  (db, { chosen, now }: { chosen: { installation_id: InstallationId; invoice_id: string }[]; now: number }) =>
+    db
       .selectFrom('watched_invoices')
       .select(['installation_id', 'invoice_id'])
       .where(({ eb, refTuple, tuple }) =>
@@ -94,10 +97,35 @@ const lease = (
         ),
       )
       .where('next_poll_at', '<=', now),
-    'watched_invoices',
+);
+
+const lease = (
+  store: Store,
+  { owner, now, leaseMs }: CheckClaim,
+  chosen: { installation_id: InstallationId; invoice_id: string }[],
+) =>
+  leaseChecks(
+    store.db,
+    { chosen: chosen.map((c) => ({ installation_id: c.installation_id, invoice_id: c.invoice_id })), now },
     { owner, until: now + leaseMs },
     now,
   );
+
+/** The pending and active watches of the invoices `keys` name, in the order of their ids. */
+const watchesOf = prepared((db, keys: { installation_id: InstallationId; invoice_id: string }[]) =>
+  db
+    .selectFrom('watches')
+    .selectAll()
+    .where('state', 'in', ['pending', 'active'])
+    .where(({ eb, refTuple, tuple }) =>
+      eb(
+        refTuple('installation_id', 'invoice_id'),
+        'in',
+        keys.map((k) => tuple(k.installation_id, k.invoice_id)),
+      ),
+    )
+    .orderBy('id'),
+);
 
 /** Makes a claim (`claimDue`): due checks shared fairly, each installation within its room and its key's pace. */
 async function claimChecks(store: Store, claim: CheckClaim): Promise<WatchedInvoiceRow[]> {
@@ -155,19 +183,8 @@ export function checkClaims(store: Store) {
     /** The pending and active watches of claimed checks' invoices, in one read: what each check decides from. */
     async withWatches(rows: readonly WatchedInvoiceRow[]): Promise<ClaimedCheck[]> {
       if (rows.length === 0) return [];
-      const found = await db
-        .selectFrom('watches')
-        .selectAll()
-        .where('state', 'in', ['pending', 'active'])
-        .where(({ eb, refTuple, tuple }) =>
-          eb(
-            refTuple('installation_id', 'invoice_id'),
-            'in',
-            rows.map((r) => tuple(r.installation_id, r.invoice_id)),
-          ),
-        )
-        .orderBy('id')
-        .execute();
+      const keys = rows.map((r) => ({ installation_id: r.installation_id, invoice_id: r.invoice_id }));
+      const { rows: found } = await watchesOf(db, keys);
       const of = new Map<string, (typeof found)[number][]>();
       for (const w of found) {
         const key = `${w.installation_id}\n${w.invoice_id}`;
