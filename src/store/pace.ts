@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { coalesce } from './coalesce.js';
 import type { Store } from './database.js';
 import type { InstallationId } from './keys.js';
+import { prepared } from './prepared.js';
 
 /**
  * How far ahead a key's next free call may be for its checks to be claimed: a claimed check
@@ -47,6 +48,33 @@ const PACE_TURNS = 3;
 export const paceInterval = (perSecond: number): number =>
   Math.ceil((1000 + PACE_SLACK_MS + PACE_MARGIN_MS) / perSecond);
 
+/** `reserveSlots`'s statement: for each installation, its slots' span past its next free one. */
+const reserving = prepared(
+  (
+    _db,
+    {
+      wanted,
+      now,
+      steppedBack,
+    }: { wanted: { id: InstallationId; span: number }[]; now: number; steppedBack: number },
+  ) => {
+    // Typed for PostgreSQL (a bare parameter in VALUES is text); SQLite reads the same words.
+    const rows = wanted.map(({ id, span }) => sql`(cast(${id} as text), cast(${span} as bigint))`);
+    const next = sql.ref('background_pace.next_slot_at');
+    // SQLite needs the WHERE of an upsert's SELECT to tell its ON CONFLICT from a join's ON.
+    return sql<{ installation_id: InstallationId; next_slot_at: number }>`
+      with wanted (installation_id, span) as (values ${sql.join(rows)})
+      insert into background_pace (installation_id, next_slot_at)
+      select installations.id, cast(${now} as bigint) + wanted.span
+      from installations join wanted on wanted.installation_id = installations.id
+      where true
+      on conflict (installation_id) do update set next_slot_at =
+        (case when ${next} > ${now} and ${next} <= ${steppedBack} then ${next} else ${now} end)
+        + (excluded.next_slot_at - ${now})
+      returning installation_id, next_slot_at`;
+  },
+);
+
 /**
  * Reserves background calls of many installations in one statement, all instances together: for
  * each, `count` slots `intervalMs` apart from its key's next free one (`max(next, now)`; now when
@@ -60,26 +88,11 @@ async function reserveSlots(
   now: number,
   intervalMs: number,
 ): Promise<Map<InstallationId, number>> {
-  // Typed for PostgreSQL (a bare parameter in VALUES is text); SQLite reads the same words.
-  const rows = [...wanted].map(
-    ([id, count]) => sql`(cast(${id} as text), cast(${count * intervalMs} as bigint))`,
-  );
-  const next = sql.ref('background_pace.next_slot_at');
-  // SQLite needs the WHERE of an upsert's SELECT to tell its ON CONFLICT from a join's ON.
-  const { rows: reserved } = await sql<{
-    installation_id: InstallationId;
-    next_slot_at: number;
-    span: number;
-  }>`
-    with wanted (installation_id, span) as (values ${sql.join(rows)})
-    insert into background_pace (installation_id, next_slot_at)
-    select installations.id, cast(${now} as bigint) + wanted.span
-    from installations join wanted on wanted.installation_id = installations.id
-    where true
-    on conflict (installation_id) do update set next_slot_at =
-      (case when ${next} > ${now} and ${next} <= ${now + PACE_STEPPED_BACK_MS} then ${next} else ${now} end)
-      + (excluded.next_slot_at - ${now})
-    returning installation_id, next_slot_at`.execute(store.db);
+  const { rows: reserved } = await reserving(store.db, {
+    wanted: [...wanted].map(([id, count]) => ({ id, span: count * intervalMs })),
+    now,
+    steppedBack: now + PACE_STEPPED_BACK_MS,
+  });
   return new Map(
     reserved.map((r) => [
       r.installation_id,
