@@ -1,4 +1,4 @@
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { errorFromAnswer } from './answers.js';
 import type { BreakerOutcome, CircuitBreaker } from './breaker.js';
 import {
@@ -13,7 +13,7 @@ import {
 import type { KeySlots } from './fair-slots.js';
 import type { CallReport, CallResult } from './health.js';
 import { type RetryEnvironment, type RetryPolicy, retryDelay } from './retry.js';
-import { type Answer, BodyTooLargeError, describeNetworkError, readText } from './wire.js';
+import { type Answer, BodyTooLargeError, describeNetworkError, getText } from './wire.js';
 
 /**
  * One call to the payment service: its turn, its deadline, its attempts and their retries, and
@@ -40,8 +40,10 @@ interface Attempts {
 
 /** What every call of one client shares: where it calls, with which key, and within what limits. */
 export interface Caller {
-  /** The service's `{base_url}`, without a trailing slash. */
-  base: string;
+  /** The origin of the service's `{base_url}`. */
+  origin: string;
+  /** The path of its `{base_url}`, without a trailing slash: what each call's path comes after. */
+  prefix: string;
   headers: Record<string, string>;
   timeoutMs: number;
   maxWaitMs: number;
@@ -86,20 +88,14 @@ export async function observed<T>(
 }
 
 /** One GET of `path`, its status, `Retry-After` and body read off the wire. */
-async function fetchOnce(caller: Caller, lane: Lane, path: string, signal: AbortSignal): Promise<Answer> {
-  const response = await request(`${caller.base}${path}`, {
-    method: 'GET',
+const fetchOnce = (caller: Caller, lane: Lane, path: string, signal: AbortSignal): Promise<Answer> =>
+  getText(lane.dispatcher, {
+    origin: caller.origin,
+    path: `${caller.prefix}${path}`,
     headers: caller.headers,
     signal,
-    dispatcher: lane.dispatcher,
+    limit: caller.maxBodyBytes,
   });
-  const retryAfter = response.headers['retry-after'];
-  return {
-    status: response.statusCode,
-    retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-    body: await readText(response.body, caller.maxBodyBytes),
-  };
-}
 
 /**
  * GET with the deadline and the retry policy; resolves with a 2xx answer, its body already

@@ -192,8 +192,10 @@ class KeyClient implements PaymentsClient {
 
 /** What every call of the client shares, from its options: the service, the key, the limits, the breaker. */
 function callerOf(options: PaymentsClientOptions): Caller {
+  const base = new URL(options.baseUrl);
   return {
-    base: options.baseUrl.replace(/\/+$/, ''),
+    origin: base.origin,
+    prefix: base.pathname.replace(/\/+$/, ''),
     headers: {
       authorization: `Token ${options.apiKey}`,
       accept: 'application/json',

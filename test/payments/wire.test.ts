@@ -1,6 +1,9 @@
-import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { BodyTooLargeError, describeNetworkError, readText } from '../../src/payments/wire.js';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BodyTooLargeError, describeNetworkError, getText } from '../../src/payments/wire.js';
 
 /** The few words a network failure is logged and reported with ("payment service unavailable: …"). */
 describe('a network failure in a few words', () => {
@@ -22,49 +25,94 @@ describe('a network failure in a few words', () => {
   });
 });
 
-/** The body of an answer as read off the wire (src/payments/wire.ts readText). */
-describe('reading a body up to its limit', () => {
-  const stream = (...chunks: string[]) => {
-    const body = new PassThrough();
-    for (const chunk of chunks) body.write(chunk);
-    return body;
-  };
+/** One GET as read off the wire (src/payments/wire.ts getText), against a real server on port 0. */
+describe('one GET, its body read up to its limit', () => {
+  let server: Server;
+  let pool: Pool;
+  let origin: string;
+  /** What the server does with each request; the paths it was asked for. */
+  let answer: (req: IncomingMessage, res: ServerResponse) => void;
+  const asked: string[] = [];
 
-  it('is the whole text, however it was cut into chunks, a character split across two included', async () => {
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      answer(req, res);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    pool = new Pool(origin, { connections: 2 });
+  });
+  afterAll(async () => {
+    await pool.destroy();
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const get = (limit = 100, signal = new AbortController().signal) =>
+    getText(pool, {
+      origin,
+      path: '/api/v2/balance',
+      headers: { accept: 'application/json' },
+      signal,
+      limit,
+    });
+
+  it('is the status and the whole text, however it was cut into chunks, a character split across two included', async () => {
     const euro = Buffer.from('€');
-    const body = new PassThrough();
-    const text = readText(body, 100);
-    body.write('{"amount":"1.5 ');
-    body.write(euro.subarray(0, 1));
-    body.end(Buffer.concat([euro.subarray(1), Buffer.from('"}')]));
-    expect(await text).toBe('{"amount":"1.5 €"}');
+    answer = (_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"amount":"1.5 ');
+      res.write(euro.subarray(0, 1));
+      setTimeout(() => res.end(Buffer.concat([euro.subarray(1), Buffer.from('"}')])), 5);
+    };
+    expect(await get()).toEqual({ status: 200, retryAfter: undefined, body: '{"amount":"1.5 €"}' });
+    expect(asked.at(-1)).toBe('/api/v2/balance');
   });
 
-  it('is the text at exactly the limit, and BodyTooLargeError one byte past it, the rest left unread', async () => {
-    const exact = stream('12345');
-    const read = readText(exact, 5);
-    exact.end();
-    expect(await read).toBe('12345');
-
-    const over = stream('1234', '56');
-    const refused = readText(over, 5);
-    over.end('789');
-    await expect(refused).rejects.toThrow(new BodyTooLargeError('the body is larger than 5 bytes'));
-    expect(over.destroyed).toBe(true);
+  it('is any status as answered, with its Retry-After', async () => {
+    answer = (_, res) => {
+      res.writeHead(429, { 'retry-after': '7' });
+      res.end('{"detail":"slow down"}');
+    };
+    expect(await get()).toEqual({ status: 429, retryAfter: '7', body: '{"detail":"slow down"}' });
   });
 
-  it("fails with the stream's own error when the connection fails mid-body", async () => {
-    const body = stream('{"res');
-    const read = readText(body, 100);
-    const reset = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
-    body.destroy(reset);
-    await expect(read).rejects.toBe(reset);
+  it('is the text at exactly the limit, and BodyTooLargeError one byte past it', async () => {
+    answer = (_, res) => res.end('12345');
+    expect((await get(5)).body).toBe('12345');
+    answer = (_, res) => {
+      res.write('1234');
+      res.end('56789');
+    };
+    await expect(get(5)).rejects.toThrow(new BodyTooLargeError('the body is larger than 5 bytes'));
   });
 
-  it('fails as a premature close when the body stops without an end or an error', async () => {
-    const body = stream('{"res');
-    const read = readText(body, 100);
-    body.destroy();
-    await expect(read).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  it("fails with the connection's own error when it is cut mid-body", async () => {
+    answer = (_, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('{"res');
+      setTimeout(() => res.socket?.destroy(), 5);
+    };
+    await expect(get()).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
+  });
+
+  it("fails with the signal's reason when it is aborted while waiting for the answer", async () => {
+    answer = () => undefined;
+    const deadline = new AbortController();
+    const reading = get(100, deadline.signal);
+    const reason = new Error('deadline');
+    setTimeout(() => deadline.abort(reason), 20);
+    await expect(reading).rejects.toBe(reason);
+  });
+
+  it('sends nothing when its signal has already ended', async () => {
+    const before = asked.length;
+    const deadline = new AbortController();
+    const reason = new Error('too late');
+    deadline.abort(reason);
+    await expect(get(100, deadline.signal)).rejects.toBe(reason);
+    expect(asked).toHaveLength(before);
   });
 });
