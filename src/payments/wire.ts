@@ -34,13 +34,9 @@ export interface Get {
 export function getText(dispatcher: Dispatcher, get: Get): Promise<Answer> {
   const { signal, limit } = get;
   return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
     let controller: Dispatcher.DispatchController | undefined;
     const onAbort = () => controller?.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    signal.addEventListener('abort', onAbort);
     let status = 0;
     let retryAfter: string | undefined;
     const chunks: Buffer[] = [];
@@ -51,7 +47,7 @@ export function getText(dispatcher: Dispatcher, get: Get): Promise<Answer> {
       {
         onRequestStart(started) {
           controller = started;
-          // Aborted while it waited for a connection.
+          // Ended before it was sent (before the call, or while it waited for a connection): not sent.
           if (signal.aborted) started.abort(signal.reason);
         },
         onResponseStart(_, statusCode, headers) {
@@ -62,8 +58,7 @@ export function getText(dispatcher: Dispatcher, get: Get): Promise<Answer> {
         onResponseData(reading, chunk) {
           size += chunk.length;
           if (size <= limit) chunks.push(chunk);
-          else if (!reading.aborted)
-            reading.abort(new BodyTooLargeError(`the body is larger than ${limit} bytes`));
+          else reading.abort(new BodyTooLargeError(`the body is larger than ${limit} bytes`));
         },
         onResponseEnd() {
           settled();

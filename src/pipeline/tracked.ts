@@ -65,9 +65,12 @@ export function tracked<A>(
       const ms = performance.now() - startedAt;
       const asked = who(args);
       deps.metrics?.request(kind, name, result.outcome, ms / 1000, asked.installation);
-      deps.logger[quiet ? 'debug' : 'info'](
-        { kind, name, ...asked, ...fields, ...counts, ms: Math.round(ms) },
-        `${kind} ${name}`,
-      );
+      const level = quiet ? 'debug' : 'info';
+      // A quiet check's line is most of them, and not written at the usual level: not built either.
+      if (deps.logger.isLevelEnabled(level))
+        deps.logger[level](
+          { kind, name, ...asked, ...fields, ...counts, ms: Math.round(ms) },
+          `${kind} ${name}`,
+        );
     });
 }

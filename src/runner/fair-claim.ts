@@ -23,7 +23,7 @@ export interface FairClaim<C extends Candidate, R extends Candidate> {
    * `several` installations have work due (busy ones counted).
    */
   room(candidate: C, several: boolean): number;
-  /** Leases the chosen rows still free (`leaseRows`): another instance may have been quicker. */
+  /** Leases the chosen rows still free (a `leasing` statement): another instance may have been quicker. */
   lease(chosen: C[]): Promise<R[]>;
   /** A row's key, the same for a candidate and the row leased from it. */
   tag(row: C | R): string;

@@ -1,4 +1,4 @@
-import { type CompiledQuery, type Kysely, PostgresAdapter, type QueryResult, RawNode } from 'kysely';
+import { CompiledQuery, type Kysely, PostgresAdapter, type QueryResult } from 'kysely';
 import type { Tables } from './schema.js';
 
 /**
@@ -27,29 +27,31 @@ interface Flat {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
-/** Walks `args` in a fixed order: lists and plain objects are shape; anything else is a value. */
+/**
+ * Walks `args` in a fixed order: lists and plain objects are shape; anything else is a value.
+ * The shape is written so that no two shapes read the same: a list by its length (its items
+ * follow, as many as it says), an object by its keys, a value by a dot.
+ */
 function flatten(args: unknown): Flat {
-  const shape: string[] = [];
+  let shape = '';
   const values: unknown[] = [];
   const walk = (value: unknown) => {
     if (Array.isArray(value)) {
-      shape.push(`[${value.length}`);
+      shape += `[${value.length}`;
       for (const item of value) walk(item);
-      shape.push(']');
     } else if (isRecord(value)) {
-      shape.push('{');
       for (const key of Object.keys(value)) {
-        shape.push(JSON.stringify(key));
+        shape += JSON.stringify(key);
         walk(value[key]);
       }
-      shape.push('}');
+      shape += '}';
     } else {
-      shape.push('.');
+      shape += '.';
       values.push(value);
     }
   };
   walk(args);
-  return { shape: shape.join(''), values };
+  return { shape, values };
 }
 
 /** `args` with a stand-in in place of each value, in `flatten`'s order; `stands` gets each stand-in's index. */
@@ -57,7 +59,7 @@ function standIns<A>(args: A, stands: Map<symbol, number>): A {
   const swap = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(swap);
     if (isRecord(value)) return Object.fromEntries(Object.keys(value).map((key) => [key, swap(value[key])]));
-    const stand = Symbol(`value ${stands.size}`);
+    const stand = Symbol();
     stands.set(stand, stands.size);
     return stand;
   };
@@ -67,7 +69,6 @@ function standIns<A>(args: A, stands: Map<symbol, number>): A {
 /** A compiled statement: its SQL, and for each parameter the index of the value it takes, or a constant of the build's own. */
 interface Plan {
   sql: string;
-  query: CompiledQuery['query'];
   parameters: readonly ({ value: number } | { constant: unknown })[];
 }
 
@@ -93,9 +94,8 @@ export function prepared<A, R>(
     const compiled = build(db, standIns(args, stands)).compile(db);
     return {
       sql: compiled.sql,
-      query: RawNode.createWithSql(compiled.sql),
       parameters: compiled.parameters.map((p) => {
-        const value = typeof p === 'symbol' ? stands.get(p) : undefined;
+        const value = stands.get(p as symbol);
         return value === undefined ? { constant: p } : { value };
       }),
     };
@@ -118,6 +118,6 @@ export function prepared<A, R>(
       plans.set(shape, plan);
     }
     const parameters = plan.parameters.map((p) => ('value' in p ? (values[p.value] ?? null) : p.constant));
-    return db.executeQuery<R>({ sql: plan.sql, query: plan.query, parameters, queryId: { queryId: '' } });
+    return db.executeQuery(CompiledQuery.raw(plan.sql, parameters) as CompiledQuery<R>);
   };
 }

@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { getEventListeners, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
@@ -105,6 +105,15 @@ describe('one GET, its body read up to its limit', () => {
     const reason = new Error('deadline');
     setTimeout(() => deadline.abort(reason), 20);
     await expect(reading).rejects.toBe(reason);
+  });
+
+  it("leaves nothing listening on the caller's signal once it has ended, answered or failed", async () => {
+    const deadline = new AbortController();
+    answer = (_, res) => res.end('{}');
+    await get(100, deadline.signal);
+    answer = (_, res) => res.end('123456');
+    await expect(get(5, deadline.signal)).rejects.toThrow(BodyTooLargeError);
+    expect(getEventListeners(deadline.signal, 'abort')).toHaveLength(0);
   });
 
   it('sends nothing when its signal has already ended', async () => {

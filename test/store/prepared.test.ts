@@ -100,6 +100,68 @@ describe('prepared statements', () => {
     expect(builds).toBe(2);
   });
 
+  it('tells apart shapes with as many values laid out otherwise: two lists, nested objects, lists of mixed items', async () => {
+    const pg = postgresLogged();
+    type Nested = { a: { b: string; c?: string }; c?: string };
+    const statements = {
+      lists: prepared((db, args: { keys: string[]; others: string[] }) =>
+        db
+          .selectFrom('service_state')
+          .select('key')
+          .where('key', 'in', args.keys)
+          .where('value', 'in', args.others),
+      ),
+      nested: prepared((db, args: Nested) =>
+        db
+          .selectFrom('service_state')
+          .select('key')
+          .where('key', '=', args.a.b)
+          .$if(args.a.c !== undefined, (q) => q.where('value', '=', args.a.c as string))
+          .$if(args.c !== undefined, (q) => q.where('key', '<>', args.c as string)),
+      ),
+      mixed: prepared((db, args: (string | string[])[]) =>
+        db
+          .selectFrom('service_state')
+          .select('key')
+          .where((eb) => eb.or(args.map((x) => (Array.isArray(x) ? eb('key', 'in', x) : eb('key', '=', x))))),
+      ),
+    };
+    await statements.lists(pg.db, { keys: ['a', 'b'], others: ['c'] });
+    await statements.lists(pg.db, { keys: ['a'], others: ['b', 'c'] });
+    await statements.nested(pg.db, { a: { b: 'x', c: 'y' } });
+    await statements.nested(pg.db, { a: { b: 'x' }, c: 'y' });
+    await statements.mixed(pg.db, ['a', ['b']]);
+    await statements.mixed(pg.db, [['a'], 'b']);
+    await statements.mixed(pg.db, [['a', 'b'], ['c']]);
+    await statements.mixed(pg.db, [['a'], ['b', 'c']]);
+    expect(pg.sent.map((s) => s.sql.replace('select "key" from "service_state" where ', ''))).toEqual([
+      '"key" in ($1, $2) and "value" in ($3)',
+      '"key" in ($1) and "value" in ($2, $3)',
+      '"key" = $1 and "value" = $2',
+      '"key" = $1 and "key" <> $2',
+      '("key" = $1 or "key" in ($2))',
+      '("key" in ($1) or "key" = $2)',
+      '("key" in ($1, $2) or "key" in ($3))',
+      '("key" in ($1) or "key" in ($2, $3))',
+    ]);
+    expect(pg.sent.map((s) => s.parameters).slice(4)).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+      ['a', 'b', 'c'],
+      ['a', 'b', 'c'],
+    ]);
+  });
+
+  it('binds an object that is not a plain one (a date) as one value', async () => {
+    const pg = postgresLogged();
+    const run = prepared((db, args: { at: Date }) =>
+      db.selectFrom('service_state').select('key').where(sql<boolean>`${args.at} < now()`),
+    );
+    const at = new Date(0);
+    await run(pg.db, { at });
+    expect(pg.sent[0]?.parameters).toEqual([at]);
+  });
+
   it('a value given as undefined is bound as null', async () => {
     const run = prepared((db, args: { value: string | undefined }) =>
       db.selectFrom('service_state').select(sql<number>`${args.value} is null`.as('none')),
