@@ -15,7 +15,9 @@ import type { Tables } from './schema.js';
  * one store). Each shape is compiled once; on a database with Kysely plugins (which may change any
  * query as it is compiled), every run is built and compiled as usual. The build must use its arguments only as values of
  * the statement: a stand-in does not convert to a number or a string (arithmetic or a template
- * on one throws), and a value computed from one could not be put back.
+ * on one throws), and a value computed from one could not be put back. A value that does not
+ * end up as one of the compiled parameters fails the run (a list meant as one parameter, a
+ * value written into the SQL's text, an argument the statement does not use).
  */
 
 /** The values a prepared statement is run with, taken apart: its shape, and its values in order. */
@@ -92,13 +94,17 @@ export function prepared<A, R>(
   const planOf = (db: Kysely<Tables>, args: A): Plan => {
     const stands = new Map<symbol, number>();
     const compiled = build(db, standIns(args, stands)).compile(db);
-    return {
-      sql: compiled.sql,
-      parameters: compiled.parameters.map((p) => {
-        const value = stands.get(p as symbol);
-        return value === undefined ? { constant: p } : { value };
-      }),
-    };
+    const parameters = compiled.parameters.map((p) => {
+      const value = stands.get(p as symbol);
+      return value === undefined ? { constant: p } : { value };
+    });
+    // Every value must be one of the statement's parameters: one that is not was left out, or
+    // taken apart (a list or an object meant as one parameter), or made into SQL text. Said now,
+    // at the shape's first run, rather than each later run silently sending the first one's.
+    const used = new Set(parameters.flatMap((p) => ('value' in p ? [p.value] : [])));
+    if (used.size !== stands.size)
+      throw new Error("prepared: a value of the arguments is not one of the statement's parameters");
+    return { sql: compiled.sql, parameters };
   };
   return async (db, args) => {
     const { adapter, plugins } = db.getExecutor();

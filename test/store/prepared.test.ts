@@ -180,6 +180,21 @@ describe('prepared statements', () => {
     await expect(run(store.db, { since: 1 })).rejects.toThrow(TypeError);
   });
 
+  it('refuses a build that leaves a value out of its parameters: unused, or a list meant as one parameter', async () => {
+    const unused = prepared((db, args: { key: string; since: number }) =>
+      db.selectFrom('service_state').select('key').where('key', '=', args.key),
+    );
+    await expect(unused(store.db, { key: 'a', since: 1 })).rejects.toThrow(
+      "prepared: a value of the arguments is not one of the statement's parameters",
+    );
+    const pg = postgresLogged();
+    const whole = prepared((db, args: { keys: string[] }) =>
+      db.selectFrom('service_state').select('key').where(sql<boolean>`"key" = any(${args.keys})`),
+    );
+    await expect(whole(pg.db, { keys: ['a', 'b'] })).rejects.toThrow('not one of the statement');
+    expect(pg.sent).toEqual([]);
+  });
+
   it('runs in a transaction, seeing its uncommitted writes', async () => {
     const { run } = counted();
     await run(store.db, { keys: ['e'], since: 0 });
