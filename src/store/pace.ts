@@ -28,11 +28,13 @@ export const PACE_STEPPED_BACK_MS = 60_000;
 
 /**
  * What a call's way to the service may add after it started, more to one call than to another: a
- * busy event loop before its request is written, a connection opened first, the network. The
- * service counts calls as they arrive (the benchmark measured 6 calls arriving within 954 ms from
- * slots 1,100 ms apart).
+ * busy event loop before its request is written, a connection opened first, the network, a
+ * service slow to read what arrived. The service counts calls as they arrive. The benchmark, on
+ * two cores shared by three instances, PostgreSQL and the service, measured 6 calls arriving
+ * within 943 ms from slots 1,150 ms apart: 207 ms of the slots' span lost on the way, against
+ * the 150 ms the slack and a margin of 50 allowed.
  */
-export const PACE_MARGIN_MS = 50;
+export const PACE_MARGIN_MS = 150;
 
 /**
  * A call late past the slack tries this many slots in all; late on the last too, it is not made

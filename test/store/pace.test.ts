@@ -30,10 +30,10 @@ afterAll(async () => {
 describe('a key’s background budget kept in the store', () => {
   it('puts its calls far enough apart that rps + 1 of them never arrive in a second, each up to the slack late and the margin slower', () => {
     expect(PACE_SLACK_MS).toBe(100);
-    expect(PACE_MARGIN_MS).toBe(50);
-    expect(paceInterval(5)).toBe(230);
-    expect(paceInterval(3)).toBe(384);
-    expect(paceInterval(100)).toBe(12);
+    expect(PACE_MARGIN_MS).toBe(150);
+    expect(paceInterval(5)).toBe(250);
+    expect(paceInterval(3)).toBe(417);
+    expect(paceInterval(100)).toBe(13);
     for (const rps of [1, 3, 5, 7, 10, 100]) {
       // The first call as late as allowed and as slow on its way, the (rps + 1)th on time: still a second apart.
       expect(rps * paceInterval(rps) - PACE_SLACK_MS - PACE_MARGIN_MS).toBeGreaterThanOrEqual(1000);
@@ -89,11 +89,11 @@ describe('a key’s background budget kept in the store', () => {
     await pace();
     expect(waits).toEqual([]);
     await pace();
-    expect(waits).toEqual([288, 10]);
-    expect(now).toBe(50_288);
+    expect(waits).toEqual([313, 10]);
+    expect(now).toBe(50_313);
     now += 1000;
     await pace();
-    expect(waits).toEqual([288, 10]);
+    expect(waits).toEqual([313, 10]);
   });
 
   it('gives a slot up when it starts later than the slack, and makes no call late on its third turn too', async () => {
@@ -112,16 +112,16 @@ describe('a key’s background budget kept in the store', () => {
       if (await pace()) starts.push(now);
     };
     await call();
-    // Its slot at 80 230 comes 101 ms late: the next one (80 460) comes 100 ms late, within the slack.
+    // Its slot at 80 250 comes 101 ms late: the next one (80 500) comes 100 ms late, within the slack.
     await call();
-    expect(starts).toEqual([80_000, 80_560]);
-    // Slots 80 690, 80 920 and 81 150 each come 110 ms late: no call is made.
+    expect(starts).toEqual([80_000, 80_600]);
+    // Slots 80 750, 81 000 and 81 250 each come 110 ms late: no call is made.
     lateBy.push(110, 110, 110);
     await call();
-    expect(starts).toEqual([80_000, 80_560]);
-    // The next call takes the next slot, 81 380, on time.
+    expect(starts).toEqual([80_000, 80_600]);
+    // The next call takes the next slot, 81 500, on time.
     await call();
-    expect(starts).toEqual([80_000, 80_560, 81_380]);
+    expect(starts).toEqual([80_000, 80_600, 81_500]);
   });
 
   it('stops taking turns once the call’s deadline ends, and resolves without one', async () => {
@@ -200,7 +200,7 @@ describe('a key’s background budget kept in the store', () => {
     const calls = await Promise.allSettled([pace(), pace(), pace()]);
     expect(store.statements() - before).toBe(1);
     expect(calls.map((c) => c.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
-    expect(waits.sort((a, b) => a - b)).toEqual([288, 576]);
+    expect(waits.sort((a, b) => a - b)).toEqual([313, 626]);
   });
 
   it('waits on the real clock by default', async () => {
