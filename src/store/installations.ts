@@ -11,6 +11,7 @@ import {
 } from './keys.js';
 import { prepared } from './prepared.js';
 import type { Tables } from './schema.js';
+import { contextOf, type Secret, secretsOpener } from './sealed-columns.js';
 import { type Sealer, sealingOf } from './sealing.js';
 
 /**
@@ -100,11 +101,6 @@ const OWN_WORK = [
  * them all (test/support/installation-lifecycle-contract.ts fails for a table missing here).
  */
 export const INSTALLATION_TABLES = [...ACCOUNT_HISTORY, ...OWN_WORK] as const;
-export type Secret = 'bot_token' | 'bot_refresh_token' | 'payment_api_key';
-export const SECRETS: readonly Secret[] = ['bot_token', 'bot_refresh_token', 'payment_api_key'];
-
-/** What each sealed value is bound to: a value copied into another installation's row does not open. */
-export const contextOf = (id: InstallationId, column: Secret) => `installation:${id}:${column}`;
 
 /** The row an installation or a request belongs to: the organisation for an organisation-wide install. */
 export function installationIdFor(query: {
@@ -162,26 +158,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
   const seal = (id: InstallationId, column: Secret, value: string | undefined) =>
     value === undefined ? null : sealer.seal(value, contextOf(id, column));
 
-  /** Opens a row's secrets; those sealed with the previous key are sealed again with the current one. */
-  async function open(row: Row): Promise<Record<Secret, string | undefined>> {
-    const opened = {} as Record<Secret, string | undefined>;
-    const resealed: Partial<Record<Secret, string>> = {};
-    for (const column of SECRETS) {
-      const sealed = row[column];
-      if (sealed === null) continue;
-      const { plaintext, stale } = sealer.open(sealed, contextOf(row.id, column));
-      opened[column] = plaintext;
-      if (stale) resealed[column] = sealer.seal(plaintext, contextOf(row.id, column));
-    }
-    if (Object.keys(resealed).length > 0) {
-      // Only if each value is still the one opened: a newer write (even within the same
-      // millisecond) keeps its own values.
-      let update = db.updateTable('installations').set(resealed).where('id', '=', row.id);
-      for (const column of Object.keys(resealed) as Secret[]) update = update.where(column, '=', row[column]);
-      await update.execute();
-    }
-    return opened;
-  }
+  const open = secretsOpener(db, sealer);
 
   /**
    * Connects, replaces or disconnects the payment account. The readings of the one before go
@@ -289,7 +266,7 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
       if (!row || row.bot_token === null) {
         throw new NoInstallationError(`no installation for ${id ?? 'a request without a workspace'}`);
       }
-      const secrets = await open(row);
+      const secrets = await open(row, ['bot_token', 'bot_refresh_token']);
       const enterprise = row.enterprise_id ? { id: row.enterprise_id } : undefined;
       return {
         team: row.team_id ? { id: row.team_id } : undefined,
@@ -348,8 +325,12 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
     summariesOf,
 
     async paymentKeyOf(id) {
-      const row = await db.selectFrom('installations').selectAll().where('id', '=', id).executeTakeFirst();
-      return row ? (await open(row)).payment_api_key : undefined;
+      const row = await db
+        .selectFrom('installations')
+        .select(['id', 'payment_api_key'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row ? (await open(row, ['payment_api_key'])).payment_api_key : undefined;
     },
 
     async connectPaymentKey(id, apiKey, by, at) {

@@ -1,7 +1,7 @@
 import { sql, type UpdateResult } from 'kysely';
 import type { Store } from './database.js';
-import { contextOf, SECRETS, type Secret } from './installations.js';
 import type { InstallationId } from './keys.js';
+import { contextOf, SECRETS, type Secret } from './sealed-columns.js';
 import { type Sealer, SealingError, sealedKeyId } from './sealing.js';
 
 /**

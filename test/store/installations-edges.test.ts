@@ -132,6 +132,49 @@ describe('secrets sealed with the previous key', () => {
   });
 });
 
+describe('opening an installation’s secrets', () => {
+  it('opens only what each use needs: a token that does not open spoils no payment key, nor a key the authorization', async () => {
+    const store = await fresh();
+    const installations = createInstallations(store, createSealer({ current: KEY }), () => NOW);
+    await installations.storeInstallation(install('T0ONE', 'xoxb-one'));
+    await installations.connectPaymentKey(installationId('T0ONE'), 'key-one', 'U0ONE', NOW);
+    const good = await rowOf(store, installationId('T0ONE'));
+    const spoil = (column: 'bot_token' | 'payment_api_key', value: string | null) =>
+      store.db
+        .updateTable('installations')
+        .set({ [column]: value })
+        .where('id', '=', good.id)
+        .execute();
+    // Sealed for another column: it does not open as this one.
+    await spoil('payment_api_key', good.bot_token);
+    expect((await installations.fetchInstallation(query('T0ONE'))).bot?.token).toBe('xoxb-one');
+    await expect(installations.paymentKeyOf(good.id)).rejects.toThrow();
+    await spoil('payment_api_key', good.payment_api_key);
+    await spoil('bot_token', good.payment_api_key);
+    expect(await installations.paymentKeyOf(good.id)).toBe('key-one');
+    await expect(installations.fetchInstallation(query('T0ONE'))).rejects.toThrow();
+    await store.close();
+  });
+
+  it('seals the payment key again with the current key when it is read, and no other column', async () => {
+    const store = await fresh();
+    const [old, next] = [randomBytes(32), randomBytes(32)];
+    const before = createInstallations(store, createSealer({ current: old }), () => NOW);
+    await before.storeInstallation(rotating('xoxe.xoxb-one', 1_795_300_000));
+    await before.connectPaymentKey(installationId('T0ONE'), 'key-one', 'U0ONE', NOW);
+    const during = createInstallations(store, createSealer({ current: next, previous: old }), () => NOW);
+    expect(await during.paymentKeyOf(installationId('T0ONE'))).toBe('key-one');
+    const row = await rowOf(store, installationId('T0ONE'));
+    expect(sealedKeyId(row.payment_api_key as string)).toBe(keyIdOf(next));
+    expect(sealedKeyId(row.bot_token as string)).toBe(keyIdOf(old));
+    expect(sealedKeyId(row.bot_refresh_token as string)).toBe(keyIdOf(old));
+    expect(
+      await createInstallations(store, createSealer({ current: next }), () => NOW).paymentKeyOf(row.id),
+    ).toBe('key-one');
+    await store.close();
+  });
+});
+
 describe('uninstalling at the moment of the install', () => {
   it('deletes an install made in the very millisecond of the uninstall it is told of', async () => {
     const store = await fresh();
