@@ -162,64 +162,51 @@ async function giveBack<TB extends LeasedTable>(
 type Typed = 'text' | 'bigint';
 
 /**
- * Writes many claimed rows' values and lets their leases go, in one statement, each only while
- * its claim's token still holds it; resolves, in order, whether each was written. `types` names
- * the key's and the values' columns with their types; a column in `keep` keeps what the row has
- * when the value is null.
+ * A statement that writes many claimed rows' values and lets their leases go, each only while
+ * its claim's token still holds it; run, it resolves, in order, whether each was written.
+ * `types` names the key's and the values' columns with their types; a column in `keep` keeps
+ * what the row has when the value is null. Made once where it is used, compiled once per batch
+ * size.
  */
-export async function releaseMany<TB extends LeasedTable>(
+export function releasing<TB extends LeasedTable>(
+  queue: Queue<TB>,
+  types: Readonly<Partial<Record<Column<TB>, Typed>>>,
+  keep: readonly Column<TB>[],
+): (
   db: Kysely<Tables>,
-  queue: Queue<TB>,
-  types: Readonly<Partial<Record<Column<TB>, Typed>>>,
-  keep: readonly Column<TB>[],
   done: readonly { row: Row<TB>; owner: string; values: Partial<Row<TB>> }[],
-): Promise<boolean[]> {
-  if (done.length === 0) return [];
+) => Promise<boolean[]> {
   const columns = Object.keys(types) as Column<TB>[];
-  const untyped = done.flatMap(({ values }) =>
-    Object.keys(values).filter((c) => !columns.includes(c as Column<TB>)),
-  );
-  // A value whose column is not typed would be left out of the statement, silently.
-  if (untyped.length > 0) throw new Error(`releaseMany: no type for ${[...new Set(untyped)].join(', ')}`);
   const written = columns.filter((c) => !queue.key.includes(c));
-  const batch = done.map(({ row, owner, values }) => ({
-    key: queue.key.map((k) => row[k]),
-    owner,
-    values: written.map((c) => values[c] ?? null),
-  }));
-  const { rows: recorded } = await releasing(queue, types, keep)(db, batch);
+  const statement = releaseStatement(queue, types, keep, written);
   const tag = (r: Record<string, unknown>) => queue.key.map((k) => String(r[k])).join('\n');
-  const kept = new Set(recorded.map(tag));
-  return done.map(({ row }) => kept.has(tag(row)));
+  return async (db, done) => {
+    if (done.length === 0) return [];
+    const untyped = done.flatMap(({ values }) =>
+      Object.keys(values).filter((c) => !columns.includes(c as Column<TB>)),
+    );
+    // A value whose column is not typed would be left out of the statement, silently.
+    if (untyped.length > 0) throw new Error(`releasing: no type for ${[...new Set(untyped)].join(', ')}`);
+    const batch = done.map(({ row, owner, values }) => ({
+      key: queue.key.map((k) => row[k]),
+      owner,
+      values: written.map((c) => values[c] ?? null),
+    }));
+    const { rows: recorded } = await statement(db, batch);
+    const kept = new Set(recorded.map(tag));
+    return done.map(({ row }) => kept.has(tag(row)));
+  };
 }
 
-/** `releaseMany`'s statements, one per queue and its columns: few, each compiled once per batch size. */
-const releases = new Map<string, ReturnType<typeof releaseStatement>>();
-
-function releasing<TB extends LeasedTable>(
-  queue: Queue<TB>,
-  types: Readonly<Partial<Record<Column<TB>, Typed>>>,
-  keep: readonly Column<TB>[],
-) {
-  const name = JSON.stringify([queue.table, types, keep]);
-  let statement = releases.get(name);
-  if (!statement) {
-    statement = releaseStatement(queue, types, keep);
-    releases.set(name, statement);
-  }
-  return statement;
-}
-
-/** A batch of rows' key, claim token and written values, in `releaseMany`'s column order. */
+/** A batch of rows' key, claim token and written values, in `releasing`'s column order. */
 type Release = { key: unknown[]; owner: string; values: unknown[] };
 
 function releaseStatement<TB extends LeasedTable>(
   queue: Queue<TB>,
   types: Readonly<Partial<Record<Column<TB>, Typed>>>,
   keep: readonly Column<TB>[],
+  written: readonly Column<TB>[],
 ) {
-  const columns = Object.keys(types) as Column<TB>[];
-  const written = columns.filter((c) => !queue.key.includes(c));
   // The first row's casts type each column of the VALUES list (PostgreSQL resolves a VALUES
   // column as it resolves a UNION: the other rows' parameters take the first row's type), so the
   // other rows carry their values alone: a batch of 24 compiles 7 casts, not 168.

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { claimFairly } from '../runner/fair-claim.js';
-import { freeAt, leasing, nextFreeAt, type Queue, releaseMany, writeHeld } from '../runner/leases.js';
+import { freeAt, leasing, nextFreeAt, type Queue, releasing, writeHeld } from '../runner/leases.js';
 import type { Store } from '../store/database.js';
 import type { InstallationId } from '../store/keys.js';
 import { PACE_HORIZON_MS } from '../store/pace.js';
@@ -22,6 +22,20 @@ export const CHECKS: Queue<'watched_invoices'> = {
   key: ['installation_id', 'invoice_id'],
   due: 'next_poll_at',
 };
+
+/** Records checks that changed nothing: their reading and next check, their leases let go. */
+const recordChecks = releasing(
+  CHECKS,
+  {
+    installation_id: 'text',
+    invoice_id: 'text',
+    snapshot: 'text',
+    next_poll_at: 'bigint',
+    failures: 'bigint',
+    failing_since: 'bigint',
+  },
+  ['snapshot'],
+);
 
 /** While several installations have checks due, the most of one installation's checks an instance runs at once. */
 const SHARED_SLOTS = 2;
@@ -197,24 +211,9 @@ export function checkClaims(store: Store) {
      * Records checks that changed nothing, in one statement, each releasing its lease only while
      * its claim's token still holds it; resolves, in order, whether each was recorded.
      */
-    async completeMany(
+    completeMany: (
       done: readonly { row: WatchedInvoiceRow; owner: string; values: CheckRecord }[],
-    ): Promise<boolean[]> {
-      return releaseMany(
-        db,
-        CHECKS,
-        {
-          installation_id: 'text',
-          invoice_id: 'text',
-          snapshot: 'text',
-          next_poll_at: 'bigint',
-          failures: 'bigint',
-          failing_since: 'bigint',
-        },
-        ['snapshot'],
-        done,
-      );
-    },
+    ): Promise<boolean[]> => recordChecks(db, done),
 
     /** When the next check not leased to anyone falls due. */
     nextDueAt: (now: number): Promise<number | undefined> =>

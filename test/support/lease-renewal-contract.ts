@@ -5,7 +5,7 @@ import {
   LeaseLost,
   leaseQueue,
   releaseHeld,
-  releaseMany,
+  releasing,
   renewLeases,
   writeHeld,
 } from '../../src/runner/leases.js';
@@ -119,10 +119,10 @@ export function leaseRenewalContract(name: string, open: () => Promise<Store>): 
       });
       const batch = [{ row: first, owner: 'i/claim-1', values: { attempts: 4, result: 'sent' } }];
       await expect(
-        releaseMany(store.db, OUTBOX, { id: 'bigint', attempts: 'bigint' }, [], batch),
-      ).rejects.toThrow('releaseMany: no type for result');
+        releasing(OUTBOX, { id: 'bigint', attempts: 'bigint' }, [])(store.db, batch),
+      ).rejects.toThrow('releasing: no type for result');
       expect(
-        await releaseMany(store.db, OUTBOX, { id: 'bigint', attempts: 'bigint', result: 'text' }, [], batch),
+        await releasing(OUTBOX, { id: 'bigint', attempts: 'bigint', result: 'text' }, [])(store.db, batch),
       ).toEqual([true]);
       expect(await leases()).toEqual(['null:null', 'i/claim-1:1000', 'i/claim-2:1000', 'null:null']);
     });
