@@ -178,7 +178,18 @@ export function releasing<TB extends LeasedTable>(
 ) => Promise<boolean[]> {
   const columns = Object.keys(types) as Column<TB>[];
   const written = columns.filter((c) => !queue.key.includes(c));
-  const statement = releaseStatement(queue, types, keep, written);
+  const typeOf = (c: Column<TB>): Typed => {
+    const type = types[c];
+    // A key without a type would be compared as text: PostgreSQL refuses a number column equal to text.
+    if (type === undefined) throw new Error(`releasing: no type for ${c}`);
+    return type;
+  };
+  const statement = releaseStatement(
+    queue,
+    { key: queue.key.map(typeOf), written: written.map(typeOf) },
+    keep,
+    written,
+  );
   const tag = (r: Record<string, unknown>) => queue.key.map((k) => String(r[k])).join('\n');
   return async (db, done) => {
     if (done.length === 0) return [];
@@ -203,15 +214,14 @@ type Release = { key: unknown[]; owner: string; values: unknown[] };
 
 function releaseStatement<TB extends LeasedTable>(
   queue: Queue<TB>,
-  types: Readonly<Partial<Record<Column<TB>, Typed>>>,
+  types: { key: readonly Typed[]; written: readonly Typed[] },
   keep: readonly Column<TB>[],
   written: readonly Column<TB>[],
 ) {
   // The first row's casts type each column of the VALUES list (PostgreSQL resolves a VALUES
   // column as it resolves a UNION: the other rows' parameters take the first row's type), so the
   // other rows carry their values alone: a batch of 24 compiles 7 casts, not 168.
-  const typedAs = (value: unknown, type: Typed | undefined) =>
-    sql`cast(${value} as ${sql.raw(type ?? 'text')})`;
+  const typedAs = (value: unknown, type: Typed) => sql`cast(${value} as ${sql.raw(type)})`;
   const plain = (value: unknown) => sql`${value}`;
   const table = sql.table(queue.table);
   const ref = (c: string) => sql.ref(`${queue.table}.${c}`);
@@ -224,9 +234,9 @@ function releaseStatement<TB extends LeasedTable>(
     const rows = batch.map(({ key, owner, values }, i) => {
       const cast = i === 0 ? typedAs : plain;
       return sql`(${sql.join([
-        ...queue.key.map((k, j) => cast(key[j], types[k])),
+        ...types.key.map((type, j) => cast(key[j], type)),
         cast(owner, 'text'),
-        ...written.map((c, j) => cast(values[j], types[c])),
+        ...types.written.map((type, j) => cast(values[j], type)),
       ])})`;
     });
     return sql<Record<string, unknown>>`

@@ -107,5 +107,24 @@ export function checkBatchContract(name: string, open: () => Promise<Store>): vo
       });
       expect(await checkClaims(store).completeMany([])).toEqual([]);
     });
+
+    it('tells two checks apart whose installation and invoice read the same run together', async () => {
+      for (const [installation, invoice] of [
+        ['A', 'Bi-1'],
+        ['AB', 'i-1'],
+      ] as const) {
+        const q = watchQueries(store, installationId(installation));
+        await store.transaction((trx) =>
+          q.insert(trx, watch(`${installation}-1`, invoice, 'active'), '{}', 0),
+        );
+      }
+      const rows = await checkClaims(store).claimDue('a', 1, 10, 10_000);
+      const values = { next_poll_at: 500, failures: 0, failing_since: null };
+      const recorded = await checkClaims(store).completeMany(
+        rows.map((row) => ({ row, owner: row.installation_id === 'A' ? 'a' : 'someone-else', values })),
+      );
+      expect(rows.map((r) => r.installation_id)).toHaveLength(2);
+      expect(recorded).toEqual(rows.map((r) => r.installation_id === 'A'));
+    });
   });
 }

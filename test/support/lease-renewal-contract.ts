@@ -121,6 +121,10 @@ export function leaseRenewalContract(name: string, open: () => Promise<Store>): 
       await expect(
         releasing(OUTBOX, { id: 'bigint', attempts: 'bigint' }, [])(store.db, batch),
       ).rejects.toThrow('releasing: no type for result');
+      await expect(releasing(OUTBOX, { id: 'bigint' }, [])(store.db, batch)).rejects.toThrow(
+        'releasing: no type for attempts, result',
+      );
+      expect(() => releasing(OUTBOX, { attempts: 'bigint' }, [])).toThrow('releasing: no type for id');
       expect(
         await releasing(OUTBOX, { id: 'bigint', attempts: 'bigint', result: 'text' }, [])(store.db, batch),
       ).toEqual([true]);
