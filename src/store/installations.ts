@@ -260,8 +260,15 @@ export function createInstallations(store: Store, sealer: Sealer, clock: () => n
 
     async fetchInstallation(query) {
       const id = installationIdFor(query);
+      // Not the payment key's columns: a request's authorization has no use for them.
       const row = id
-        ? await db.selectFrom('installations').selectAll().where('id', '=', id).executeTakeFirst()
+        ? await db
+            .selectFrom('installations')
+            .select(['id', 'team_id', 'enterprise_id', 'is_enterprise_install', 'app_id'])
+            .select(['installer_user_id', 'bot_token', 'bot_refresh_token', 'bot_token_expires_at'])
+            .select(['bot_scopes', 'bot_id', 'bot_user_id'])
+            .where('id', '=', id)
+            .executeTakeFirst()
         : undefined;
       if (!row || row.bot_token === null) {
         throw new NoInstallationError(`no installation for ${id ?? 'a request without a workspace'}`);

@@ -211,6 +211,34 @@ describe('a value another instance wrote meanwhile', () => {
   });
 });
 
+describe('a secret sealed again as it is read', () => {
+  it('keeps a payment key another instance connected between the read and the write', async () => {
+    const store = await fresh();
+    const [old, next] = [randomBytes(32), randomBytes(32)];
+    const [id] = await manyInstalled(store, createSealer({ current: old }), 1);
+    if (!id) throw new Error('one installation');
+    await createInstallations(store, createSealer({ current: old }), () => NOW).connectPaymentKey(
+      id,
+      'key-old',
+      'U1',
+      NOW,
+    );
+    const theirs = createSealer({ current: next }).seal('key-new', contextOf(id, 'payment_api_key'));
+    const racing = meanwhile(store, isSelect, () =>
+      otherInstance(`update installations set payment_api_key = ? where id = '${id}'`, theirs),
+    );
+    const during = createInstallations(racing, createSealer({ current: next, previous: old }), () => NOW);
+    expect(await during.paymentKeyOf(id)).toBe('key-old');
+    const row = await store.db
+      .selectFrom('installations')
+      .select('payment_api_key')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.payment_api_key).toBe(theirs);
+    await store.close();
+  });
+});
+
 describe('a refused start', () => {
   it('counts one secret as one, and several as several, for each key it was not given', async () => {
     const store = await fresh();
