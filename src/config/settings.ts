@@ -252,7 +252,7 @@ const SETTINGS = {
     value: whole(1, 100, 'calls per second'),
     default: 5,
     reads: ALL,
-    doc: "Calls per second that background work (watches, the payments feed) may make to the payment service (1–100): per instance with one workspace; per key across all instances with many workspaces. People's commands never wait behind it.",
+    doc: "Calls per second that background work (watches, the payments feed) may make to the payment service (1–100): per instance with one workspace; per key across all instances with many workspaces, spaced so that calls arriving late never crowd a second past it (4 a second at 5). People's commands never wait behind it.",
   }),
   ENDED_RETENTION_DAYS: setting({
     value: whole(1, 3650, 'days'),
